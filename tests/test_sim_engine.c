@@ -10,8 +10,9 @@
 #include "sim/engine.h"
 #include "sim/rng.h"
 
-static const int kinds[] = {SIM_QUEUE_HEAP4, SIM_QUEUE_CALENDAR};
-#define NKINDS 2
+static const int kinds[] = {SIM_QUEUE_HEAP4, SIM_QUEUE_CALENDAR,
+                           SIM_QUEUE_LADDER};
+#define NKINDS 3
 
 static sim_engine *mk(int kind)
 {
@@ -235,9 +236,11 @@ TEST(cancel_reschedule_random)
     for (uint64_t seed = 1; seed <= 3; seed++) {
         uint64_t h1 = run_random_ops(SIM_QUEUE_HEAP4, 3000, ops, seed);
         uint64_t h2 = run_random_ops(SIM_QUEUE_CALENDAR, 3000, ops, seed);
+        uint64_t h3 = run_random_ops(SIM_QUEUE_LADDER, 3000, ops, seed);
         ASSERT_NE(h1, 0);
         ASSERT_NE(h2, 0);
         ASSERT_EQ_U64(h1, h2);
+        ASSERT_EQ_U64(h1, h3);
     }
 }
 
@@ -405,8 +408,10 @@ TEST(determinism_hash)
     uint64_t b = run_world(SIM_QUEUE_HEAP4, 42, 1000, until);
     uint64_t c = run_world(SIM_QUEUE_CALENDAR, 42, 1000, until);
     uint64_t d = run_world(SIM_QUEUE_HEAP4, 43, 1000, until);
+    uint64_t e = run_world(SIM_QUEUE_LADDER, 42, 1000, until);
     ASSERT_EQ_U64(a, b);
     ASSERT_EQ_U64(a, c);
+    ASSERT_EQ_U64(a, e);
     ASSERT_TRUE(a != d);
 }
 
@@ -448,11 +453,13 @@ static uint64_t hostile(int kind, int mode)
     return fnv(h, tr.n);
 }
 
-TEST(calendar_hostile)
+TEST(queues_hostile)
 {
-    for (int mode = 0; mode < 3; mode++)
-        ASSERT_EQ_U64(hostile(SIM_QUEUE_HEAP4, mode),
-                      hostile(SIM_QUEUE_CALENDAR, mode));
+    for (int mode = 0; mode < 3; mode++) {
+        uint64_t h = hostile(SIM_QUEUE_HEAP4, mode);
+        ASSERT_EQ_U64(h, hostile(SIM_QUEUE_CALENDAR, mode));
+        ASSERT_EQ_U64(h, hostile(SIM_QUEUE_LADDER, mode));
+    }
 }
 
 static const test_case cases[] = {
@@ -465,7 +472,7 @@ static const test_case cases[] = {
     {"stop_time_predicate_stop", stop_time_predicate_stop},
     {"call_at_pool", call_at_pool},
     {"determinism_hash", determinism_hash},
-    {"calendar_hostile", calendar_hostile},
+    {"queues_hostile", queues_hostile},
 };
 
 TEST_MAIN(cases)

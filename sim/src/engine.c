@@ -44,6 +44,7 @@ struct sim_engine {
     union {
         sim__heap4 heap;
         sim__calq cal;
+        sim__ladder lad;
     } q;
     pool_block *blocks;
     pool_ev *free_list;
@@ -66,13 +67,14 @@ const char *sim_queue_name(int kind)
     switch (kind) {
     case SIM_QUEUE_HEAP4: return "heap4";
     case SIM_QUEUE_CALENDAR: return "calendar";
+    case SIM_QUEUE_LADDER: return "ladder";
     case SIM_QUEUE_DEFAULT: return "default";
     default: return "unknown";
     }
 }
 
 /* Chosen by `mtcsim bench engine` (hold model, 1e3..1e7 pending). */
-#define SIM_QUEUE_WINNER SIM_QUEUE_HEAP4
+#define SIM_QUEUE_WINNER SIM_QUEUE_LADDER
 
 int sim_engine_create(sim_engine **out, const sim_engine_config *cfg)
 {
@@ -83,7 +85,8 @@ int sim_engine_create(sim_engine **out, const sim_engine_config *cfg)
     if (!cfg)
         cfg = &def;
     int kind = cfg->queue == SIM_QUEUE_DEFAULT ? SIM_QUEUE_WINNER : cfg->queue;
-    if (kind != SIM_QUEUE_HEAP4 && kind != SIM_QUEUE_CALENDAR)
+    if (kind != SIM_QUEUE_HEAP4 && kind != SIM_QUEUE_CALENDAR &&
+        kind != SIM_QUEUE_LADDER)
         return MTC_ERR_ARG;
     if (cfg->start < 0)
         return MTC_ERR_ARG;
@@ -93,8 +96,9 @@ int sim_engine_create(sim_engine **out, const sim_engine_config *cfg)
     s->now = cfg->start;
     s->stop_time = SIM_TIME_MAX;
     s->kind = kind;
-    int rc = kind == SIM_QUEUE_HEAP4 ? sim__heap4_init(&s->q.heap)
-                                     : sim__calq_init(&s->q.cal);
+    int rc = kind == SIM_QUEUE_HEAP4      ? sim__heap4_init(&s->q.heap)
+             : kind == SIM_QUEUE_CALENDAR ? sim__calq_init(&s->q.cal)
+                                          : sim__ladder_init(&s->q.lad);
     if (rc) {
         free(s);
         return rc;
@@ -109,8 +113,10 @@ void sim_engine_destroy(sim_engine *sim)
         return;
     if (sim->kind == SIM_QUEUE_HEAP4)
         sim__heap4_free(&sim->q.heap);
-    else
+    else if (sim->kind == SIM_QUEUE_CALENDAR)
         sim__calq_free(&sim->q.cal);
+    else
+        sim__ladder_free(&sim->q.lad);
     for (pool_block *b = sim->blocks, *n; b; b = n) {
         n = b->next;
         free(b);
@@ -144,23 +150,34 @@ void sim_event_init(sim_event *ev, sim_handler fn, void *arg)
 
 static inline int q_push(sim_engine *sim, sim_event *ev)
 {
-    return sim->kind == SIM_QUEUE_HEAP4 ? sim__heap4_push(&sim->q.heap, ev)
-                                        : sim__calq_push(&sim->q.cal, ev);
+    switch (sim->kind) {
+    case SIM_QUEUE_LADDER: return sim__ladder_push(&sim->q.lad, ev);
+    case SIM_QUEUE_HEAP4: return sim__heap4_push(&sim->q.heap, ev);
+    default: return sim__calq_push(&sim->q.cal, ev);
+    }
 }
 
 static inline void q_remove(sim_engine *sim, sim_event *ev)
 {
-    if (sim->kind == SIM_QUEUE_HEAP4)
-        sim__heap4_remove(&sim->q.heap, ev);
-    else
-        sim__calq_remove(&sim->q.cal, ev);
+    switch (sim->kind) {
+    case SIM_QUEUE_LADDER: sim__ladder_remove(&sim->q.lad, ev); break;
+    case SIM_QUEUE_HEAP4: sim__heap4_remove(&sim->q.heap, ev); break;
+    default: sim__calq_remove(&sim->q.cal, ev); break;
+    }
 }
 
-static inline sim_event *q_pop_upto(sim_engine *sim, sim_time limit)
+static inline int q_pop_upto(sim_engine *sim, sim_time limit, sim_event **out)
 {
-    return sim->kind == SIM_QUEUE_HEAP4
-               ? sim__heap4_pop_upto(&sim->q.heap, limit)
-               : sim__calq_pop_upto(&sim->q.cal, limit);
+    switch (sim->kind) {
+    case SIM_QUEUE_LADDER:
+        return sim__ladder_pop_upto(&sim->q.lad, limit, out);
+    case SIM_QUEUE_HEAP4:
+        *out = sim__heap4_pop_upto(&sim->q.heap, limit);
+        return MTC_OK;
+    default:
+        *out = sim__calq_pop_upto(&sim->q.cal, limit);
+        return MTC_OK;
+    }
 }
 
 int sim_schedule(sim_engine *sim, sim_event *ev, sim_time at)
@@ -268,7 +285,10 @@ int sim_engine_run(sim_engine *sim)
 {
     sim->stop_flag = 0;
     for (;;) {
-        sim_event *ev = q_pop_upto(sim, sim->stop_time);
+        sim_event *ev;
+        int rc = q_pop_upto(sim, sim->stop_time, &ev);
+        if (rc)
+            return rc;
         if (!ev) {
             if (sim->pending == 0)
                 return SIM_RUN_EMPTY;

@@ -63,13 +63,14 @@ struct sim_event {
     sim_event *next;    /* queue-private */
     sim_event *prev;    /* queue-private */
     uint32_t slot;      /* queue-private: heap index or bucket */
-    uint32_t flags;     /* engine-private */
+    uint32_t flags;     /* engine (low byte) and queue private */
 };
 
 enum sim_queue_kind {
     SIM_QUEUE_DEFAULT = 0,
     SIM_QUEUE_HEAP4 = 1,    /* 4-ary implicit heap, cache-line aligned nodes */
-    SIM_QUEUE_CALENDAR = 2  /* Brown's calendar queue with resizing */
+    SIM_QUEUE_CALENDAR = 2, /* Brown's calendar queue with resizing */
+    SIM_QUEUE_LADDER = 3    /* two-tier: unsorted buckets + small 4-ary heap */
 };
 
 typedef struct sim_engine_config {
@@ -115,7 +116,9 @@ void sim_engine_set_stop_predicate(sim_engine *sim, sim_stop_pred pred,
 /* From a handler: the run returns SIM_RUN_STOPPED after this event. */
 void sim_engine_stop(sim_engine *sim);
 
-/* Runs events until a stop condition; returns a sim_run_reason. */
+/* Runs events until a stop condition; returns a sim_run_reason, or
+ * MTC_ERR_NOMEM if a queue could not grow (no event is lost; the run may
+ * be resumed). */
 int sim_engine_run(sim_engine *sim);
 
 uint64_t sim_engine_events_executed(const sim_engine *sim);
