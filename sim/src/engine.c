@@ -96,7 +96,7 @@ int sim_engine_create(sim_engine **out, const sim_engine_config *cfg)
     s->now = cfg->start;
     s->stop_time = SIM_TIME_MAX;
     s->kind = kind;
-    int rc = kind == SIM_QUEUE_HEAP4      ? sim__heap4_init(&s->q.heap)
+    int rc = kind == SIM_QUEUE_HEAP4      ? sim__heap4_init(&s->q.heap, 1)
              : kind == SIM_QUEUE_CALENDAR ? sim__calq_init(&s->q.cal)
                                           : sim__ladder_init(&s->q.lad);
     if (rc) {

@@ -33,13 +33,18 @@ typedef struct sim__heap4 {
     sim__hnode *mem;    /* 64-byte aligned allocation */
     sim__hnode *a;      /* mem + 3 */
     size_t n, cap;
+    int track;          /* keep ev->slot = node index (else find by scan) */
 } sim__heap4;
 
-int sim__heap4_init(sim__heap4 *h);
+/* track: maintain ev->slot for O(log n) removal. Without it sifting never
+ * writes to events (the ladder's small bottom heap finds an event to
+ * cancel by scanning instead). */
+int sim__heap4_init(sim__heap4 *h, int track);
 void sim__heap4_free(sim__heap4 *h);
 int sim__heap4_push(sim__heap4 *h, sim_event *ev);
 /* Removes and returns the minimum if its time <= limit, else NULL. */
 sim_event *sim__heap4_pop_upto(sim__heap4 *h, sim_time limit);
+/* Removes a pending event (found through ev->slot, or by scanning). */
 void sim__heap4_remove(sim__heap4 *h, sim_event *ev);
 
 /* Calendar queue (R. Brown, CACM 31(10), 1988): nb (a power of two) buckets

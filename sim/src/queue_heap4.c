@@ -23,16 +23,19 @@ static inline int node_before(const sim__hnode *x, const sim__hnode *y)
     return (x->time < y->time) | ((x->time == y->time) & (x->seq < y->seq));
 }
 
-int sim__heap4_init(sim__heap4 *h)
+int sim__heap4_init(sim__heap4 *h, int track)
 {
     memset(h, 0, sizeof *h);
+    h->track = track;
     return MTC_OK;
 }
 
 void sim__heap4_free(sim__heap4 *h)
 {
+    int track = h->track;
     free(h->mem);
     memset(h, 0, sizeof *h);
+    h->track = track;
 }
 
 static int grow(sim__heap4 *h)
@@ -54,21 +57,24 @@ static int grow(sim__heap4 *h)
     return MTC_OK;
 }
 
-static void sift_up(sim__hnode *a, size_t i, sim__hnode x)
+static void sift_up(sim__hnode *a, size_t i, sim__hnode x, int track)
 {
     while (i > 0) {
         size_t p = (i - 1) >> 2;
         if (!node_before(&x, &a[p]))
             break;
         a[i] = a[p];
-        a[i].ev->slot = (uint32_t)i;
+        if (track)
+            a[i].ev->slot = (uint32_t)i;
         i = p;
     }
     a[i] = x;
-    x.ev->slot = (uint32_t)i;
+    if (track)
+        x.ev->slot = (uint32_t)i;
 }
 
-static void sift_down(sim__hnode *a, size_t n, size_t i, sim__hnode x)
+static void sift_down(sim__hnode *a, size_t n, size_t i, sim__hnode x,
+                      int track)
 {
     for (;;) {
         size_t c = 4 * i + 1;
@@ -89,11 +95,13 @@ static void sift_down(sim__hnode *a, size_t n, size_t i, sim__hnode x)
         if (!node_before(&a[m], &x))
             break;
         a[i] = a[m];
-        a[i].ev->slot = (uint32_t)i;
+        if (track)
+            a[i].ev->slot = (uint32_t)i;
         i = m;
     }
     a[i] = x;
-    x.ev->slot = (uint32_t)i;
+    if (track)
+        x.ev->slot = (uint32_t)i;
 }
 
 int sim__heap4_push(sim__heap4 *h, sim_event *ev)
@@ -104,7 +112,7 @@ int sim__heap4_push(sim__heap4 *h, sim_event *ev)
             return rc;
     }
     sim__hnode x = {ev->time, ev->seq, ev};
-    sift_up(h->a, h->n++, x);
+    sift_up(h->a, h->n++, x, h->track);
     return MTC_OK;
 }
 
@@ -115,7 +123,7 @@ sim_event *sim__heap4_pop_upto(sim__heap4 *h, sim_time limit)
     sim_event *top = h->a[0].ev;
     size_t n = --h->n;
     if (n) {
-        sift_down(h->a, n, 0, h->a[n]);
+        sift_down(h->a, n, 0, h->a[n], h->track);
         /* The new minimum usually fires next: start fetching it while the
          * caller runs this event's handler. */
         __builtin_prefetch(h->a[0].ev);
@@ -125,13 +133,21 @@ sim_event *sim__heap4_pop_upto(sim__heap4 *h, sim_time limit)
 
 void sim__heap4_remove(sim__heap4 *h, sim_event *ev)
 {
-    size_t i = ev->slot;
+    size_t i;
+    if (h->track) {
+        i = ev->slot;
+    } else {
+        for (i = 0; i < h->n && h->a[i].ev != ev; i++)
+            ;
+        if (i == h->n)
+            return; /* not here: the caller's bookkeeping is wrong */
+    }
     size_t n = --h->n;
     if (i == n)
         return;
     sim__hnode x = h->a[n];
     if (i > 0 && node_before(&x, &h->a[(i - 1) >> 2]))
-        sift_up(h->a, i, x);
+        sift_up(h->a, i, x, h->track);
     else
-        sift_down(h->a, n, i, x);
+        sift_down(h->a, n, i, x, h->track);
 }

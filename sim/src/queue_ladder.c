@@ -10,7 +10,8 @@
  * one rung and a heap as its bottom.
  *
  * Location of a pending event, in the high bits of ev->flags (the engine
- * uses the low byte): LOC_HEAP (slot = heap index), LOC_BUCKET (slot =
+ * uses the low byte): LOC_HEAP (found by scanning the small heap, so that
+ * sifting never writes to events), LOC_BUCKET (slot =
  * index in bucket (time - start) / w), LOC_TOP (slot = index in top).
  * Order is exact: the three tiers partition time, and the heap orders by
  * (time, seq).
@@ -71,7 +72,7 @@ int sim__ladder_init(sim__ladder *q)
      * first pop cuts the rung */
     q->bot_end = 0;
     q->r_end = 0;
-    return sim__heap4_init(&q->heap);
+    return sim__heap4_init(&q->heap, 0);
 }
 
 void sim__ladder_free(sim__ladder *q)
