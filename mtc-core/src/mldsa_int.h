@@ -130,6 +130,20 @@ int mtc__mldsa_expand_mask(mldsa_xof *x, const mldsa_params *p,
 int mtc__mldsa_sample_in_ball(mldsa_xof *x, const mldsa_params *p,
                               const uint8_t *ctilde, mldsa_poly *c);
 
+/* The same samplers with an explicit first squeeze length, so tests can
+ * force the re-squeeze path (the defaults almost never need it). The
+ * result does not depend on the first length; sample_in_ball_len needs
+ * first_len >= 8. */
+int mtc__mldsa_expand_a_entry_blocks(mldsa_xof *x, const uint8_t rho[32],
+                                     unsigned r, unsigned s, mldsa_poly *out,
+                                     unsigned first_blocks);
+int mtc__mldsa_expand_s_entry_blocks(mldsa_xof *x, const mldsa_params *p,
+                                     const uint8_t rhop[64], unsigned idx,
+                                     mldsa_poly *out, unsigned first_blocks);
+int mtc__mldsa_sample_in_ball_len(mldsa_xof *x, const mldsa_params *p,
+                                  const uint8_t *ctilde, mldsa_poly *c,
+                                  size_t first_len);
+
 /* ---- encodings (mldsa_pack.c) ---- */
 
 /* Little-endian bit packing of n values of `bits` bits (SimpleBitPack);

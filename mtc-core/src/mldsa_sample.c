@@ -59,10 +59,17 @@ int mtc__mldsa_shake(mldsa_xof *x, int use256, const mldsa_buf *in,
 int mtc__mldsa_expand_a_entry(mldsa_xof *x, const uint8_t rho[32],
                               unsigned r, unsigned s, mldsa_poly *out)
 {
+    return mtc__mldsa_expand_a_entry_blocks(x, rho, r, s, out, 5);
+}
+
+int mtc__mldsa_expand_a_entry_blocks(mldsa_xof *x, const uint8_t rho[32],
+                                     unsigned r, unsigned s, mldsa_poly *out,
+                                     unsigned first_blocks)
+{
     uint8_t buf[MLDSA_MAX_BLOCKS * MLDSA_SHAKE128_RATE];
     uint8_t idx[2] = {(uint8_t)s, (uint8_t)r};
     mldsa_buf in[2] = {{rho, 32}, {idx, 2}};
-    size_t len = 5 * MLDSA_SHAKE128_RATE, pos = 0;
+    size_t len = first_blocks * MLDSA_SHAKE128_RATE, pos = 0;
     unsigned ctr = 0;
     for (;;) {
         int rc = mtc__mldsa_shake(x, 0, in, 2, buf, len);
@@ -89,10 +96,17 @@ int mtc__mldsa_expand_s_entry(mldsa_xof *x, const mldsa_params *p,
                               const uint8_t rhop[64], unsigned idx,
                               mldsa_poly *out)
 {
+    return mtc__mldsa_expand_s_entry_blocks(x, p, rhop, idx, out, 2);
+}
+
+int mtc__mldsa_expand_s_entry_blocks(mldsa_xof *x, const mldsa_params *p,
+                                     const uint8_t rhop[64], unsigned idx,
+                                     mldsa_poly *out, unsigned first_blocks)
+{
     uint8_t buf[MLDSA_MAX_BLOCKS * MLDSA_SHAKE256_RATE];
     uint8_t ib[2] = {(uint8_t)idx, (uint8_t)(idx >> 8)};
     mldsa_buf in[2] = {{rhop, 64}, {ib, 2}};
-    size_t len = 2 * MLDSA_SHAKE256_RATE, pos = 0;
+    size_t len = first_blocks * MLDSA_SHAKE256_RATE, pos = 0;
     unsigned ctr = 0;
     int rc = MTC_OK;
     for (;;) {
@@ -153,9 +167,16 @@ int mtc__mldsa_expand_mask(mldsa_xof *x, const mldsa_params *p,
 int mtc__mldsa_sample_in_ball(mldsa_xof *x, const mldsa_params *p,
                               const uint8_t *ctilde, mldsa_poly *c)
 {
+    return mtc__mldsa_sample_in_ball_len(x, p, ctilde, c, MLDSA_SHAKE256_RATE);
+}
+
+int mtc__mldsa_sample_in_ball_len(mldsa_xof *x, const mldsa_params *p,
+                                  const uint8_t *ctilde, mldsa_poly *c,
+                                  size_t first_len)
+{
     uint8_t buf[MLDSA_MAX_BLOCKS * MLDSA_SHAKE256_RATE];
     mldsa_buf in[1] = {{ctilde, p->ctilde_len}};
-    size_t len = MLDSA_SHAKE256_RATE;
+    size_t len = first_len;
     for (;;) {
         int rc = mtc__mldsa_shake(x, 1, in, 1, buf, len);
         if (rc)
