@@ -61,9 +61,11 @@ struct mtc_mldsa_key {
     uint8_t pk[MTC_MLDSA_PK_MAX];
     uint8_t sk[MTC_MLDSA_SK_MAX];
     mldsa_poly a[MLDSA_K_MAX * MLDSA_L_MAX]; /* A-hat, row-major k x l */
-    mldsa_poly s1[MLDSA_L_MAX];              /* NTT(s1) */
-    mldsa_poly s2[MLDSA_K_MAX];              /* NTT(s2) */
-    mldsa_poly t0[MLDSA_K_MAX];              /* NTT(t0) */
+    /* s1, s2, t0 in normal form: signing multiplies them by the sparse
+     * challenge directly (mtc__mldsa_poly_mul_sparse). */
+    mldsa_poly s1[MLDSA_L_MAX];
+    mldsa_poly s2[MLDSA_K_MAX];
+    mldsa_poly t0[MLDSA_K_MAX];
 };
 
 void mtc_mldsa_key_free(mtc_mldsa_key *key)
@@ -107,20 +109,20 @@ static int expand_a(mldsa_xof *x, mtc_mldsa_key *key)
 typedef struct keygen_ws {
     uint8_t h[128];
     mldsa_poly s1[MLDSA_L_MAX], s2[MLDSA_K_MAX], t0[MLDSA_K_MAX];
-    mldsa_poly t1[MLDSA_K_MAX], t, t0_check;
+    mldsa_poly s1hat[MLDSA_L_MAX], t1[MLDSA_K_MAX], t;
 } keygen_ws;
 
 /* t = NTT^-1(A-hat o NTT(s1)) + s2 and its Power2Round, given key->a and
- * key->s1 = NTT(s1); row i into t1[i], t0[i]. */
+ * w->s1hat = NTT(s1); row i into t1[i], t0[i]. */
 static void compute_t(const mtc_mldsa_key *key, keygen_ws *w, mldsa_poly *t1,
                       mldsa_poly *t0)
 {
     const mldsa_params *p = key->p;
     for (unsigned i = 0; i < p->k; i++) {
-        mtc__mldsa_poly_pointwise(&w->t, &key->a[i * p->l], &key->s1[0]);
+        mtc__mldsa_poly_pointwise(&w->t, &key->a[i * p->l], &w->s1hat[0]);
         for (unsigned j = 1; j < p->l; j++)
             mtc__mldsa_poly_pointwise_acc(&w->t, &key->a[i * p->l + j],
-                                          &key->s1[j]);
+                                          &w->s1hat[j]);
         mtc__mldsa_poly_reduce(&w->t);
         mtc__mldsa_invntt_tomont(&w->t);
         for (unsigned n = 0; n < MLDSA_N; n++)
@@ -138,7 +140,8 @@ static int finish_key(mldsa_xof *x, mtc_mldsa_key *key, keygen_ws *w,
     const mldsa_params *p = key->p;
     for (unsigned j = 0; j < p->l; j++) {
         key->s1[j] = w->s1[j];
-        mtc__mldsa_ntt(&key->s1[j]);
+        w->s1hat[j] = w->s1[j];
+        mtc__mldsa_ntt(&w->s1hat[j]);
     }
     if (!check_sk) {
         compute_t(key, w, w->t1, w->t0);
@@ -173,9 +176,7 @@ static int finish_key(mldsa_xof *x, mtc_mldsa_key *key, keygen_ws *w,
     }
     for (unsigned i = 0; i < p->k; i++) {
         key->s2[i] = w->s2[i];
-        mtc__mldsa_ntt(&key->s2[i]);
         key->t0[i] = w->t0[i];
-        mtc__mldsa_ntt(&key->t0[i]);
     }
     return MTC_OK;
 }
@@ -312,7 +313,8 @@ typedef struct sign_ws {
     mldsa_poly w[MLDSA_K_MAX];  /* w - cs2 after the first check */
     mldsa_poly w1[MLDSA_K_MAX]; /* HighBits(w), then HighBits(w - cs2) */
     mldsa_poly h[MLDSA_K_MAX];
-    mldsa_poly c, chat, tmp;
+    mldsa_poly c, tmp;
+    mldsa_sparse cs;
 } sign_ws;
 
 /* One attempt of the Sign_internal loop; 1 when (z, h) is accepted. */
@@ -349,41 +351,36 @@ static int sign_attempt(const mtc_mldsa_key *key, mldsa_xof *x, sign_ws *s,
         rc = mtc__mldsa_sample_in_ball(x, p, s->ctilde, &s->c);
     if (rc)
         return rc;
-    s->chat = s->c;
-    mtc__mldsa_ntt(&s->chat);
+    mtc__mldsa_sparse_from_poly(&s->cs, &s->c);
 
     /* z = y + <<c s1>>; reject when ||z|| >= gamma1 - beta. The outcome of
      * each check is public (FIPS 204 rejection); the checks themselves run
-     * over all coefficients. */
+     * over all coefficients. Products with c are exact (|c s1| <= beta). */
     for (unsigned j = 0; j < p->l; j++) {
-        mtc__mldsa_poly_pointwise(&s->tmp, &s->chat, &key->s1[j]);
-        mtc__mldsa_invntt_tomont(&s->tmp);
+        mtc__mldsa_poly_mul_sparse(&s->tmp, &s->cs, &key->s1[j]);
         for (unsigned n = 0; n < MLDSA_N; n++)
-            s->z[j].c[n] = s->y[j].c[n] + mtc__mldsa_reduce32(s->tmp.c[n]);
+            s->z[j].c[n] = s->y[j].c[n] + s->tmp.c[n];
         if (mtc__mldsa_poly_exceeds(&s->z[j], p->gamma1 - p->beta))
             return MTC_OK;
     }
     /* r = w - <<c s2>>: ||LowBits(r)|| < gamma2 - beta; keep HighBits(r)
      * for MakeHint. */
     for (unsigned i = 0; i < p->k; i++) {
-        mtc__mldsa_poly_pointwise(&s->tmp, &s->chat, &key->s2[i]);
-        mtc__mldsa_invntt_tomont(&s->tmp);
+        mtc__mldsa_poly_mul_sparse(&s->tmp, &s->cs, &key->s2[i]);
         for (unsigned n = 0; n < MLDSA_N; n++) {
-            int32_t r = mtc__mldsa_freeze(s->w[i].c[n] -
-                                          mtc__mldsa_reduce32(s->tmp.c[n]));
+            int32_t r = mtc__mldsa_freeze(s->w[i].c[n] - s->tmp.c[n]);
             s->w[i].c[n] = r;
             mtc__mldsa_decompose(p->gamma2, r, &s->w1[i].c[n], &s->tmp.c[n]);
         }
         if (mtc__mldsa_poly_exceeds(&s->tmp, p->gamma2 - p->beta))
             return MTC_OK;
     }
-    /* <<c t0>>: ||.|| < gamma2, then h = MakeHint(-ct0, w - cs2 + ct0),
-     * i.e. HighBits(w - cs2 + ct0) != HighBits(w - cs2). */
+    /* <<c t0>> (|.| <= tau 2^12): ||.|| < gamma2, then
+     * h = MakeHint(-ct0, w - cs2 + ct0), i.e.
+     * HighBits(w - cs2 + ct0) != HighBits(w - cs2). */
     unsigned ones = 0;
     for (unsigned i = 0; i < p->k; i++) {
-        mtc__mldsa_poly_pointwise(&s->tmp, &s->chat, &key->t0[i]);
-        mtc__mldsa_invntt_tomont(&s->tmp);
-        mtc__mldsa_poly_reduce(&s->tmp);
+        mtc__mldsa_poly_mul_sparse(&s->tmp, &s->cs, &key->t0[i]);
         if (mtc__mldsa_poly_exceeds(&s->tmp, p->gamma2))
             return MTC_OK;
         for (unsigned n = 0; n < MLDSA_N; n++) {
@@ -482,6 +479,7 @@ typedef struct verify_ws {
     mldsa_poly t1[MLDSA_K_MAX], z[MLDSA_L_MAX], h[MLDSA_K_MAX];
     mldsa_poly w1[MLDSA_K_MAX];
     mldsa_poly chat, aij, acc, tmp;
+    mldsa_sparse cs;
 } verify_ws;
 
 static int verify_ws_run(const mldsa_params *p, mldsa_xof *x, verify_ws *v,
@@ -503,11 +501,13 @@ static int verify_ws_run(const mldsa_params *p, mldsa_xof *x, verify_ws *v,
         rc = mtc__mldsa_sample_in_ball(x, p, v->ctilde, &v->chat);
     if (rc)
         return rc;
-    mtc__mldsa_ntt(&v->chat);
+    mtc__mldsa_sparse_from_poly(&v->cs, &v->chat);
     for (unsigned j = 0; j < p->l; j++)
         mtc__mldsa_ntt(&v->z[j]);
-    /* w'_approx = NTT^-1(A-hat o NTT(z) - NTT(c) o NTT(t1 2^d)), row by row,
-     * each A-hat entry sampled when needed. */
+    /* w'_approx = NTT^-1(A-hat o NTT(z)) - c t1 2^d, row by row, each A-hat
+     * entry sampled when needed. FIPS 204 subtracts NTT(c) o NTT(t1 2^d)
+     * before the inverse NTT; by linearity the product can be taken in the
+     * normal domain, exactly, with the sparse c (|c t1 2^d| < 2^29). */
     for (unsigned i = 0; i < p->k; i++) {
         for (unsigned j = 0; j < p->l; j++) {
             rc = mtc__mldsa_expand_a_entry(x, v->rho, i, j, &v->aij);
@@ -518,16 +518,14 @@ static int verify_ws_run(const mldsa_params *p, mldsa_xof *x, verify_ws *v,
             else
                 mtc__mldsa_poly_pointwise_acc(&v->acc, &v->aij, &v->z[j]);
         }
-        for (unsigned n = 0; n < MLDSA_N; n++)
-            v->tmp.c[n] = v->t1[i].c[n] * (1 << MLDSA_D);
-        mtc__mldsa_ntt(&v->tmp);
-        mtc__mldsa_poly_pointwise(&v->tmp, &v->chat, &v->tmp);
-        for (unsigned n = 0; n < MLDSA_N; n++)
-            v->acc.c[n] = mtc__mldsa_reduce32(v->acc.c[n] - v->tmp.c[n]);
+        mtc__mldsa_poly_reduce(&v->acc);
         mtc__mldsa_invntt_tomont(&v->acc);
-        for (unsigned n = 0; n < MLDSA_N; n++)
-            v->w1[i].c[n] = mtc__mldsa_use_hint(
-                p->gamma2, v->h[i].c[n], mtc__mldsa_freeze(v->acc.c[n]));
+        mtc__mldsa_poly_mul_sparse(&v->tmp, &v->cs, &v->t1[i]);
+        for (unsigned n = 0; n < MLDSA_N; n++) {
+            int32_t w = v->acc.c[n] - mtc__mldsa_reduce32(v->tmp.c[n] * (1 << MLDSA_D));
+            v->w1[i].c[n] =
+                mtc__mldsa_use_hint(p->gamma2, v->h[i].c[n], mtc__mldsa_freeze(w));
+        }
     }
     mtc__mldsa_w1_encode(p, v->w1enc, v->w1);
     mldsa_buf in2[2] = {{v->mu, 64}, {v->w1enc, mtc__mldsa_w1_len(p)}};

@@ -57,12 +57,55 @@ const mldsa_params *mtc__mldsa_params(mtc_mldsa_alg alg);
 /* zeta^brv8(i) * 2^32 mod q, centered; entry 0 is unused by the NTT. */
 extern const int32_t mtc__mldsa_zetas[MLDSA_N];
 
+/* The per-coefficient helpers are inline: they run inside every loop of
+ * signing and verification. */
+
 /* a * 2^-32 mod q in (-q, q) for |a| < 2^31 * q. */
-int32_t mtc__mldsa_montgomery_reduce(int64_t a);
+static inline int32_t mtc__mldsa_montgomery_reduce(int64_t a)
+{
+    int32_t t = (int32_t)(uint32_t)((uint64_t)a * (uint64_t)MLDSA_QINV);
+    return (int32_t)((a - (int64_t)t * MLDSA_Q) >> 32);
+}
+
 /* Congruent value in [-6283008, 6283008] for a <= 2^31 - 2^22 - 1. */
-int32_t mtc__mldsa_reduce32(int32_t a);
+static inline int32_t mtc__mldsa_reduce32(int32_t a)
+{
+    int32_t t = (a + (1 << 22)) >> 23;
+    return a - t * MLDSA_Q;
+}
+
 /* Congruent value in [0, q) for |a| <= 2^31 - 2^22 - 1. */
-int32_t mtc__mldsa_freeze(int32_t a);
+static inline int32_t mtc__mldsa_freeze(int32_t a)
+{
+    a = mtc__mldsa_reduce32(a);
+    return a + ((a >> 31) & MLDSA_Q);
+}
+
+/* Decompose (Algorithm 36) of r in [0, q) for gamma2 (q-1)/88 or (q-1)/32,
+ * without branches on r.
+ * r1 = floor((r + gamma2 - 1) / (2 gamma2)) leaves r0 = r - r1 2 gamma2 in
+ * (-gamma2, gamma2]. 2 gamma2 is 2^11 * 93 or 2^9 * 1023; the division by
+ * 93 (1023) is a multiply-shift, exact for r < q (checked exhaustively by
+ * the tests). The branch is on the public parameter set only. */
+static inline void mtc__mldsa_decompose(int32_t gamma2, int32_t r,
+                                        int32_t *r1, int32_t *r0)
+{
+    uint32_t x = (uint32_t)(r + gamma2 - 1), hi, m;
+    if (gamma2 == (MLDSA_Q - 1) / 88) {
+        hi = ((x >> 11) * 5638u) >> 19;
+        m = 44;
+    } else {
+        hi = ((x >> 9) * 32801u) >> 25;
+        m = 16;
+    }
+    int32_t lo = r - (int32_t)hi * 2 * gamma2;
+    /* r - r0 = q - 1 exactly when hi = m: then r1 = 0 and r0 = r0 - 1. */
+    uint32_t wrap = ((hi ^ m) - 1u) >> 31;
+    hi &= wrap - 1u;
+    lo -= (int32_t)wrap;
+    *r1 = (int32_t)hi;
+    *r0 = lo;
+}
 
 /* Forward NTT in place: input |c| < q, output |c| < 9q. */
 void mtc__mldsa_ntt(mldsa_poly *p);
@@ -80,12 +123,21 @@ void mtc__mldsa_poly_freeze(mldsa_poly *p); /* freeze on each coeff */
 /* Power2Round (Algorithm 35) of r in [0, q): r = r1 * 2^d + r0 with
  * r0 in (-2^12, 2^12]. */
 void mtc__mldsa_power2round(int32_t r, int32_t *r1, int32_t *r0);
-/* Decompose (Algorithm 36) of r in [0, q) for gamma2 (q-1)/88 or (q-1)/32,
- * without branches on r. */
-void mtc__mldsa_decompose(int32_t gamma2, int32_t r, int32_t *r1,
-                          int32_t *r0);
 /* UseHint (Algorithm 40) of r in [0, q); h is 0 or 1 (public). */
 int32_t mtc__mldsa_use_hint(int32_t gamma2, int h, int32_t r);
+
+/* The challenge c as its tau nonzero positions and signs (public). */
+typedef struct mldsa_sparse {
+    unsigned n;
+    uint8_t pos[64];
+    int8_t sign[64];
+} mldsa_sparse;
+
+void mtc__mldsa_sparse_from_poly(mldsa_sparse *sp, const mldsa_poly *c);
+/* r = c * a in Z[X]/(X^256 + 1), exactly (no reduction): |r| <= n max|a|.
+ * The memory access pattern depends on c only, not on a (the secret). */
+void mtc__mldsa_poly_mul_sparse(mldsa_poly *r, const mldsa_sparse *c,
+                                const mldsa_poly *a);
 
 /* 1 when some centered coefficient has |c| >= bound, else 0; runs through
  * all coefficients without data-dependent branches. */

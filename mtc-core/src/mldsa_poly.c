@@ -10,6 +10,8 @@
  * (Decompose) work on secret data during signing, so they use multiply-shift
  * divisions checked exhaustively by tests/test_mldsa_poly.c instead of '/'.
  */
+#include <string.h>
+
 #include "mldsa_int.h"
 
 /* zeta = 1753 is a primitive 512th root of unity mod q; the table holds
@@ -54,24 +56,6 @@ const int32_t mtc__mldsa_zetas[MLDSA_N] = {
  * with it divides by 256 and multiplies by 2^32 (cancelling the 2^-32 of
  * the preceding NTT-domain product). */
 #define MLDSA_INV256_MONT2 41978
-
-int32_t mtc__mldsa_montgomery_reduce(int64_t a)
-{
-    int32_t t = (int32_t)(uint32_t)((uint64_t)a * (uint64_t)MLDSA_QINV);
-    return (int32_t)((a - (int64_t)t * MLDSA_Q) >> 32);
-}
-
-int32_t mtc__mldsa_reduce32(int32_t a)
-{
-    int32_t t = (a + (1 << 22)) >> 23;
-    return a - t * MLDSA_Q;
-}
-
-int32_t mtc__mldsa_freeze(int32_t a)
-{
-    a = mtc__mldsa_reduce32(a);
-    return a + ((a >> 31) & MLDSA_Q);
-}
 
 void mtc__mldsa_ntt(mldsa_poly *p)
 {
@@ -142,29 +126,6 @@ void mtc__mldsa_power2round(int32_t r, int32_t *r1, int32_t *r0)
     *r0 = r - hi * (1 << MLDSA_D);
 }
 
-void mtc__mldsa_decompose(int32_t gamma2, int32_t r, int32_t *r1, int32_t *r0)
-{
-    /* r1 = floor((r + gamma2 - 1) / (2 gamma2)) leaves r0 = r - r1 2 gamma2
-     * in (-gamma2, gamma2]. 2 gamma2 is 2^11 * 93 or 2^9 * 1023; the
-     * division by 93 (1023) is a multiply-shift exact for the inputs
-     * reached (r < q). The branch is on the public parameter set only. */
-    uint32_t x = (uint32_t)(r + gamma2 - 1), hi, m;
-    if (gamma2 == (MLDSA_Q - 1) / 88) {
-        hi = ((x >> 11) * 5638u) >> 19;
-        m = 44;
-    } else {
-        hi = ((x >> 9) * 32801u) >> 25;
-        m = 16;
-    }
-    int32_t lo = r - (int32_t)hi * 2 * gamma2;
-    /* r - r0 = q - 1 exactly when hi = m: then r1 = 0 and r0 = r0 - 1. */
-    uint32_t wrap = ((hi ^ m) - 1u) >> 31;
-    hi &= wrap - 1u;
-    lo -= (int32_t)wrap;
-    *r1 = (int32_t)hi;
-    *r0 = lo;
-}
-
 int32_t mtc__mldsa_use_hint(int32_t gamma2, int h, int32_t r)
 {
     int32_t m = (MLDSA_Q - 1) / (2 * gamma2), r1, r0;
@@ -186,4 +147,45 @@ int mtc__mldsa_poly_exceeds(const mldsa_poly *p, int32_t bound)
         bad |= (uint32_t)(bound - 1 - abs) >> 31;
     }
     return (int)bad;
+}
+
+void mtc__mldsa_sparse_from_poly(mldsa_sparse *sp, const mldsa_poly *c)
+{
+    sp->n = 0;
+    for (unsigned i = 0; i < MLDSA_N && sp->n < 64; i++)
+        if (c->c[i]) {
+            sp->pos[sp->n] = (uint8_t)i;
+            sp->sign[sp->n++] = (int8_t)c->c[i];
+        }
+}
+
+/* r += sign * ext[off .. off + 256): fixed trip count and no aliasing, so
+ * the compiler vectorizes it at -O2. */
+static void add_window(int32_t *restrict r, const int32_t *restrict ext,
+                       int negative)
+{
+    if (negative)
+        for (unsigned i = 0; i < MLDSA_N; i++)
+            r[i] -= ext[i];
+    else
+        for (unsigned i = 0; i < MLDSA_N; i++)
+            r[i] += ext[i];
+}
+
+void mtc__mldsa_poly_mul_sparse(mldsa_poly *r, const mldsa_sparse *c,
+                                const mldsa_poly *a)
+{
+    /* Why not the NTT: c has only tau (39..60) nonzero +-1 coefficients, so
+     * tau shifted additions of a cost less than NTT(c) plus an inverse
+     * NTT, and give exact small results that need no reduction.
+     * X^p a = sum a_i X^(i+p) with X^256 = -1: coefficient i of X^p a is
+     * ext[256 - p + i] over ext = (-a, a), one contiguous window. */
+    int32_t ext[2 * MLDSA_N];
+    for (unsigned i = 0; i < MLDSA_N; i++) {
+        ext[i] = -a->c[i];
+        ext[MLDSA_N + i] = a->c[i];
+    }
+    memset(r, 0, sizeof *r);
+    for (unsigned t = 0; t < c->n; t++)
+        add_window(r->c, ext + MLDSA_N - c->pos[t], c->sign[t] < 0);
 }
