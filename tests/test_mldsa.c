@@ -623,6 +623,43 @@ TEST(malformed_signatures_rejected)
     }
 }
 
+TEST(z_bound_is_checked_by_verify)
+{
+    /* A signer without the z bound produces signatures that are correct in
+     * every other respect (the challenge matches); Verify must reject them
+     * for the bound alone. */
+    static uint8_t sig[MTC_MLDSA_SIG_MAX];
+    for (int a = 0; a < 3; a++) {
+        const mtc_mldsa_sizes *z = mtc_mldsa_sizes_get(all_algs[a]);
+        uint8_t seed[32] = {(uint8_t)a, 9};
+        mtc_mldsa_key *key = NULL;
+        ASSERT_OK(mtc_mldsa_key_from_seed(z->alg, seed, &key));
+        const uint8_t *pk = mtc_mldsa_key_pk(key);
+        int found = 0;
+        for (uint8_t m = 0; m < 100 && !found; m++) {
+            int zx = 0;
+            if (mtc__mldsa_key_sign_flags(key, &m, 1, NULL, 0, NULL, sig,
+                                          MLDSA_TEST_NO_Z_BOUND, &zx) != MTC_OK)
+                break;
+            if (!zx)
+                continue;
+            found = 1;
+            int strict = mtc_mldsa_verify(z->alg, pk, z->pk_len, &m, 1, NULL,
+                                          0, sig, z->sig_len);
+            int lax = mtc__mldsa_verify_flags(z->alg, pk, z->pk_len, &m, 1,
+                                              NULL, 0, sig, z->sig_len,
+                                              MLDSA_TEST_NO_Z_BOUND);
+            if (strict != MTC_ERR_SIGNATURE || lax != MTC_OK) {
+                mtc_mldsa_key_free(key);
+                TEST_FAIL_("%s: z out of range: verify %d, without bound %d",
+                           z->name, strict, lax);
+            }
+        }
+        mtc_mldsa_key_free(key);
+        ASSERT_TRUE(found);
+    }
+}
+
 TEST(private_key_consistency_checked)
 {
     static fixture f;
@@ -678,6 +715,7 @@ static const test_case cases[] = {
     {"every_bit_flip_rejected_mldsa44", every_bit_flip_rejected_mldsa44},
     {"bit_flips_rejected_mldsa65_87", bit_flips_rejected_mldsa65_87},
     {"malformed_signatures_rejected", malformed_signatures_rejected},
+    {"z_bound_is_checked_by_verify", z_bound_is_checked_by_verify},
     {"private_key_consistency_checked", private_key_consistency_checked},
 };
 

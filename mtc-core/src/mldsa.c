@@ -319,7 +319,8 @@ typedef struct sign_ws {
 
 /* One attempt of the Sign_internal loop; 1 when (z, h) is accepted. */
 static int sign_attempt(const mtc_mldsa_key *key, mldsa_xof *x, sign_ws *s,
-                        unsigned kappa, int *accepted)
+                        unsigned kappa, unsigned flags, int *accepted,
+                        int *z_exceeded)
 {
     const mldsa_params *p = key->p;
     int rc = mtc__mldsa_expand_mask(x, p, s->rhopp, kappa, s->y);
@@ -360,8 +361,11 @@ static int sign_attempt(const mtc_mldsa_key *key, mldsa_xof *x, sign_ws *s,
         mtc__mldsa_poly_mul_sparse(&s->tmp, &s->cs, &key->s1[j]);
         for (unsigned n = 0; n < MLDSA_N; n++)
             s->z[j].c[n] = s->y[j].c[n] + s->tmp.c[n];
-        if (mtc__mldsa_poly_exceeds(&s->z[j], p->gamma1 - p->beta))
-            return MTC_OK;
+        if (mtc__mldsa_poly_exceeds(&s->z[j], p->gamma1 - p->beta)) {
+            if (!(flags & MLDSA_TEST_NO_Z_BOUND))
+                return MTC_OK;
+            *z_exceeded = 1;
+        }
     }
     /* r = w - <<c s2>>: ||LowBits(r)|| < gamma2 - beta; keep HighBits(r)
      * for MakeHint. */
@@ -403,6 +407,16 @@ int mtc_mldsa_key_sign(const mtc_mldsa_key *key, const uint8_t *msg,
                        size_t msg_len, const uint8_t *ctx, size_t ctx_len,
                        const uint8_t *rnd, uint8_t *sig)
 {
+    return mtc__mldsa_key_sign_flags(key, msg, msg_len, ctx, ctx_len, rnd, sig,
+                                     0, NULL);
+}
+
+int mtc__mldsa_key_sign_flags(const mtc_mldsa_key *key, const uint8_t *msg,
+                              size_t msg_len, const uint8_t *ctx,
+                              size_t ctx_len, const uint8_t *rnd, uint8_t *sig,
+                              unsigned flags, int *z_exceeded)
+{
+    int zx = 0;
     static const uint8_t zero[MTC_MLDSA_RND_LEN];
     const mldsa_params *p = key->p;
     if (ctx_len > MTC_MLDSA_CTX_MAX || (ctx_len && !ctx) || (msg_len && !msg))
@@ -432,11 +446,14 @@ int mtc_mldsa_key_sign(const mtc_mldsa_key *key, const uint8_t *msg,
             rc = MTC_ERR_CRYPTO;
             goto done;
         }
-        rc = sign_attempt(key, &x, s, kappa, &accepted);
+        zx = 0;
+        rc = sign_attempt(key, &x, s, kappa, flags, &accepted, &zx);
         if (rc)
             goto done;
     }
     mtc__mldsa_sig_encode(p, sig, s->ctilde, s->z, s->h);
+    if (z_exceeded)
+        *z_exceeded = zx;
 done:
     mtc__mldsa_xof_done(&x);
     OPENSSL_cleanse(s, sizeof *s);
@@ -484,13 +501,14 @@ typedef struct verify_ws {
 
 static int verify_ws_run(const mldsa_params *p, mldsa_xof *x, verify_ws *v,
                          const uint8_t *pk, const uint8_t *msg, size_t msg_len,
-                         const uint8_t *ctx, size_t ctx_len, const uint8_t *sig)
+                         const uint8_t *ctx, size_t ctx_len, const uint8_t *sig,
+                         unsigned flags)
 {
     mtc__mldsa_pk_decode(p, pk, v->rho, v->t1);
     int rc = mtc__mldsa_sig_decode(p, sig, v->ctilde, v->z, v->h);
     if (rc)
         return rc;
-    for (unsigned j = 0; j < p->l; j++)
+    for (unsigned j = 0; j < p->l && !(flags & MLDSA_TEST_NO_Z_BOUND); j++)
         if (mtc__mldsa_poly_exceeds(&v->z[j], p->gamma1 - p->beta))
             return MTC_ERR_SIGNATURE;
     mldsa_buf in[2] = {{pk, p->sizes.pk_len}, {NULL, 0}};
@@ -541,6 +559,15 @@ int mtc_mldsa_verify(mtc_mldsa_alg alg, const uint8_t *pk, size_t pk_len,
                      const uint8_t *msg, size_t msg_len, const uint8_t *ctx,
                      size_t ctx_len, const uint8_t *sig, size_t sig_len)
 {
+    return mtc__mldsa_verify_flags(alg, pk, pk_len, msg, msg_len, ctx, ctx_len,
+                                   sig, sig_len, 0);
+}
+
+int mtc__mldsa_verify_flags(mtc_mldsa_alg alg, const uint8_t *pk,
+                            size_t pk_len, const uint8_t *msg, size_t msg_len,
+                            const uint8_t *ctx, size_t ctx_len,
+                            const uint8_t *sig, size_t sig_len, unsigned flags)
+{
     const mldsa_params *p = mtc__mldsa_params(alg);
     if (!p)
         return MTC_ERR_UNSUPPORTED;
@@ -558,7 +585,8 @@ int mtc_mldsa_verify(mtc_mldsa_alg alg, const uint8_t *pk, size_t pk_len,
     mldsa_xof x;
     int rc = mtc__mldsa_xof_init(&x);
     if (!rc) {
-        rc = verify_ws_run(p, &x, v, pk, msg, msg_len, ctx, ctx_len, sig);
+        rc = verify_ws_run(p, &x, v, pk, msg, msg_len, ctx, ctx_len, sig,
+                           flags);
         mtc__mldsa_xof_done(&x);
     }
     free(v);

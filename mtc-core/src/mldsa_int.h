@@ -238,4 +238,20 @@ void mtc__mldsa_w1_encode(const mldsa_params *p, uint8_t *out,
                           const mldsa_poly *w1);
 size_t mtc__mldsa_w1_len(const mldsa_params *p);
 
+/* ---- test hooks (mldsa.c) ---- */
+
+/* MLDSA_TEST_NO_Z_BOUND: signing accepts an attempt whose ||z|| reaches
+ * gamma1 - beta (reporting it in *z_exceeded), and verification skips that
+ * bound. Only tests use it: to show that Verify's range check, not the
+ * challenge comparison, is what rejects such a signature. */
+#define MLDSA_TEST_NO_Z_BOUND 1u
+int mtc__mldsa_key_sign_flags(const mtc_mldsa_key *key, const uint8_t *msg,
+                              size_t msg_len, const uint8_t *ctx,
+                              size_t ctx_len, const uint8_t *rnd, uint8_t *sig,
+                              unsigned flags, int *z_exceeded);
+int mtc__mldsa_verify_flags(mtc_mldsa_alg alg, const uint8_t *pk,
+                            size_t pk_len, const uint8_t *msg, size_t msg_len,
+                            const uint8_t *ctx, size_t ctx_len,
+                            const uint8_t *sig, size_t sig_len, unsigned flags);
+
 #endif
