@@ -73,7 +73,8 @@ int mtc_mldsa_keygen(mtc_mldsa_alg alg, const uint8_t seed[MTC_MLDSA_SEED_LEN],
  * ctx_len is 0) using the encoded private key sk of sk_len bytes.
  * rnd is the 32-byte randomness of hedged signing; NULL selects the
  * deterministic variant (rnd = 0^32). sig receives exactly sig_len bytes.
- * MTC_OK; MTC_ERR_ARG (ctx too long), MTC_ERR_KEY (sk of the wrong length
+ * MTC_OK; MTC_ERR_ARG (ctx too long, or msg/ctx NULL with a nonzero
+ * length), MTC_ERR_KEY (sk of the wrong length
  * or inconsistent: bad s1/s2 coefficients, tr or t0 not matching),
  * MTC_ERR_UNSUPPORTED, MTC_ERR_NOMEM, MTC_ERR_CRYPTO. */
 int mtc_mldsa_sign(mtc_mldsa_alg alg, const uint8_t *sk, size_t sk_len,
@@ -84,7 +85,8 @@ int mtc_mldsa_sign(mtc_mldsa_alg alg, const uint8_t *sk, size_t sk_len,
  * msg under ctx and pk; MTC_ERR_SIGNATURE when it is not (including a
  * context longer than 255 bytes); MTC_ERR_SIG_ENCODING when sig has the
  * wrong length or a malformed hint encoding; MTC_ERR_KEY when pk has the
- * wrong length; MTC_ERR_UNSUPPORTED, MTC_ERR_NOMEM, MTC_ERR_CRYPTO. */
+ * wrong length; MTC_ERR_ARG when msg or ctx is NULL with a nonzero
+ * length; MTC_ERR_UNSUPPORTED, MTC_ERR_NOMEM, MTC_ERR_CRYPTO. */
 int mtc_mldsa_verify(mtc_mldsa_alg alg, const uint8_t *pk, size_t pk_len,
                      const uint8_t *msg, size_t msg_len, const uint8_t *ctx,
                      size_t ctx_len, const uint8_t *sig, size_t sig_len);
