@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"vectors", cmd_vectors, "recompute the draft's accumulated subtree test vectors"},
     {"tree", cmd_tree, "subtree hashes, inclusion/consistency proofs, covering subtrees"},
     {"bench", cmd_bench, "benchmarks (merkle, ...)"},
+    {"mldsa", cmd_mldsa, "ML-DSA (FIPS 204) keygen, sign and verify in hex"},
 };
 
 static void usage(FILE *f)
