@@ -436,6 +436,23 @@ static void put_header(mtc_der_writer *w, unsigned tag, size_t clen)
     mtc_der_raw(w, h, n);
 }
 
+void mtc_der_header(mtc_der_writer *w, unsigned tag, size_t contents_len)
+{
+    put_header(w, tag, contents_len);
+}
+
+uint8_t *mtc_der_reserve(mtc_der_writer *w, size_t n)
+{
+    if (w->err == MTC_OK && n <= w->cap - w->len) {
+        uint8_t *p = w->buf + w->len;
+        w->len += n;
+        return p;
+    }
+    w->err = MTC_ERR_LIMIT;
+    w->len += n;
+    return NULL;
+}
+
 void mtc_der_prim(mtc_der_writer *w, unsigned tag, const void *contents,
                   size_t len)
 {

@@ -140,12 +140,18 @@ void mtc_der_raw(mtc_der_writer *w, const void *p, size_t len);
 void mtc_der_prim(mtc_der_writer *w, unsigned tag, const void *contents,
                   size_t len);
 
+/* Reserves n bytes at the end and returns where to write them, or NULL
+ * (after counting them) when the buffer is too small. */
+uint8_t *mtc_der_reserve(mtc_der_writer *w, size_t n);
+
 /* Opens a constructed element; the return value is passed to close. */
 size_t mtc_der_open(mtc_der_writer *w, unsigned tag);
 void mtc_der_close(mtc_der_writer *w, size_t mark);
 
 /* INTEGER of a non-negative value. */
 void mtc_der_u64(mtc_der_writer *w, uint64_t v);
+/* Identifier and length octets only (the caller appends the contents). */
+void mtc_der_header(mtc_der_writer *w, unsigned tag, size_t contents_len);
 /* BIT STRING with zero unused bits. */
 void mtc_der_bits(mtc_der_writer *w, const void *octets, size_t len);
 /* UTCTime for 1950..2049, GeneralizedTime otherwise (RFC 5280). t must be
