@@ -35,5 +35,10 @@ double cli_now(void);
 int cmd_vectors(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_issue(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_sizes(int argc, char **argv);
 
 #endif

@@ -89,6 +89,21 @@ int mtc_rp_ca_add_subtree(mtc_rp_ca *rp, uint64_t log_number, uint64_t start,
 void mtc_rp_ca_clear_subtrees(mtc_rp_ca *rp);
 size_t mtc_rp_ca_subtree_count(const mtc_rp_ca *rp);
 
+/*
+ * Loads a relying-party configuration: the CA certificate (as
+ * mtc_rp_ca_from_cert) plus a text file of lines
+ *   cosigner <id> <alg-name> <public key hex>
+ *   policy <k> <id> [<id> ...]
+ *   subtree <log> <start> <end> <hash hex>
+ *   revoke <first> <last>
+ * with '#' comments and blank lines allowed, single spaces between
+ * fields, every line ending in '\n'. Errors: MTC_ERR_CONFIG (with
+ * *err_line, 1-based) for a malformed or inconsistent line; the CA
+ * certificate's errors otherwise (*err_line 0).
+ */
+int mtc_rp_ca_load(const uint8_t *ca_der, size_t ca_len, const char *conf,
+                   size_t conf_len, mtc_rp_ca **out, size_t *err_line);
+
 typedef struct mtc_rp_result {
     mtc_rp_reason reason;
     uint64_t serial, log_number, index;
