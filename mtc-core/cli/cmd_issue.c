@@ -24,7 +24,8 @@ static void usage(FILE *f)
             "standalone certificate to OUT.der (several inputs: OUT-<i>.der).\n"
             "--landmark also allocates a landmark at the new checkpoint, writes\n"
             "the landmark-relative certificates (OUT.landmark.der) and updates\n"
-            "DIR/rp. Prints one line per certificate.\n");
+            "DIR/rp. An OUT ending in .pem gets PEM instead of DER.\n"
+            "Prints one line per certificate.\n");
 }
 
 /* "dir/x.der" + (i, tag) -> "dir/x-<i>.<tag>.der" */
@@ -88,6 +89,8 @@ int cmd_issue(int argc, char **argv)
         cli_free_certs(ders, lens, n);
         return CLI_FAIL;
     }
+    size_t ol = strlen(out);
+    int pem = ol >= 4 && !strcmp(out + ol - 4, ".pem");
     uint8_t issuer[128];
     mtc_der_writer w;
     mtc_der_writer_init(&w, issuer, sizeof issuer);
@@ -128,7 +131,7 @@ int cmd_issue(int argc, char **argv)
             if (r != MTC_OK) {
                 fprintf(stderr, "mtc issue: certificate %d: %s\n", i, mtc_strerror(r));
                 rc = CLI_FAIL;
-            } else if (cli_write_file(name, der, len)) {
+            } else if (pem ? cli_write_pem(name, der, len) : cli_write_file(name, der, len)) {
                 fprintf(stderr, "mtc issue: cannot write '%s'\n", name);
                 rc = CLI_FAIL;
             } else {
