@@ -98,7 +98,7 @@ TEST(exponential)
     sim_dist *d;
     ASSERT_OK(sim_dist_exponential(&d, 2.5));
     double par[] = {2.5}, bad[] = {2.8};
-    ASSERT_TRUE(check_continuous(t, d, cdf_exp, par, bad, 5));
+    ASSERT_TRUE(check_continuous(tc_, d, cdf_exp, par, bad, 5));
     ASSERT_NEAR(sim_dist_mean(d), 2.5, 0);
     ASSERT_STR_EQ(sim_dist_name(d), "exponential");
     sim_dist_destroy(d);
@@ -112,7 +112,7 @@ TEST(lognormal)
     sim_dist *d;
     ASSERT_OK(sim_dist_lognormal(&d, 1.0, 0.75));
     double par[] = {1.0, 0.75}, bad[] = {1.0, 0.85};
-    ASSERT_TRUE(check_continuous(t, d, cdf_lognormal, par, bad, 5));
+    ASSERT_TRUE(check_continuous(tc_, d, cdf_lognormal, par, bad, 5));
     ASSERT_NEAR(sim_dist_mean(d), exp(1.0 + 0.75 * 0.75 / 2), 1e-12);
     sim_dist_destroy(d);
     ASSERT_EQ(sim_dist_lognormal(&d, 0, -1), MTC_ERR_ARG);
@@ -123,7 +123,7 @@ TEST(weibull)
     sim_dist *d;
     ASSERT_OK(sim_dist_weibull(&d, 3.0, 1.7));
     double par[] = {3.0, 1.7}, bad[] = {3.0, 1.5};
-    ASSERT_TRUE(check_continuous(t, d, cdf_weibull, par, bad, 5));
+    ASSERT_TRUE(check_continuous(tc_, d, cdf_weibull, par, bad, 5));
     ASSERT_NEAR(sim_dist_mean(d), 3.0 * tgamma(1 + 1 / 1.7), 1e-12);
     sim_dist_destroy(d);
     ASSERT_EQ(sim_dist_weibull(&d, 1, 0), MTC_ERR_ARG);
@@ -136,7 +136,7 @@ TEST(pareto)
     double par[] = {2.5, 1.5}, bad[] = {2.2, 1.5};
     /* variance is finite for shape > 2 but the tail is heavy: mean check
      * with a wide tolerance */
-    ASSERT_TRUE(check_continuous(t, d, cdf_pareto, par, bad, 8));
+    ASSERT_TRUE(check_continuous(tc_, d, cdf_pareto, par, bad, 8));
     ASSERT_NEAR(sim_dist_mean(d), 2.5 * 1.5 / 1.5, 1e-12);
     sim_dist_destroy(d);
     ASSERT_OK(sim_dist_pareto(&d, 0.9, 1.0));
@@ -149,12 +149,12 @@ TEST(gamma_dist)
     sim_dist *d;
     ASSERT_OK(sim_dist_gamma(&d, 2.2, 0.5));
     double par[] = {2.2, 0.5}, bad[] = {2.0, 0.6};
-    ASSERT_TRUE(check_continuous(t, d, cdf_gamma, par, bad, 5));
+    ASSERT_TRUE(check_continuous(tc_, d, cdf_gamma, par, bad, 5));
     sim_dist_destroy(d);
     /* shape < 1 takes another GSL path */
     ASSERT_OK(sim_dist_gamma(&d, 0.4, 3.0));
     double par2[] = {0.4, 3.0}, bad2[] = {0.45, 3.0};
-    ASSERT_TRUE(check_continuous(t, d, cdf_gamma, par2, bad2, 5));
+    ASSERT_TRUE(check_continuous(tc_, d, cdf_gamma, par2, bad2, 5));
     sim_dist_destroy(d);
 }
 
@@ -163,7 +163,7 @@ TEST(uniform)
     sim_dist *d;
     ASSERT_OK(sim_dist_uniform(&d, -2.0, 5.0));
     double par[] = {-2.0, 5.0}, bad[] = {-2.0, 5.2};
-    ASSERT_TRUE(check_continuous(t, d, cdf_flat, par, bad, 5));
+    ASSERT_TRUE(check_continuous(tc_, d, cdf_flat, par, bad, 5));
     sim_dist_destroy(d);
     ASSERT_EQ(sim_dist_uniform(&d, 1, 1), MTC_ERR_ARG);
 }

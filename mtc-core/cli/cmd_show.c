@@ -1,0 +1,166 @@
+/*
+ * cmd_show.c - `mtc show`: prints a certificate and its MTCProof (or, for
+ * a CA certificate, its MTC CA parameters).
+ */
+#include <openssl/x509.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "castate.h"
+#include "cli.h"
+#include "mtc/error.h"
+
+static void print_name(const char *label, mtc_slice name)
+{
+    const uint8_t *p = name.p;
+    X509_NAME *n = d2i_X509_NAME(NULL, &p, (long)name.len);
+    printf("  %s: ", label);
+    if (n) {
+        X509_NAME_print_ex_fp(stdout, n, 0, XN_FLAG_RFC2253);
+        X509_NAME_free(n);
+    } else {
+        printf("(unprintable)");
+    }
+    mtc_taid id;
+    char text[MTC_TAID_TEXT_MAX];
+    if (mtc_taid_from_name(name, &id) == MTC_OK &&
+        mtc_taid_to_text(&id, text, sizeof text) == MTC_OK)
+        printf("  [CA ID %s]", text);
+    printf("\n");
+}
+
+static void print_time(int64_t t, char *out, size_t cap)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void print_alg(const char *label, mtc_slice alg)
+{
+    mtc_der_reader r, s;
+    mtc_slice oid;
+    char text[256] = "?";
+    mtc_der_reader_init(&r, alg.p, alg.len);
+    if (mtc_der_enter(&r, MTC_DER_SEQUENCE, &s, NULL) == MTC_OK &&
+        mtc_der_get(&s, MTC_DER_OID, &oid, NULL) == MTC_OK)
+        mtc_der_oid_to_text(oid, 0, text, sizeof text);
+    const char *known = !strcmp(text, "1.3.6.1.4.1.44363.47.0") ? " (id-alg-mtcProof)"
+                        : !strcmp(text, "1.3.6.1.5.5.7.6.36")  ? " (id-alg-unsigned)"
+                                                                : "";
+    printf("  %s: %s%s%s\n", label, text, known, mtc_der_empty(&s) ? "" : " with parameters");
+}
+
+static int show_one(const char *label, const uint8_t *der, size_t len)
+{
+    mtc_cert c;
+    int rc = mtc_cert_parse(der, len, &c);
+    if (rc != MTC_OK) {
+        printf("%s: not a DER X.509 certificate: %s\n", label, mtc_strerror(rc));
+        return CLI_FAIL;
+    }
+    printf("%s: certificate, %zu bytes\n", label, len);
+    printf("  version: v%u\n", c.version_num + 1);
+    if (c.serial_status == MTC_OK)
+        printf("  serial: 0x%016llx (log %llu, index %llu)\n",
+               (unsigned long long)c.serial_num,
+               (unsigned long long)(c.serial_num >> 48),
+               (unsigned long long)(c.serial_num & ((UINT64_C(1) << 48) - 1)));
+    else
+        printf("  serial: outside [0, 2^64)\n");
+    print_alg("signature", c.tbs_sig_alg);
+    print_name("issuer", c.issuer);
+    char a[32], b[32];
+    print_time(c.not_before, a, sizeof a);
+    print_time(c.not_after, b, sizeof b);
+    printf("  validity: %s .. %s\n", a, b);
+    print_name("subject", c.subject);
+    print_alg("public key", c.spki_alg);
+    mtc_hash h;
+    char hx[65];
+    mtc_sha256(c.spki.p, c.spki.len, &h);
+    mtc_hash_to_hex(&h, hx);
+    printf("  public key info: %zu bytes, SHA-256 %s\n", c.spki.len, hx);
+    printf("  extensions: %zu bytes\n", c.extensions.len);
+    mtc_ca_params ca;
+    if (mtc_ca_cert_parse(der, len, &ca) == MTC_OK) {
+        char id[MTC_TAID_TEXT_MAX];
+        mtc_taid_to_text(&ca.ca_id, id, sizeof id);
+        printf("  MTC CA: ID %s, log hash SHA-256, cosigner %s, serials "
+               "[0x%016llx, 0x%016llx]\n",
+               id, mtc_sig_info_get(ca.alg)->name, (unsigned long long)ca.min_serial,
+               (unsigned long long)ca.max_serial);
+        return CLI_OK;
+    }
+    if (c.tbs_sig_alg.len != MTC_ALG_MTC_PROOF_DER_LEN ||
+        memcmp(c.tbs_sig_alg.p, MTC_ALG_MTC_PROOF_DER, c.tbs_sig_alg.len))
+        return CLI_OK;
+    mtc_proof p;
+    if (!c.sig_whole_octets ||
+        (rc = mtc_proof_decode(c.sig_value.p, c.sig_value.len, &p)) != MTC_OK) {
+        printf("  MTCProof: malformed (%s)\n", mtc_strerror(rc ? rc : MTC_ERR_CERT));
+        return CLI_FAIL;
+    }
+    printf("  MTCProof: %zu bytes\n", c.sig_value.len);
+    printf("    entry extensions: %zu bytes\n", p.extensions.len);
+    printf("    subtree: [%llu, %llu) (%llu entries)\n", (unsigned long long)p.start,
+           (unsigned long long)p.end, (unsigned long long)(p.end - p.start));
+    printf("    inclusion proof: %zu hashes\n", p.n_inclusion);
+    for (size_t i = 0; i < p.n_inclusion; i++) {
+        mtc_hash_to_hex(&p.inclusion[i], hx);
+        printf("      %s\n", hx);
+    }
+    printf("    signatures: %zu%s\n", p.n_sigs,
+           p.n_sigs ? "" : " (landmark-relative certificate)");
+    for (size_t i = 0; i < p.n_sigs; i++) {
+        mtc_taid id;
+        char text[MTC_TAID_TEXT_MAX] = "(malformed ID)";
+        if (mtc_taid_from_binary(p.sigs[i].cosigner_id.p, p.sigs[i].cosigner_id.len,
+                                 &id) == MTC_OK)
+            mtc_taid_to_text(&id, text, sizeof text);
+        printf("      cosigner %s: %zu-byte signature\n", text, p.sigs[i].signature.len);
+    }
+    mtc_hash eh;
+    if (mtc_cert_entry_hash(&c, p.extensions, &eh) == MTC_OK) {
+        mtc_hash_to_hex(&eh, hx);
+        printf("    entry hash: %s\n", hx);
+    }
+    return CLI_OK;
+}
+
+int cmd_show(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv)) {
+        printf("usage: mtc show CERT\n\n"
+               "Prints each certificate in CERT (DER, or PEM with one or more):\n"
+               "its fields, and the decoded MTCProof (subtree, inclusion proof,\n"
+               "cosigner signatures) or, for a CA certificate, its MTC CA\n"
+               "parameters. Exit 1 when a certificate cannot be decoded.\n");
+        return CLI_OK;
+    }
+    if (argc != 2)
+        return cli_usage_error("show", argc < 2 ? "CERT is required"
+                                                : "exactly one CERT argument expected");
+    char err[600];
+    uint8_t **ders;
+    size_t *lens;
+    int n = cli_read_certs(argv[1], &ders, &lens, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "mtc show: %s\n", err);
+        return CLI_FAIL;
+    }
+    int rc = CLI_OK;
+    for (int i = 0; i < n; i++) {
+        char label[700];
+        if (n > 1)
+            snprintf(label, sizeof label, "%s[%d]", argv[1], i);
+        else
+            snprintf(label, sizeof label, "%s", argv[1]);
+        if (show_one(label, ders[i], lens[i]) != CLI_OK)
+            rc = CLI_FAIL;
+    }
+    cli_free_certs(ders, lens, n);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * mtc/baseline.h - the classical WebPKI chain MTC is compared with,
+ * encoded for real: a leaf certificate with two embedded SCTs (RFC 6962,
+ * signed over the precertificate entry) and its intermediate, every
+ * signature made with the given algorithm (ECDSA P-256 today; ML-DSA-44
+ * once the table has it, giving the post-quantum baseline).
+ *
+ * The SCTs' SignatureAndHashAlgorithm is (sha256, ecdsa) for ECDSA; for
+ * other algorithms RFC 6962 has no code point, so the TLS 1.3
+ * SignatureScheme value is written in its two bytes (an assumption only
+ * affecting 2 bytes, not sizes of anything else).
+ */
+#ifndef MTC_BASELINE_H
+#define MTC_BASELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mtc/sig.h"
+
+#define MTC_BASELINE_CERT_MAX 16384
+
+typedef struct mtc_baseline {
+    mtc_sig_alg alg;
+    uint8_t leaf[MTC_BASELINE_CERT_MAX];
+    size_t leaf_len;
+    uint8_t intermediate[MTC_BASELINE_CERT_MAX];
+    size_t intermediate_len;
+    size_t sct_list_len;   /* the SignedCertificateTimestampList extension value */
+    size_t leaf_sig_len;   /* the leaf's signature (by the intermediate) */
+    size_t handshake_sig_len; /* a CertificateVerify signature by the leaf key */
+} mtc_baseline;
+
+/*
+ * Builds the chain for dns_name valid from not_before for `lifetime`
+ * seconds, keys derived from fixed seeds (deterministic bytes).
+ * MTC_ERR_UNSUPPORTED when alg is not in the table.
+ */
+int mtc_baseline_build(mtc_sig_alg alg, const char *dns_name, int64_t not_before,
+                       int64_t lifetime, mtc_baseline *out);
+
+#endif
