@@ -26,14 +26,14 @@ typedef struct test_case {
     test_fn fn;
 } test_case;
 
-#define TEST(name) static void name(test_ctx *t)
+#define TEST(name) static void name(test_ctx *tc_)
 
 #define TEST_FAIL_(...)                                                   \
     do {                                                                  \
-        fprintf(stderr, "%s:%d: [%s] ", __FILE__, __LINE__, t->name);     \
+        fprintf(stderr, "%s:%d: [%s] ", __FILE__, __LINE__, tc_->name);     \
         fprintf(stderr, __VA_ARGS__);                                     \
         fputc('\n', stderr);                                              \
-        t->failed = 1;                                                    \
+        tc_->failed = 1;                                                    \
         return;                                                           \
     } while (0)
 

@@ -35,6 +35,11 @@ double cli_now(void);
 int cmd_vectors(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_mldsa(int argc, char **argv);
+
+/* `mtc bench sig` (cmd_bench_sig.c): keygen/sign/verify rates of every
+ * signature algorithm, argv[0] being "sig". */
+int bench_sig(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_issue(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"vectors", cmd_vectors, "recompute the draft's accumulated subtree test vectors"},
     {"tree", cmd_tree, "subtree hashes, inclusion/consistency proofs, covering subtrees"},
     {"bench", cmd_bench, "benchmarks (merkle, ...)"},
+    {"mldsa", cmd_mldsa, "ML-DSA (FIPS 204) keygen, sign and verify in hex"},
     {"demo", cmd_demo, "create a demo CA, log, landmarks, certificates and relying party"},
     {"issue", cmd_issue, "re-issue existing X.509 certificates as MTCs"},
     {"verify", cmd_verify, "verify MTC certificates as a relying party"},

@@ -41,6 +41,9 @@ static const struct err_entry err_table[] = {
     E(MTC_ERR_CONFIG, "bad configuration"),
     E(MTC_ERR_KEY, "malformed key"),
     E(MTC_ERR_SIG_ENCODING, "malformed signature encoding"),
+    E(MTC_ERR_SIM_PAST, "event time is before the current simulated time"),
+    E(MTC_ERR_SIM_STATE, "event is (not) pending contrary to the call"),
+    E(MTC_ERR_SIM_METRIC, "metric unknown, of another kind, or with a different definition"),
 };
 #undef E
 

@@ -41,7 +41,11 @@ enum mtc_error {
     MTC_ERR_CONFIG = -66,       /* relying-party configuration is wrong */
     /* signature algorithms: -100 .. -119 */
     MTC_ERR_KEY = -100,         /* malformed key encoding */
-    MTC_ERR_SIG_ENCODING = -101 /* malformed signature encoding */
+    MTC_ERR_SIG_ENCODING = -101, /* malformed signature encoding */
+    /* simulation engine: -120 .. -139 */
+    MTC_ERR_SIM_PAST = -120,    /* an event was scheduled before the current time */
+    MTC_ERR_SIM_STATE = -121,   /* event pending (or not) contrary to the call */
+    MTC_ERR_SIM_METRIC = -122   /* metric unknown, of another kind, or definitions differ */
 };
 
 /* A short English description of an error code; never NULL. */
