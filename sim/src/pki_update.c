@@ -123,6 +123,10 @@ static int tsub_cmp(const void *a, const void *b)
         return x->log < y->log ? -1 : 1;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
+    /* landmark subtrees may share a start: the left subtree of a landmark
+     * can begin inside the previous landmark's range */
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
     return 0;
 }
 
@@ -716,7 +720,7 @@ static int has_sub(const pki_version *v, const pki_tsub *t)
         size_t mid = lo + (hi - lo) / 2;
         int c = tsub_cmp(&v->sub[mid], t);
         if (c == 0)
-            return v->sub[mid].end == t->end;
+            return 1;
         if (c < 0)
             lo = mid + 1;
         else
