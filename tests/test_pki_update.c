@@ -16,7 +16,7 @@
 static void world(wfx *f, int include_proofs, const char *alg)
 {
     for (int i = 0; i < 2; i++) {
-        char nm[8];
+        char nm[16];
         snprintf(nm, sizeof nm, "w%d", i);
         void *c = wfx_cfg("cosigner", nm);
         wfx_str("cosigner", c, "algorithm", alg);

@@ -135,7 +135,8 @@ static int version_finish(pki_update *u, size_t ci, pki_version *v,
                           uint32_t number, uint32_t rev_version)
 {
     pki_ca *ca = CA(u, ci);
-    qsort(v->sub, v->nsub, sizeof *v->sub, tsub_cmp);
+    if (v->nsub)
+        qsort(v->sub, v->nsub, sizeof *v->sub, tsub_cmp);
     mtc_rp_ca *rp = mtc_rp_ca_new(&ca->info.ca_id);
     if (!rp)
         return MTC_ERR_NOMEM;
@@ -237,9 +238,11 @@ static pki_version *version_next(const pki_version *prev)
         version_free(v);
         return NULL;
     }
-    memcpy(v->sub, prev->sub, prev->nsub * sizeof *v->sub);
+    if (prev->nsub)
+        memcpy(v->sub, prev->sub, prev->nsub * sizeof *v->sub);
     v->nsub = prev->nsub;
-    memcpy(v->rev, prev->rev, prev->nrev * sizeof *v->rev);
+    if (prev->nrev)
+        memcpy(v->rev, prev->rev, prev->nrev * sizeof *v->rev);
     v->nrev = prev->nrev;
     v->min_serial = prev->min_serial;
     return v;
@@ -376,7 +379,8 @@ static int take_landmarks(pki_update *u, size_t ci, size_t slot, pki_log *l,
                 p->hash = malloc((len ? len : 1) * sizeof *p->hash);
                 if (!p->hash)
                     return MTC_ERR_NOMEM;
-                memcpy(p->hash, proof, len * sizeof *proof);
+                if (len)
+                    memcpy(p->hash, proof, len * sizeof *proof);
                 p->nhash = len;
                 p->log = l->number;
                 p->start = sub[s].start;
