@@ -52,6 +52,8 @@ TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 .PHONY: all deps run test test-built check san-tests bench clean fuzz
 .DEFAULT_GOAL := all
+# Keep objects make considers intermediate (test objects): no rebuilds.
+.SECONDARY:
 
 all: $(PROGS) $(TESTS)
 
