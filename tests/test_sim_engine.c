@@ -10,6 +10,9 @@
 #include "sim/engine.h"
 #include "sim/rng.h"
 
+/* golden_trace's pinned hash (see there). */
+#define GOLDEN_TRACE 0x799e62f08b6cbf08ULL
+
 static const int kinds[] = {SIM_QUEUE_HEAP4, SIM_QUEUE_CALENDAR,
                            SIM_QUEUE_LADDER};
 #define NKINDS 3
@@ -430,7 +433,8 @@ static uint64_t hostile(int kind, int mode)
         switch (mode) {
         case 0: at = (i % 2) ? 5 : (sim_time)1 << 50; break;  /* two clumps */
         case 1: at = (sim_time)gsl_ran_pareto(r, 0.5, 1.0); break; /* heavy tail */
-        default: at = (sim_time)i * 1000000007LL; break;      /* sparse */
+        case 2: at = (sim_time)i * 1000000007LL; break;       /* sparse */
+        default: at = (i % 3) ? SIM_TIME_MAX - (sim_time)(i % 7) : (sim_time)i; /* at the end of time */
         }
         sim_schedule(s, &e[i].ev, at);
     }
@@ -438,27 +442,88 @@ static uint64_t hostile(int kind, int mode)
     sim_engine_set_stop_time(s, e[n / 2].ev.time);
     sim_engine_run(s);
     for (size_t i = 0; i < n; i++)
-        if (!sim_event_pending(&e[i].ev))
-            sim_schedule(s, &e[i].ev, sim_now(s) + (sim_time)gsl_rng_uniform_int(r, 100));
+        if (!sim_event_pending(&e[i].ev)) {
+            sim_time d = (sim_time)gsl_rng_uniform_int(r, 100);
+            sim_schedule(s, &e[i].ev, sim_now(s) > SIM_TIME_MAX - d ? SIM_TIME_MAX : sim_now(s) + d);
+        }
     sim_engine_set_stop_time(s, SIM_TIME_MAX);
     sim_engine_run(s);
     uint64_t h = 1;
-    for (size_t k = 0; k < tr.n; k++)
+    int bad = tr.n < n; /* every event fires at least once */
+    for (size_t k = 0; k < tr.n; k++) {
+        if (k && tr.t[k] < tr.t[k - 1])
+            bad = 1;
         h = fnv(fnv(h, (uint64_t)tr.t[k]), tr.tag[k]);
+    }
     gsl_rng_free(r);
     free(tr.t);
     free(tr.tag);
     free(e);
     sim_engine_destroy(s);
-    return fnv(h, tr.n);
+    return bad ? 0 : fnv(h, tr.n);
 }
 
 TEST(queues_hostile)
 {
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode = 0; mode < 4; mode++) {
         uint64_t h = hostile(SIM_QUEUE_HEAP4, mode);
+        ASSERT_NE(h, 0);
         ASSERT_EQ_U64(h, hostile(SIM_QUEUE_CALENDAR, mode));
         ASSERT_EQ_U64(h, hostile(SIM_QUEUE_LADDER, mode));
+    }
+}
+
+/* Integer-only model (no libm in the loop), pinned hash: the same trace
+ * on every machine and every queue. */
+typedef struct gent {
+    sim_event ev;
+    sim_stream st;
+    uint32_t id;
+} gent;
+
+typedef struct gworld {
+    sim_rng *rng;
+    gent *e;
+    size_t n;
+    uint64_t h, left;
+} gworld;
+
+static void gfire(sim_engine *sim, sim_event *ev)
+{
+    gent *x = (gent *)ev;
+    gworld *w = ev->arg;
+    gsl_rng *r = sim_rng_use(w->rng, &x->st);
+    w->h = fnv(fnv(w->h, (uint64_t)sim_now(sim)), x->id);
+    if (--w->left == 0) {
+        sim_engine_stop(sim);
+        return;
+    }
+    unsigned long u = gsl_rng_uniform_int(r, 100);
+    gent *o = &w->e[gsl_rng_uniform_int(r, w->n)];
+    if (u < 5 && o != x && sim_event_pending(&o->ev))
+        sim_cancel(sim, &o->ev);
+    else if (u < 15 && o != x)
+        sim_reschedule(sim, &o->ev, sim_now(sim) + (sim_time)gsl_rng_uniform_int(r, 1000));
+    sim_schedule_in(sim, ev, (sim_time)gsl_rng_uniform_int(r, 1000000));
+}
+
+TEST(golden_trace)
+{
+    for (int k = 0; k < NKINDS; k++) {
+        sim_engine *s = mk(kinds[k]);
+        gworld w = {NULL, calloc(500, sizeof(gent)), 500, 14695981039346656037ULL, 200000};
+        ASSERT_OK(sim_rng_create(&w.rng, 31337, 2));
+        for (size_t i = 0; i < w.n; i++) {
+            sim_event_init(&w.e[i].ev, gfire, &w);
+            sim_stream_init(&w.e[i].st, 60, i);
+            w.e[i].id = (uint32_t)i;
+            ASSERT_OK(sim_schedule(s, &w.e[i].ev, (sim_time)(i % 10)));
+        }
+        ASSERT_EQ(sim_engine_run(s), SIM_RUN_STOPPED);
+        ASSERT_EQ_U64(fnv(w.h, (uint64_t)sim_now(s)), GOLDEN_TRACE);
+        sim_rng_destroy(w.rng);
+        free(w.e);
+        sim_engine_destroy(s);
     }
 }
 
@@ -473,6 +538,7 @@ static const test_case cases[] = {
     {"call_at_pool", call_at_pool},
     {"determinism_hash", determinism_hash},
     {"queues_hostile", queues_hostile},
+    {"golden_trace", golden_trace},
 };
 
 TEST_MAIN(cases)
