@@ -186,7 +186,9 @@ int sim_results_summarize(sim_results *db, int64_t experiment_id,
                           int64_t sweep_point, double level);
 
 /* Runs left "running" by a process that no longer exists (same host, pid
- * gone): up to max ids into ids (may be NULL), their total in *n. */
+ * gone) or by this process but not open on this handle (abandoned): up to
+ * max ids into ids (may be NULL), their total in *n. Runs of other hosts
+ * are never reported (their processes cannot be checked). */
 int sim_results_stale_runs(sim_results *db, int64_t *ids, size_t max,
                            size_t *n);
 
