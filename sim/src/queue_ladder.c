@@ -24,7 +24,7 @@
 #include "mtc/error.h"
 
 #ifndef LADDER_K
-#define LADDER_K 256
+#define LADDER_K 128
 #endif
 #define LOC_SHIFT 8
 #define LOC_MASK (3u << LOC_SHIFT)
