@@ -270,12 +270,16 @@ int cmd_bench(int argc, char **argv)
                 "  24, tile height H default 4). --mem-entries N also builds a\n"
                 "  log of N entries and reports bytes per entry.\n"
                 "sig: keygen/sign/verify per second for Ed25519, ECDSA P-256 and\n"
-                "  ML-DSA-44/65/87, with ML-DSA-44 time ratios against Ed25519.\n");
+                "  ML-DSA-44/65/87, with ML-DSA-44 time ratios against Ed25519.\n"
+                "certs: entry building, leaf hashing, log appends and relying-party\n"
+                "  verification rates against Ed25519 verify (mtc bench certs).\n");
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
     if (!strcmp(argv[1], "merkle"))
         return bench_merkle(argc - 1, argv + 1);
     if (!strcmp(argv[1], "sig"))
         return bench_sig(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "certs"))
+        return bench_certs(argc - 1, argv + 1);
     return cli_usage_error("bench", "unknown benchmark '%s'", argv[1]);
 }
