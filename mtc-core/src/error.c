@@ -44,6 +44,7 @@ static const struct err_entry err_table[] = {
     E(MTC_ERR_SIM_PAST, "event time is before the current simulated time"),
     E(MTC_ERR_SIM_STATE, "event is (not) pending contrary to the call"),
     E(MTC_ERR_SIM_METRIC, "metric unknown, of another kind, or with a different definition"),
+    E(MTC_ERR_TLS, "malformed TLS encoding"),
 };
 #undef E
 

@@ -45,7 +45,9 @@ enum mtc_error {
     /* simulation engine: -120 .. -139 */
     MTC_ERR_SIM_PAST = -120,    /* an event was scheduled before the current time */
     MTC_ERR_SIM_STATE = -121,   /* event pending (or not) contrary to the call */
-    MTC_ERR_SIM_METRIC = -122   /* metric unknown, of another kind, or definitions differ */
+    MTC_ERR_SIM_METRIC = -122,  /* metric unknown, of another kind, or definitions differ */
+    /* world model, web side (TLS, sites, browsers): -160 .. -179 */
+    MTC_ERR_TLS = -160          /* malformed TLS encoding */
 };
 
 /* A short English description of an error code; never NULL. */
