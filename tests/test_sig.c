@@ -142,7 +142,7 @@ TEST(roundtrip_deterministic_mutations)
         ASSERT_OK(mtc_sig_key_from_seed(all[a].alg, seed, &k1));
         ASSERT_OK(mtc_sig_key_from_seed(all[a].alg, seed, &k2));
         static uint8_t pk[MTC_SIG_PK_MAX], pk2[MTC_SIG_PK_MAX];
-        static uint8_t sig[MTC_SIG_MAX], sig2[MTC_SIG_MAX];
+        static uint8_t sig[MTC_SIG_MAX + 1], sig2[MTC_SIG_MAX];
         size_t pk_len, pk2_len, sig_len, sig2_len;
         ASSERT_OK(mtc_sig_key_public(k1, pk, &pk_len));
         ASSERT_OK(mtc_sig_key_public(k2, pk2, &pk2_len));
