@@ -228,12 +228,21 @@ int web__clients_create(web *wb, char *err, size_t errlen)
                 mine++;
         id += co->count;
         co->us = 0;
+        if (wb->nus == 0) {
+            snprintf(err, errlen, "%s: update_service: no update service in the world",
+                     co->cfg.name);
+            return MTC_ERR_CONFIG;
+        }
         if (co->cfg.update_service[0]) {
-            /* Resolved by the world; the fixture has one service. */
-            if (wb->nus == 0) {
-                snprintf(err, errlen, "%s: update_service: no update service", co->cfg.name);
+            int us = wb->pki->us_find
+                         ? wb->pki->us_find(wb->pki->ctx, co->cfg.update_service)
+                         : -1;
+            if (us < 0) {
+                snprintf(err, errlen, "%s: update_service: no update service named \"%s\"",
+                         co->cfg.name, co->cfg.update_service);
                 return MTC_ERR_CONFIG;
             }
+            co->us = (size_t)us;
         }
         if (wb->nsites) {
             int rc = sim_dist_zipf(&co->zipf, wb->nsites, co->cfg.zipf_exponent);

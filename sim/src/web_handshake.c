@@ -125,14 +125,28 @@ void web__site_set_changed(web *wb, web_site *s)
                 ids[n++] = c->ta_id;
         }
     s->ee_len_noext = (uint32_t)tls_encrypted_extensions_len(0);
-    if (n == 0) {
-        s->ee_len = s->ee_len_noext;
-        return;
+    s->ee_len = s->ee_len_noext;
+    if (n > 0) {
+        uint8_t buf[4 + 2 + WEB_SITE_CERTS * 256];
+        size_t len = 0;
+        tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, n, buf, sizeof buf, &len);
+        s->ee_len = (uint32_t)tls_encrypted_extensions_len(len);
     }
-    uint8_t buf[4 + 2 + WEB_SITE_CERTS * 256];
-    size_t len = 0;
-    tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, n, buf, sizeof buf, &len);
-    s->ee_len = (uint32_t)tls_encrypted_extensions_len(len);
+    /* Per certificate: what the server sends, and the round trips its
+     * first flight costs, with and without trust_anchors in the
+     * ClientHello (matched iff sent: every held path has an ID). */
+    const tls_transport *t = &wb->env.tls.transport;
+    for (size_t i = 0; i < s->ncert; i++) {
+        web_cert *c = &wb->certs[s->cert[i]];
+        for (int ta = 0; ta <= 1; ta++) {
+            uint32_t ee_ext = ta ? s->ee_len - s->ee_len_noext : 0;
+            uint32_t msg = c->msg_len[ta];
+            c->srv_auth[ta] = ee_ext + msg + s->cv_len;
+            size_t enc = (size_t)s->ee_len_noext + ee_ext + msg + s->cv_len + wb->fin_len;
+            c->rtt_tcp[ta] = (uint8_t)tls_extra_rtt_tcp(t, tls_tcp_flight_bytes(t, wb->sh_len, enc));
+            c->rtt_quic[ta] = (uint8_t)tls_extra_rtt_quic(t, tls_quic_flight_bytes(t, wb->sh_len, enc, NULL));
+        }
+    }
 }
 
 /* ---- selection ------------------------------------------------------------------- */
@@ -307,13 +321,12 @@ static int attempt(web *wb, const web_client *cl, const web_cohort *co,
                    int ta_sent, sim_time now, hs_result *r)
 {
     const web_cert *c = &wb->certs[id];
-    uint32_t ee_ext = ta_sent ? s->ee_len - s->ee_len_noext : 0;
-    uint32_t cert_msg = c->msg_len[matched ? 1 : 0];
-    r->auth += ch_len + ee_ext + cert_msg + s->cv_len;
-    size_t enc = (size_t)s->ee_len_noext + ee_ext + cert_msg + s->cv_len + wb->fin_len;
-    const tls_transport *t = &wb->env.tls.transport;
-    r->rtt_tcp += tls_extra_rtt_tcp(t, tls_tcp_flight_bytes(t, wb->sh_len, enc));
-    r->rtt_quic += tls_extra_rtt_quic(t, tls_quic_flight_bytes(t, wb->sh_len, enc, NULL));
+    (void)s;
+    /* trust_anchors sent <=> the path matched (every held path has an ID). */
+    int ta = ta_sent && matched;
+    r->auth += ch_len + c->srv_auth[ta];
+    r->rtt_tcp += c->rtt_tcp[ta];
+    r->rtt_quic += c->rtt_quic[ta];
     const sim_ca_view *v = wb->pki->pub_view(wb->pki->ctx, co->us, cl->pub, c->ca);
     int reason = v ? verify_memo(wb, c, co->us, v) : MTC_RP_UNKNOWN_ISSUER;
     reason = check_time(wb, c, now, reason);

@@ -46,6 +46,12 @@ typedef struct web_cert {
     mtc_hash hash;          /* SHA-256 of der: the memo's certificate key */
     uint32_t id;            /* index in the cert table */
     uint32_t msg_len[2];    /* Certificate message without / with ta ext */
+    /* For the holding site's current EncryptedExtensions, per
+     * trust_anchors sent (0/1): server auth bytes (EE extension +
+     * Certificate + CertificateVerify) and the flight's extra round trips.
+     * Set by web__site_set_changed. */
+    uint32_t srv_auth[2];
+    uint8_t rtt_tcp[2], rtt_quic[2];
 } web_cert;
 
 typedef struct web_site {

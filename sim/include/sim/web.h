@@ -78,6 +78,9 @@ typedef struct web_pki {
     const sim_ca_view *(*pub_view)(void *ctx, size_t us, uint32_t pub,
                                    size_t ca);
     size_t (*update_bytes)(void *ctx, size_t us, uint32_t from, uint32_t to);
+    /* Index of the update service called name, or < 0; NULL when the
+     * PKI has a single, unnamed service. */
+    int (*us_find)(void *ctx, const char *name);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */
