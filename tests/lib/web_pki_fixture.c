@@ -38,7 +38,7 @@ typedef struct wfx_rev {
 
 typedef struct wfx_ca {
     sim_ca_info info;
-    char name[16];
+    char name[32];
     mtc_sig_key *keys[1 + WFX_MAX_W];
     mtc_cosigner cos[1 + WFX_MAX_W];
     uint8_t issuer[64];
@@ -452,7 +452,7 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
     int rc = MTC_OK;
     for (size_t ca = 0; ca < cfg->nca && rc == MTC_OK; ca++) {
         wfx_ca *c = &f->ca[ca];
-        char idt[32];
+        char idt[64];
         snprintf(idt, sizeof idt, "32473.%zu", ca + 1);
         mtc_taid_from_text(idt, strlen(idt), &c->info.ca_id);
         snprintf(c->name, sizeof c->name, "ca%zu", ca);
@@ -517,7 +517,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        f_pub_latest,
                        f_pub_available,
                        f_pub_view,
-                       f_update_bytes};
+                       f_update_bytes,
+                       NULL};
     *out = f;
     return MTC_OK;
 }
