@@ -168,7 +168,23 @@ TEST(text_strict)
     mtc_landmarks_free(lm);
 }
 
+TEST(group_membership)
+{
+    /* draft example: max_active 169; group 42 holds landmarks 1..42 */
+    ASSERT_TRUE(mtc_landmark_group_contains(42, 169, 42));
+    ASSERT_TRUE(mtc_landmark_group_contains(42, 169, 1));
+    ASSERT_FALSE(mtc_landmark_group_contains(42, 169, 0));
+    ASSERT_FALSE(mtc_landmark_group_contains(42, 169, 43));
+    /* window of 3: group 10 holds 8, 9, 10 */
+    ASSERT_FALSE(mtc_landmark_group_contains(10, 3, 7));
+    ASSERT_TRUE(mtc_landmark_group_contains(10, 3, 8));
+    ASSERT_TRUE(mtc_landmark_group_contains(10, 3, 10));
+    ASSERT_FALSE(mtc_landmark_group_contains(10, 0, 10));
+    ASSERT_TRUE(mtc_landmark_group_contains(UINT64_MAX, 1, UINT64_MAX));
+}
+
 static const test_case tests[] = {
+    {"group_membership", group_membership},
     {"max_active_formula", max_active_formula},
     {"allocation_and_window", allocation_and_window},
     {"text_roundtrip", text_roundtrip},

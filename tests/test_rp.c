@@ -368,7 +368,71 @@ TEST(policies_and_unknown_cosigners)
     fx_free(&f);
 }
 
+TEST(config_text)
+{
+    fx f;
+    ASSERT_EQ(fx_init(&f, MTC_SIG_ED25519, 1, 8, 4, 1), 0);
+    uint8_t pk[32];
+    size_t pl;
+    mtc_sig_key_public(f.keys[1], pk, &pl);
+    char hexpk[65];
+    for (size_t i = 0; i < 32; i++)
+        sprintf(hexpk + 2 * i, "%02x", pk[i]);
+    mtc_hash h;
+    ASSERT_OK(mtc_tree_subtree_hash(mtc_ilog_tree(f.log), 4, 6, &h));
+    char hh[65];
+    mtc_hash_to_hex(&h, hh);
+    char good[1024];
+    snprintf(good, sizeof good,
+             "# comment\n\ncosigner 32473.101 ed25519 %s\npolicy 1 32473.101\n"
+             "subtree 1 4 6 %s\nrevoke 0 0\n", hexpk, hh);
+    mtc_rp_ca *rp;
+    size_t line;
+    ASSERT_OK(mtc_rp_ca_load(f.ca_cert, f.ca_cert_len, good, strlen(good), &rp, &line));
+    uint8_t der[4096];
+    size_t n;
+    mtc_rp_reason why;
+    ASSERT_OK(fx_cert(&f, 5, 0, der, sizeof der, &n));
+    if (verify(rp, der, n, &why) != MTC_OK)
+        TEST_FAIL_("standalone: %s", mtc_rp_reason_name(why));
+    ASSERT_OK(fx_cert(&f, 5, 1, der, sizeof der, &n));
+    ASSERT_OK(verify(rp, der, n, &why));
+    mtc_rp_ca_free(rp);
+    /* each bad line is reported with its number */
+    static const struct {
+        const char *text;
+        size_t line;
+    } bad[] = {
+        {"cosigner 32473.101 ed25519 00\n", 1},           /* key length */
+        {"cosigner 32473.101 rsa 00\n", 1},               /* algorithm */
+        {"\npolicy 1 32473.999\n", 2},                    /* unknown cosigner */
+        {"policy 0 32473.1\n", 1},                        /* k = 0 */
+        {"policy 2 32473.1\n", 1},                        /* k > n */
+        {"subtree 1 4 9 00\n", 1},                        /* hash */
+        {"subtree 0 4 8 " "0000000000000000000000000000000000000000000000000000000000000000\n", 1},
+        {"subtree 1 4 9 " "0000000000000000000000000000000000000000000000000000000000000000\n", 1},
+        {"revoke 5 4\n", 1},
+        {"revoke 05 6\n", 1},
+        {"revoke 5  6\n", 1},
+        {"revoke 5 6", 1},                                 /* no newline */
+        {"frobnicate\n", 1},
+        {"# ok\nrevoke 1\n", 2},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        line = 0;
+        int rc = mtc_rp_ca_load(f.ca_cert, f.ca_cert_len, bad[i].text,
+                                strlen(bad[i].text), &rp, &line);
+        if (rc != MTC_ERR_CONFIG || line != bad[i].line || rp != NULL)
+            TEST_FAIL_("case %zu: rc %d line %zu", i, rc, line);
+    }
+    /* a broken CA certificate is not a line error */
+    ASSERT_TRUE(mtc_rp_ca_load(f.ca_cert, f.ca_cert_len - 1, "", 0, &rp, &line) != MTC_OK);
+    ASSERT_EQ(line, 0);
+    fx_free(&f);
+}
+
 static const test_case tests[] = {
+    {"config_text", config_text},
     {"valid_certs_all_configs", valid_certs_all_configs},
     {"every_byte_mutation_fails", every_byte_mutation_fails},
     {"every_reason", every_reason},

@@ -158,6 +158,14 @@ int mtc_landmarks_for_index(const mtc_landmarks *lm, uint64_t index,
     return MTC_OK;
 }
 
+int mtc_landmark_group_contains(uint64_t group, uint64_t max_active,
+                                uint64_t landmark)
+{
+    if (landmark == 0 || landmark > group || max_active == 0)
+        return 0;
+    return group - landmark < max_active;
+}
+
 int mtc_landmarks_format(const mtc_landmarks *lm, char *out, size_t cap,
                          size_t *out_len)
 {

@@ -1,5 +1,6 @@
 /*
- * sig.c - the signature-algorithm table: Ed25519 and ECDSA P-256 (OpenSSL).
+ * sig.c - the signature-algorithm table: Ed25519 and ECDSA P-256 (OpenSSL),
+ * ML-DSA-44/65/87 (mtc-core's FIPS 204, mtc/mldsa.h).
  *
  * Every algorithm is one row in two parallel tables: its public description
  * (mtc_sig_info, returned to callers) and its operations (struct sig_ops:
@@ -28,6 +29,7 @@
 #include "mtc/ecdsa_p256.h"
 #include "mtc/error.h"
 #include "mtc/hash.h"
+#include "mtc/mldsa.h"
 
 /* ---- DER AlgorithmIdentifiers ------------------------------------------ */
 
@@ -40,6 +42,15 @@ static const uint8_t ALG_ECDSA_SHA256[] = {0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86,
 static const uint8_t SPKI_ALG_P256[] = {0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48,
                                         0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
                                         0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07};
+
+/* id-ml-dsa-44/65/87 (RFC 9881, NIST arc 2.16.840.1.101.3.4.3.17-19),
+ * parameters absent: the same for keys and signatures. */
+static const uint8_t ALG_MLDSA44[] = {0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48,
+                                      0x01, 0x65, 0x03, 0x04, 0x03, 0x11};
+static const uint8_t ALG_MLDSA65[] = {0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48,
+                                      0x01, 0x65, 0x03, 0x04, 0x03, 0x12};
+static const uint8_t ALG_MLDSA87[] = {0x30, 0x0b, 0x06, 0x09, 0x60, 0x86, 0x48,
+                                      0x01, 0x65, 0x03, 0x04, 0x03, 0x13};
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -69,10 +80,56 @@ static int p256_sign(const void *, const uint8_t *, size_t, uint8_t *,
 static int p256_verify(const uint8_t *, size_t, const uint8_t *, size_t,
                        const uint8_t *, size_t);
 
+/* ML-DSA through mtc/mldsa.h: pure ML-DSA, empty context, deterministic
+ * signing (rnd = 0^32), one thin wrapper per parameter set. */
+#define MLDSA_OPS(N)                                                          \
+    static int mldsa##N##_keygen(const uint8_t *seed, void **priv,            \
+                                 uint8_t *pk, size_t *pk_len)                 \
+    {                                                                         \
+        mtc_mldsa_key *k;                                                     \
+        int rc = mtc_mldsa_key_from_seed(MTC_MLDSA_##N, seed, &k);            \
+        if (rc != MTC_OK)                                                     \
+            return rc;                                                        \
+        memcpy(pk, mtc_mldsa_key_pk(k), MTC_MLDSA##N##_PK_LEN);               \
+        *pk_len = MTC_MLDSA##N##_PK_LEN;                                      \
+        *priv = k;                                                            \
+        return MTC_OK;                                                        \
+    }                                                                         \
+    static int mldsa##N##_sign(const void *priv, const uint8_t *msg,          \
+                               size_t msg_len, uint8_t *sig, size_t *sig_len) \
+    {                                                                         \
+        int rc = mtc_mldsa_key_sign(priv, msg, msg_len, NULL, 0, NULL, sig);  \
+        if (rc == MTC_OK)                                                     \
+            *sig_len = MTC_MLDSA##N##_SIG_LEN;                                \
+        return rc;                                                            \
+    }                                                                         \
+    static int mldsa##N##_verify(const uint8_t *pk, size_t pk_len,            \
+                                 const uint8_t *msg, size_t msg_len,          \
+                                 const uint8_t *sig, size_t sig_len)          \
+    {                                                                         \
+        return mtc_mldsa_verify(MTC_MLDSA_##N, pk, pk_len, msg, msg_len, NULL, \
+                                0, sig, sig_len);                             \
+    }
+
+static void mldsa_free(void *priv)
+{
+    mtc_mldsa_key_free(priv);
+}
+
+MLDSA_OPS(44)
+MLDSA_OPS(65)
+MLDSA_OPS(87)
+
 static const mtc_sig_info sig_infos[] = {
     {MTC_SIG_ED25519, "ed25519", 32, 64, ALG_ED25519, sizeof ALG_ED25519},
     {MTC_SIG_ECDSA_P256, "ecdsa-p256", 65, 72, ALG_ECDSA_SHA256,
      sizeof ALG_ECDSA_SHA256},
+    {MTC_SIG_MLDSA44, "ml-dsa-44", MTC_MLDSA44_PK_LEN, MTC_MLDSA44_SIG_LEN,
+     ALG_MLDSA44, sizeof ALG_MLDSA44},
+    {MTC_SIG_MLDSA65, "ml-dsa-65", MTC_MLDSA65_PK_LEN, MTC_MLDSA65_SIG_LEN,
+     ALG_MLDSA65, sizeof ALG_MLDSA65},
+    {MTC_SIG_MLDSA87, "ml-dsa-87", MTC_MLDSA87_PK_LEN, MTC_MLDSA87_SIG_LEN,
+     ALG_MLDSA87, sizeof ALG_MLDSA87},
 };
 
 static const struct sig_ops sig_ops_table[] = {
@@ -80,6 +137,12 @@ static const struct sig_ops sig_ops_table[] = {
      ed25519_sign, ed25519_verify},
     {SPKI_ALG_P256, sizeof SPKI_ALG_P256, p256_keygen, p256_free, p256_sign,
      p256_verify},
+    {ALG_MLDSA44, sizeof ALG_MLDSA44, mldsa44_keygen, mldsa_free, mldsa44_sign,
+     mldsa44_verify},
+    {ALG_MLDSA65, sizeof ALG_MLDSA65, mldsa65_keygen, mldsa_free, mldsa65_sign,
+     mldsa65_verify},
+    {ALG_MLDSA87, sizeof ALG_MLDSA87, mldsa87_keygen, mldsa_free, mldsa87_sign,
+     mldsa87_verify},
 };
 
 _Static_assert(sizeof sig_infos / sizeof sig_infos[0] ==

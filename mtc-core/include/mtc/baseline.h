@@ -18,7 +18,7 @@
 
 #include "mtc/sig.h"
 
-#define MTC_BASELINE_CERT_MAX 16384
+#define MTC_BASELINE_CERT_MAX 32768 /* ML-DSA-87 leaf with two SCTs: ~17 KB */
 
 typedef struct mtc_baseline {
     mtc_sig_alg alg;

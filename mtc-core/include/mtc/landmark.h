@@ -74,6 +74,16 @@ int mtc_landmarks_for_index(const mtc_landmarks *lm, uint64_t index,
                             uint64_t *landmark, mtc_subtree *subtree);
 
 /*
+ * TLS selection (draft "Single-Log Landmark Groups"): 1 when the landmark
+ * group of landmark `group` (ID ca.2.N.group) contains landmark
+ * `landmark` of the same log, i.e. group - max_active + 1 <= landmark <=
+ * group. (The group also contains the CA ID itself, i.e. standalone
+ * certificates.) Landmark 0 has no subtrees and is never contained.
+ */
+int mtc_landmark_group_contains(uint64_t group, uint64_t max_active,
+                                uint64_t landmark);
+
+/*
  * The publishing text format: "<last> <num_active>\n" then num_active + 1
  * lines with the sizes of landmarks last, last-1, ..., last-num_active.
  * Writes at most cap bytes; *out_len gets the full length (MTC_ERR_LIMIT
