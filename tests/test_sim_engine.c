@@ -404,6 +404,9 @@ static uint64_t run_world(int kind, uint64_t seed, size_t n, sim_time until)
     return h;
 }
 
+/* Also the regression test for a ladder bug it caught: a split rung's
+ * rounded-up buckets reached past its end, so the heap took events beyond
+ * it and one overtook an earlier event still in the parent rung. */
 TEST(determinism_hash)
 {
     sim_time until = (sim_time)(2e6 * test_scale());
@@ -434,6 +437,8 @@ static uint64_t hostile(int kind, int mode)
         case 0: at = (i % 2) ? 5 : (sim_time)1 << 50; break;  /* two clumps */
         case 1: at = (sim_time)gsl_ran_pareto(r, 0.5, 1.0); break; /* heavy tail */
         case 2: at = (sim_time)i * 1000000007LL; break;       /* sparse */
+        /* dense clusters a few us wide (ladder rungs split down to 1 us) */
+        case 4: at = (sim_time)(i / 200) * 5000 + (sim_time)(i % 7); break;
         default: at = (i % 3) ? SIM_TIME_MAX - (sim_time)(i % 7) : (sim_time)i; /* at the end of time */
         }
         sim_schedule(s, &e[i].ev, at);
@@ -465,7 +470,7 @@ static uint64_t hostile(int kind, int mode)
 
 TEST(queues_hostile)
 {
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 5; mode++) {
         uint64_t h = hostile(SIM_QUEUE_HEAP4, mode);
         ASSERT_NE(h, 0);
         ASSERT_EQ_U64(h, hostile(SIM_QUEUE_CALENDAR, mode));

@@ -69,28 +69,33 @@ int sim__calq_push(sim__calq *q, sim_event *ev);
 sim_event *sim__calq_pop_upto(sim__calq *q, sim_time limit);
 void sim__calq_remove(sim__calq *q, sim_event *ev);
 
-/* Two-tier ("ladder") queue: a small 4-ary heap holds the events before
- * `bot_end`; the span after it is cut into nb buckets of width w, each an
- * unsorted array of event pointers; events after the last bucket go to an
- * unsorted `top` array. When the heap runs dry the next bucket is moved into
- * it; when the buckets run dry the top is re-cut into buckets of about
- * LADDER_K events each. Every event is moved O(1) times, mostly with
- * sequential memory access, and the heap stays cache-resident. */
+/* Ladder queue (after Tang, Goh, Thng, ACM TOMACS 15(3), 2005): an
+ * unsorted `top` for the far future, a stack of rungs of unsorted buckets
+ * (each rung refines one bucket of the rung above), and a small 4-ary heap
+ * as the bottom, holding exactly the events before `bot_end`. Every event
+ * is moved O(1) times, mostly by sequential appends, and the heap stays a
+ * few events deep. See queue_ladder.c. */
 typedef struct sim__evvec {
     sim_event **v;
     uint32_t n, cap;
 } sim__evvec;
 
+/* Bucket i covers [start + i*w, start + (i+1)*w), the last one up to end. */
+typedef struct sim__rung {
+    sim__evvec *bk;
+    size_t nb, cap;     /* buckets in use, allocated (kept for reuse) */
+    size_t cur;         /* next bucket to consume */
+    sim_time start, w, end;
+} sim__rung;
+
+#define SIM__LADDER_DEPTH 8
+
 typedef struct sim__ladder {
     sim__heap4 heap;
-    sim__evvec *bk;     /* nb buckets */
-    size_t nb, bk_cap;
-    size_t cur;         /* next bucket to move into the heap */
-    sim_time start;     /* start of bucket 0 */
-    sim_time w;         /* bucket width, >= 1 */
-    sim_time bot_end;   /* heap holds exactly the events before this */
-    sim_time r_end;     /* start + nb * w: top holds the events from here */
-    sim__evvec top;
+    sim__rung rung[SIM__LADDER_DEPTH];
+    int depth;          /* rungs in use */
+    sim_time bot_end;   /* the heap holds exactly the events before this */
+    sim__evvec top;     /* events at or after the end of rung 0 */
     size_t n;
 } sim__ladder;
 
