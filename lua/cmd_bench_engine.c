@@ -234,7 +234,8 @@ done:
 
 /* Runs build/ns3-hold (beside this program unless --ns3 PATH) and returns
  * its ns3_hold_events_per_s, echoing its lines; < 0 when unavailable. */
-static double run_ns3(const char *path, uint64_t n, uint64_t events)
+static double run_ns3(const char *path, uint64_t n, uint64_t events,
+                      const char *sched, const char *prefix)
 {
     char exe[PATH_MAX], cmd[PATH_MAX + 128];
     if (!path) {
@@ -253,18 +254,23 @@ static double run_ns3(const char *path, uint64_t n, uint64_t events)
                         "(build it with `make`; needs libns3-dev)\n", path);
         return -1;
     }
-    snprintf(cmd, sizeof cmd, "'%s' --pending %llu --events %llu --mean-s 86400",
-             path, (unsigned long long)n, (unsigned long long)events);
+    snprintf(cmd, sizeof cmd,
+             "'%s' --pending %llu --events %llu --mean-s 86400 --scheduler %s",
+             path, (unsigned long long)n, (unsigned long long)events, sched);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
     char line[512];
     double rate = -1;
     while (fgets(line, sizeof line, p)) {
-        fputs(line, stdout);
         double v;
         if (sscanf(line, "ns3_hold_events_per_s %lf", &v) == 1)
             rate = v;
+        /* the default scheduler's lines verbatim, others renamed */
+        if (prefix && !strncmp(line, "ns3_hold_events_per_s", 21))
+            printf("%s%s", prefix, line + 21);
+        else if (!prefix)
+            fputs(line, stdout);
     }
     if (pclose(p) != 0)
         return -1;
@@ -302,16 +308,19 @@ static const char *size_name(uint64_t n, char buf[32])
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mtcsim bench engine [--full] [--pending N] [--no-ns3] [--ns3 PATH]\n\n"
+            "usage: mtcsim bench engine [--full] [--max N] [--pending N] [--no-ns3]\n"
+            "                           [--ns3 PATH] [--ns3-all]\n\n"
             "Hold model (N pending events, exponential increments) on each event\n"
-            "queue for N = 1e3..1e6 (--full: to 1e7), PHOLD, and the same hold model\n"
-            "on ns-3 (build/ns3-hold) at N (default 1e6). Prints `name value unit`.\n");
+            "queue for N = 1e3..1e6 (--full: to 1e7; --max: up to N), PHOLD, and the\n"
+            "same hold model on ns-3 (build/ns3-hold, default MapScheduler; --ns3-all\n"
+            "adds its heap and calendar schedulers) at --pending N (default 1e6).\n"
+            "Prints `name value unit` lines.\n");
 }
 
 int cmd_bench_engine(int argc, char **argv)
 {
-    int full = 0, ns3 = 1;
-    uint64_t headline = 1000000;
+    int full = 0, ns3 = 1, ns3_all = 0;
+    uint64_t headline = 1000000, max = 0;
     const char *ns3_path = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -321,6 +330,11 @@ int cmd_bench_engine(int argc, char **argv)
             full = 1;
         } else if (!strcmp(argv[i], "--no-ns3")) {
             ns3 = 0;
+        } else if (!strcmp(argv[i], "--ns3-all")) {
+            ns3_all = 1;
+        } else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
+            if (parse_u64("--max", argv[++i], &max))
+                return HOST_USAGE;
         } else if (!strcmp(argv[i], "--pending") && i + 1 < argc) {
             if (parse_u64("--pending", argv[++i], &headline))
                 return HOST_USAGE;
@@ -337,7 +351,9 @@ int cmd_bench_engine(int argc, char **argv)
     const size_t nkinds = sizeof kinds / sizeof kinds[0];
     uint64_t sizes[8];
     size_t nsizes = 0;
-    for (uint64_t n = 1000; n <= (full ? 10000000u : 1000000u); n *= 10)
+    if (!max)
+        max = full ? 10000000u : 1000000u;
+    for (uint64_t n = 1000; n <= max && nsizes < 8; n *= 10)
         sizes[nsizes++] = n;
     int def = 0;
     {
@@ -393,7 +409,9 @@ int cmd_bench_engine(int argc, char **argv)
     if (ca.ok)
         printf("hold_callat_events_per_s %.0f events/s\n", ca.rate);
     for (size_t k = 0; k < nkinds; k++) {
-        bench_result p = run_phold(kinds[k], 10000, 100, 2000000);
+        uint32_t lps = headline >= 100000 ? 10000 : 100;
+        uint32_t per = (uint32_t)(headline / lps ? headline / lps : 1);
+        bench_result p = run_phold(kinds[k], lps, per, 2 * (uint64_t)lps * per);
         if (!p.ok)
             return HOST_FAIL;
         printf("phold_%s_events_per_s %.0f events/s\n", sim_queue_name(kinds[k]),
@@ -401,14 +419,24 @@ int cmd_bench_engine(int argc, char **argv)
         if (kinds[k] == def)
             printf("phold_events_per_s %.0f events/s\n", p.rate);
     }
-    printf("phold_lps 10000 lps\nphold_pending 1000000 events\n");
+    {
+        uint32_t lps = headline >= 100000 ? 10000 : 100;
+        uint64_t per = headline / lps ? headline / lps : 1;
+        printf("phold_lps %u lps\nphold_pending %llu events\n", lps,
+               (unsigned long long)(per * lps));
+    }
     fflush(stdout);
     if (!ns3)
         return HOST_OK;
-    double r3 = run_ns3(ns3_path, headline, hev);
+    double r3 = run_ns3(ns3_path, headline, hev, "ns3::MapScheduler", NULL);
     if (r3 <= 0) {
         fprintf(stderr, "mtcsim bench engine: no ns-3 figure, no ratio\n");
         return HOST_FAIL;
+    }
+    if (ns3_all) {
+        run_ns3(ns3_path, headline, hev, "ns3::HeapScheduler", "ns3_hold_heap_events_per_s");
+        run_ns3(ns3_path, headline, hev, "ns3::CalendarScheduler",
+                "ns3_hold_calendar_events_per_s");
     }
     printf("hold_ratio_vs_ns3 %.2f ratio\n", headline_rate / r3);
     if (ca.ok)

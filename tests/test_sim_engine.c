@@ -430,7 +430,8 @@ static uint64_t hostile(int kind, int mode)
         switch (mode) {
         case 0: at = (i % 2) ? 5 : (sim_time)1 << 50; break;  /* two clumps */
         case 1: at = (sim_time)gsl_ran_pareto(r, 0.5, 1.0); break; /* heavy tail */
-        default: at = (sim_time)i * 1000000007LL; break;      /* sparse */
+        case 2: at = (sim_time)i * 1000000007LL; break;       /* sparse */
+        default: at = (i % 3) ? SIM_TIME_MAX - (sim_time)(i % 7) : (sim_time)i; /* at the end of time */
         }
         sim_schedule(s, &e[i].ev, at);
     }
@@ -438,25 +439,32 @@ static uint64_t hostile(int kind, int mode)
     sim_engine_set_stop_time(s, e[n / 2].ev.time);
     sim_engine_run(s);
     for (size_t i = 0; i < n; i++)
-        if (!sim_event_pending(&e[i].ev))
-            sim_schedule(s, &e[i].ev, sim_now(s) + (sim_time)gsl_rng_uniform_int(r, 100));
+        if (!sim_event_pending(&e[i].ev)) {
+            sim_time d = (sim_time)gsl_rng_uniform_int(r, 100);
+            sim_schedule(s, &e[i].ev, sim_now(s) > SIM_TIME_MAX - d ? SIM_TIME_MAX : sim_now(s) + d);
+        }
     sim_engine_set_stop_time(s, SIM_TIME_MAX);
     sim_engine_run(s);
     uint64_t h = 1;
-    for (size_t k = 0; k < tr.n; k++)
+    int bad = tr.n < n; /* every event fires at least once */
+    for (size_t k = 0; k < tr.n; k++) {
+        if (k && tr.t[k] < tr.t[k - 1])
+            bad = 1;
         h = fnv(fnv(h, (uint64_t)tr.t[k]), tr.tag[k]);
+    }
     gsl_rng_free(r);
     free(tr.t);
     free(tr.tag);
     free(e);
     sim_engine_destroy(s);
-    return fnv(h, tr.n);
+    return bad ? 0 : fnv(h, tr.n);
 }
 
 TEST(queues_hostile)
 {
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode = 0; mode < 4; mode++) {
         uint64_t h = hostile(SIM_QUEUE_HEAP4, mode);
+        ASSERT_NE(h, 0);
         ASSERT_EQ_U64(h, hostile(SIM_QUEUE_CALENDAR, mode));
         ASSERT_EQ_U64(h, hostile(SIM_QUEUE_LADDER, mode));
     }

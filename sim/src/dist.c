@@ -379,10 +379,10 @@ sim_time sim_nhpp_next(const sim_nhpp *p, gsl_rng *r, sim_time now)
     double acc = 0; /* seconds since now, kept in double: no rounding drift */
     for (;;) {
         acc += gsl_ran_exponential(r, mean_gap_s);
-        sim_time cand = now + sim_time_from_sec(acc);
-        if (cand < t) /* saturated */
+        sim_time d = sim_time_from_sec(acc);
+        if (d > SIM_TIME_MAX - now)
             return SIM_TIME_MAX;
-        t = cand;
+        t = now + d;
         if (gsl_rng_uniform(r) * p->peak < sim_nhpp_rate_at(p, t))
             return t;
     }

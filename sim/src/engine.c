@@ -231,8 +231,8 @@ int sim_reschedule(sim_engine *sim, sim_event *ev, sim_time at)
             /* Put it back where it was: same (time, seq), so the order is
              * unchanged. The queue had room for it a moment ago. */
             ev->time = old_time;
+            ev->seq = old_seq;
             if (q_push(sim, ev) == MTC_OK) {
-                ev->seq = old_seq;
                 ev->flags |= EV_PENDING;
                 sim->pending++;
             }

@@ -24,7 +24,7 @@
 #include "mtc/error.h"
 
 #ifndef LADDER_K
-#define LADDER_K 256
+#define LADDER_K 128
 #endif
 #define LOC_SHIFT 8
 #define LOC_MASK (3u << LOC_SHIFT)
@@ -128,7 +128,7 @@ static int cmp_time(const void *x, const void *y)
  * empty. The width is chosen from a strided sample of the pending times so
  * that the first bucket holds about LADDER_K events (the density is highest
  * at the front); the rung is at most 4n/LADDER_K+1 buckets long and later
- * events stay in the top for the next cut. */
+ * events (the far tail, about 1 %) stay in the top for the next cut. */
 static int rebuild(sim__ladder *q)
 {
     enum { SAMPLE = 256 };
@@ -153,6 +153,15 @@ static int rebuild(sim__ladder *q)
     uint64_t w = (uint64_t)smp[qi] - (uint64_t)lo;
     uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
     size_t max_nb = 4 * (n / LADDER_K) + 1;
+    /* ...but wide enough that the rung reaches the sample's 99th
+     * percentile: every cut then takes in ~99 % of the pending events and
+     * is paid for by as many pops, whatever the shape of the distribution
+     * (a dense spike at the front would otherwise give a short rung and a
+     * re-cut of the whole top every few events). */
+    uint64_t body = (uint64_t)smp[m - 1 - m / 100] - (uint64_t)lo + 1;
+    uint64_t w_body = body / max_nb + (body % max_nb != 0);
+    if (w < w_body)
+        w = w_body;
     if (w == 0)
         w = 1;
     uint64_t need = span / w + (span % w != 0);

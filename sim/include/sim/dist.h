@@ -10,6 +10,12 @@
  * O(1) per draw. Parameter conventions follow GSL and are repeated below.
  * Values are in the caller's unit (seconds for durations by convention:
  * sim_dist_sample_duration converts to sim_time).
+ *
+ * GSL reports errors through a process-wide handler that aborts by
+ * default. Every argument is validated here before GSL sees it, so GSL can
+ * only fail on allocation; programs should still call
+ * gsl_set_error_handler_off() at startup (mtcsim does) so that such a
+ * failure becomes MTC_ERR_NOMEM instead of an abort.
  */
 #ifndef SIM_DIST_H
 #define SIM_DIST_H

@@ -1,0 +1,61 @@
+/*
+ * world_module.h - how a model part plugs into the world (internal to sim/).
+ *
+ * The world (world.c) owns entity configs and the lifecycle; each model
+ * part is a module: the kinds it owns, the actions it implements, and four
+ * hooks. world_modules.c lists the modules; adding the web side is one
+ * line there. Modules start in table order (PKI before web, so the web
+ * side may query CAs and update services from its start hook) and are
+ * destroyed in reverse order.
+ */
+#ifndef SIM_WORLD_MODULE_H
+#define SIM_WORLD_MODULE_H
+
+#include <stddef.h>
+
+#include "sim/world.h"
+
+typedef struct sim_world_module {
+    const char *name;                   /* "pki", "web" */
+    const sim_param_schema *const *kinds;   /* schemas of the kinds it owns */
+    size_t nkinds;
+    const sim_world_action *actions;
+    size_t nactions;
+    /* After every entity is added: build state (*state, owned by the
+     * module), create metrics, schedule events. err names the problem. */
+    int (*start)(sim_world *w, void **state, char *err, size_t errlen);
+    /* Performs one of its actions on entity `index` of kind `kind`. */
+    int (*act)(sim_world *w, void *state, const sim_world_action *a,
+               const char *kind, size_t index, const double *args,
+               size_t nargs, char *err, size_t errlen);
+    /* Changes a live parameter (NULL: nothing is live). The world has
+     * already checked name and range against the schema; the module says
+     * whether the parameter is live (MTC_ERR_CONFIG if not) and applies it
+     * (it also writes the config struct). */
+    int (*set)(sim_world *w, void *state, const char *kind, size_t index,
+               const sim_param_desc *d, double value, char *err,
+               size_t errlen);
+    /* End of run: final gauges. May be NULL. */
+    void (*finish)(sim_world *w, void *state);
+    /* Frees state (accepts NULL state). */
+    void (*destroy)(void *state);
+} sim_world_module;
+
+/* The module table (world_modules.c). */
+extern const sim_world_module *const sim_world_module_table[];
+extern const size_t sim_world_module_count;
+
+/* The PKI module (pki_world.c). */
+extern const sim_world_module sim_pki_module;
+
+/* The state a module's start hook created (NULL before start). */
+void *sim_world_module_state(const sim_world *w, const sim_world_module *m);
+
+/* Modules talk to each other only through the public sim_world_* queries
+ * of sim/world.h, never through each other's internals. */
+
+/* Entity configs of a kind (owned by the world), and their count. */
+void *const *sim_world_entities(const sim_world *w, const char *kind,
+                                size_t *count);
+
+#endif

@@ -1,0 +1,497 @@
+/*
+ * test_sim_metrics.c - counters, gauges, series on the grid, warm-up,
+ * log histograms and their quantiles, exact merge (including a population
+ * sharded 1, 2 and 3 ways giving identical results), enumeration, and the
+ * Student-t confidence interval against its closed form and its coverage.
+ */
+#include "test.h"
+
+#include <math.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+
+#include "mtc/error.h"
+#include "sim/engine.h"
+#include "sim/metrics.h"
+#include "sim/rng.h"
+
+TEST(define_errors)
+{
+    sim_metrics *m;
+    sim_metric *a, *b;
+    ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+    ASSERT_EQ(sim_metrics_counter(m, "", "", 1, 0, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "has space", "", 1, 0, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "x", "", 0, 0, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "x", "bad unit", 1, 0, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "x", "", 1, 99, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 0, 1, 10, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 1, 1, 10, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 1, 10, 0, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, SIM_METRIC_SERIES, 1, 10, 5, &a),
+              MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_count(m), 0);
+    /* get-or-create */
+    ASSERT_OK(sim_metrics_counter(m, "handshakes", "", 3, 0, &a));
+    ASSERT_OK(sim_metrics_counter(m, "handshakes", "", 3, 0, &b));
+    ASSERT_TRUE(a == b);
+    ASSERT_EQ(sim_metrics_counter(m, "handshakes", "", 2, 0, &b), MTC_ERR_SIM_METRIC);
+    ASSERT_EQ(sim_metrics_gauge(m, "handshakes", "", 3, 0, &b), MTC_ERR_SIM_METRIC);
+    ASSERT_EQ(sim_metrics_count(m), 1);
+    const char *labels[] = {"chrome", "firefox", "frozen"};
+    ASSERT_OK(sim_metric_set_cohort_labels(a, labels, 3));
+    ASSERT_EQ(sim_metric_set_cohort_labels(a, labels, 2), MTC_ERR_ARG);
+    ASSERT_STR_EQ(sim_metric_cohort_label(a, 2), "frozen");
+    ASSERT_STR_EQ(sim_metric_cohort_label(a, SIM_ALL_COHORTS), "all");
+    sim_metrics_destroy(m);
+    sim_metrics_destroy(NULL);
+    sim_metrics_config bad = {0, 0, -1, 0};
+    ASSERT_EQ(sim_metrics_create(&m, &bad, NULL), MTC_ERR_ARG);
+}
+
+/* Records at given times: a counter and a gauge with series, warm-up 100,
+ * grid 100, 200, 300, ... */
+typedef struct rec {
+    sim_metric *c, *g, *h;
+} rec;
+
+static void at_t(sim_engine *sim, void *arg)
+{
+    rec *r = arg;
+    sim_time t = sim_now(sim);
+    sim_counter_add(r->c, (size_t)(t / 50 % 2), 1);
+    sim_gauge_add(r->g, 0, 1.0);
+    sim_hist_observe(r->h, 0, (double)t);
+}
+
+TEST(series_and_warmup)
+{
+    sim_engine *sim;
+    sim_metrics *m;
+    rec r;
+    ASSERT_OK(sim_engine_create(&sim, NULL));
+    sim_metrics_config cfg = {100, 100, 100, 0};
+    ASSERT_OK(sim_metrics_create(&m, &cfg, sim_engine_clock(sim)));
+    ASSERT_OK(sim_metrics_counter(m, "events", "", 2, SIM_METRIC_SERIES, &r.c));
+    ASSERT_OK(sim_metrics_gauge(m, "level", "", 1, SIM_METRIC_SERIES, &r.g));
+    ASSERT_OK(sim_metrics_histogram(m, "when", "us", 1, 0, 1, 1e6, 10, &r.h));
+    /* updates at 50 (warm-up), 100, 150, 200, 200, 250, 420 */
+    sim_time ts[] = {50, 100, 150, 200, 200, 250, 420};
+    for (size_t i = 0; i < 7; i++)
+        ASSERT_OK(sim_call_at(sim, ts[i], at_t, &r));
+    ASSERT_EQ(sim_engine_run(sim), SIM_RUN_EMPTY);
+    sim_metrics_finish(m, 500);
+    /* counters ignore t=50 */
+    ASSERT_EQ(sim_counter_value(r.c, SIM_ALL_COHORTS), 6);
+    ASSERT_EQ(sim_counter_value(r.c, 0), 4); /* 100, 200, 200, 420 */
+    ASSERT_EQ(sim_counter_value(r.c, 1), 2); /* 150, 250 */
+    /* gauge tracks the level through the warm-up */
+    ASSERT_NEAR(sim_gauge_value(r.g, 0), 7, 0);
+    /* grid points 100..500: value after all updates at times <= g */
+    ASSERT_EQ(sim_metric_series_len(r.c), 5);
+    ASSERT_EQ(sim_metrics_grid_time(m, 0), 100);
+    ASSERT_EQ(sim_metrics_grid_time(m, 4), 500);
+    double want_c[] = {1, 4, 5, 5, 6};   /* <=100, <=200, <=300, <=400, <=500 */
+    double want_g[] = {2, 5, 6, 6, 7};   /* the level includes t=50 */
+    for (size_t k = 0; k < 5; k++) {
+        ASSERT_NEAR(sim_metric_series_value(r.c, SIM_ALL_COHORTS, k), want_c[k], 0);
+        ASSERT_NEAR(sim_metric_series_value(r.g, 0, k), want_g[k], 0);
+    }
+    ASSERT_TRUE(isnan(sim_metric_series_value(r.c, 0, 5)));
+    ASSERT_EQ(sim_hist_count(r.h, 0), 6);
+    ASSERT_NEAR(sim_hist_min(r.h, 0), 100, 0);
+    ASSERT_NEAR(sim_hist_sum(r.h, 0), 100 + 150 + 200 + 200 + 250 + 420, 0);
+    /* finished: frozen */
+    sim_counter_add(r.c, 0, 10);
+    ASSERT_EQ(sim_counter_value(r.c, 0), 4);
+    sim_metrics_destroy(m);
+    sim_engine_destroy(sim);
+}
+
+TEST(series_cap)
+{
+    sim_time clock = 0;
+    sim_metrics *m;
+    sim_metric *c;
+    sim_metrics_config cfg = {0, 0, 10, 5};
+    ASSERT_OK(sim_metrics_create(&m, &cfg, &clock));
+    ASSERT_OK(sim_metrics_counter(m, "c", "", 1, SIM_METRIC_SERIES, &c));
+    clock = 1000;
+    sim_counter_add(c, 0, 1);
+    sim_metrics_finish(m, 2000);
+    ASSERT_EQ(sim_metric_series_len(c), 5);
+    ASSERT_TRUE(sim_metric_series_truncated(c));
+    ASSERT_EQ(sim_counter_value(c, 0), 1);
+    sim_metrics_destroy(m);
+}
+
+TEST(histogram_bins_quantiles)
+{
+    sim_metrics *m;
+    sim_metric *h;
+    ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+    /* 1 .. 1e4, 10 bins per decade: 40 bins */
+    ASSERT_OK(sim_metrics_histogram(m, "lat", "s", 2, 0, 1.0, 1e4, 10, &h));
+    ASSERT_EQ(sim_hist_nbins(h), 40);
+    ASSERT_NEAR(sim_hist_edge(h, 0), 1.0, 0);
+    ASSERT_NEAR(sim_hist_edge(h, 10), 10.0, 1e-12);
+    ASSERT_NEAR(sim_hist_edge(h, 40), 1e4, 1e-9);
+    ASSERT_TRUE(isnan(sim_hist_quantile(h, 0, 0.5)));
+    /* every edge lands in the bin it opens */
+    for (size_t i = 0; i < 40; i++) {
+        sim_hist_observe(h, 1, sim_hist_edge(h, i));
+        ASSERT_EQ(sim_hist_bin(h, 1, i + 1), 1);
+    }
+    sim_hist_observe(h, 1, 0.0);      /* underflow */
+    sim_hist_observe(h, 1, -5.0);     /* underflow */
+    sim_hist_observe(h, 1, 2e4);      /* overflow */
+    ASSERT_EQ(sim_hist_bin(h, 1, 0), 2);
+    ASSERT_EQ(sim_hist_bin(h, 1, 41), 1);
+    ASSERT_NEAR(sim_hist_min(h, 1), -5.0, 0);
+    ASSERT_NEAR(sim_hist_max(h, 1), 2e4, 0);
+    /* cohort 0: 100 values inside each of bins 1..10 (decade 1..10) */
+    for (size_t b = 0; b < 10; b++) {
+        double a = sim_hist_edge(h, b), c = sim_hist_edge(h, b + 1);
+        for (int k = 0; k < 100; k++)
+            sim_hist_observe(h, 0, a + (c - a) * (k + 0.5) / 100);
+    }
+    ASSERT_EQ(sim_hist_count(h, 0), 1000);
+    /* rank 500 ends bin 5: the quantile is that bin's upper edge */
+    ASSERT_NEAR(sim_hist_quantile(h, 0, 0.5), sim_hist_edge(h, 5), 1e-12);
+    ASSERT_NEAR(sim_hist_quantile(h, 0, 0.3), sim_hist_edge(h, 3), 1e-12);
+    /* halfway through bin 5 (edges e4, e5): the geometric midpoint */
+    ASSERT_NEAR(sim_hist_quantile(h, 0, 0.45),
+                sqrt(sim_hist_edge(h, 4) * sim_hist_edge(h, 5)), 1e-12);
+    ASSERT_NEAR(sim_hist_quantile(h, 0, 0), sim_hist_min(h, 0), 0);
+    ASSERT_NEAR(sim_hist_quantile(h, 0, 1), sim_hist_max(h, 0), 0);
+    ASSERT_EQ(sim_hist_count(h, SIM_ALL_COHORTS), 1043);
+    sim_metrics_destroy(m);
+}
+
+/* Quantiles of a lognormal sample agree with the law within a bin. */
+TEST(histogram_vs_law)
+{
+    sim_metrics *m;
+    sim_metric *h;
+    ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+    ASSERT_OK(sim_metrics_histogram(m, "x", "", 1, 0, 1e-3, 1e4, 20, &h));
+    gsl_rng *r = sim_rng_alloc_stream(11, 0, SIM_STREAM_TEST, 0);
+    size_t n = 200000;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x = gsl_ran_lognormal(r, 1.0, 1.2);
+        sum += x;
+        sim_hist_observe(h, 0, x);
+    }
+    double res = pow(10, 1.0 / 20) - 1; /* one bin, relative */
+    double qs[] = {0.1, 0.25, 0.5, 0.9, 0.99};
+    for (size_t i = 0; i < 5; i++) {
+        double want = gsl_cdf_lognormal_Pinv(qs[i], 1.0, 1.2);
+        double got = sim_hist_quantile(h, 0, qs[i]);
+        ASSERT_TRUE(fabs(got / want - 1) < res);
+    }
+    /* the exact fixed-point sum matches the double sum to rounding */
+    ASSERT_NEAR(sim_hist_mean(h, 0), sum / (double)n, 1e-6 * sum / (double)n);
+    gsl_rng_free(r);
+    sim_metrics_destroy(m);
+}
+
+/* Exact merge: any grouping gives bit-identical values. */
+static sim_metrics *filled(uint64_t seed)
+{
+    sim_time clock = 0;
+    sim_metrics *m;
+    sim_metric *c, *g, *h;
+    sim_metrics_config cfg = {0, 0, 1000, 0};
+    sim_metrics_create(&m, &cfg, NULL);
+    (void)clock;
+    sim_metrics_counter(m, "c", "", 2, 0, &c);
+    sim_metrics_gauge(m, "g", "B", 2, 0, &g);
+    sim_metrics_histogram(m, "h", "s", 2, 0, 1e-6, 1e6, 10, &h);
+    gsl_rng *r = sim_rng_alloc_stream(seed, 0, SIM_STREAM_TEST, 0);
+    for (int i = 0; i < 1000; i++) {
+        size_t k = gsl_rng_uniform_int(r, 2);
+        double x = gsl_ran_exponential(r, 0.3) * 1e3 / 7; /* not dyadic */
+        sim_counter_add(c, k, 1 + (int64_t)gsl_rng_uniform_int(r, 5));
+        sim_gauge_add(g, k, x);
+        sim_hist_observe(h, k, x);
+    }
+    gsl_rng_free(r);
+    sim_metrics_finish(m, 0);
+    return m;
+}
+
+static int same_values(const sim_metrics *a, const sim_metrics *b)
+{
+    if (sim_metrics_count(a) != sim_metrics_count(b))
+        return 0;
+    for (size_t i = 0; i < sim_metrics_count(a); i++) {
+        const sim_metric *x = sim_metrics_at(a, i);
+        const sim_metric *y = sim_metrics_find(b, sim_metric_name(x));
+        if (!y)
+            return 0;
+        for (size_t k = 0; k < sim_metric_cohorts(x); k++) {
+            switch (sim_metric_kind(x)) {
+            case SIM_METRIC_COUNTER:
+                if (sim_counter_value(x, k) != sim_counter_value(y, k))
+                    return 0;
+                break;
+            case SIM_METRIC_GAUGE:
+                if (sim_gauge_value(x, k) != sim_gauge_value(y, k))
+                    return 0;
+                break;
+            default:
+                if (sim_hist_sum(x, k) != sim_hist_sum(y, k) ||
+                    sim_hist_count(x, k) != sim_hist_count(y, k) ||
+                    sim_hist_min(x, k) != sim_hist_min(y, k) ||
+                    sim_hist_max(x, k) != sim_hist_max(y, k))
+                    return 0;
+                for (size_t j = 0; j < sim_hist_nbins(x) + 2; j++)
+                    if (sim_hist_bin(x, k, j) != sim_hist_bin(y, k, j))
+                        return 0;
+            }
+            for (size_t p = 0; p < sim_metric_series_len(x); p++)
+                if (sim_metric_series_value(x, k, p) != sim_metric_series_value(y, k, p))
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+TEST(merge_exact_associative)
+{
+    sim_metrics *a = filled(1), *b = filled(2), *c = filled(3);
+    sim_metrics *e1, *e2;
+    sim_metrics_config cfg = {0, 0, 1000, 0};
+    /* (a + b) + c */
+    ASSERT_OK(sim_metrics_create(&e1, &cfg, NULL));
+    ASSERT_OK(sim_metrics_merge(e1, a));
+    ASSERT_OK(sim_metrics_merge(e1, b));
+    ASSERT_OK(sim_metrics_merge(e1, c));
+    /* c + (b + a) */
+    sim_metrics *ba;
+    ASSERT_OK(sim_metrics_create(&ba, &cfg, NULL));
+    ASSERT_OK(sim_metrics_merge(ba, b));
+    ASSERT_OK(sim_metrics_merge(ba, a));
+    ASSERT_OK(sim_metrics_create(&e2, &cfg, NULL));
+    ASSERT_OK(sim_metrics_merge(e2, c));
+    ASSERT_OK(sim_metrics_merge(e2, ba));
+    ASSERT_TRUE(same_values(e1, e2));
+    /* and the totals are the sums */
+    const sim_metric *h = sim_metrics_find(e1, "h");
+    ASSERT_EQ(sim_hist_count(h, SIM_ALL_COHORTS),
+              sim_hist_count(sim_metrics_find(a, "h"), SIM_ALL_COHORTS) +
+                  sim_hist_count(sim_metrics_find(b, "h"), SIM_ALL_COHORTS) +
+                  sim_hist_count(sim_metrics_find(c, "h"), SIM_ALL_COHORTS));
+    ASSERT_FALSE(same_values(e1, a));
+    sim_metrics_destroy(a);
+    sim_metrics_destroy(b);
+    sim_metrics_destroy(c);
+    sim_metrics_destroy(ba);
+    sim_metrics_destroy(e1);
+    sim_metrics_destroy(e2);
+}
+
+TEST(merge_mismatch_and_replicated)
+{
+    sim_metrics *a, *b, *c;
+    sim_metric *x, *y, *ra, *rb;
+    ASSERT_OK(sim_metrics_create(&a, NULL, NULL));
+    ASSERT_OK(sim_metrics_create(&b, NULL, NULL));
+    ASSERT_OK(sim_metrics_counter(a, "x", "", 1, 0, &x));
+    ASSERT_OK(sim_metrics_counter(b, "x", "B", 1, 0, &y));
+    ASSERT_EQ(sim_metrics_merge(a, b), MTC_ERR_SIM_METRIC);
+    sim_metrics_destroy(b);
+    /* replicated: kept once when equal, error when different */
+    ASSERT_OK(sim_metrics_create(&b, NULL, NULL));
+    ASSERT_OK(sim_metrics_counter(b, "x", "", 1, 0, &y));
+    ASSERT_OK(sim_metrics_counter(a, "log_size", "", 1, SIM_METRIC_REPLICATED, &ra));
+    ASSERT_OK(sim_metrics_counter(b, "log_size", "", 1, SIM_METRIC_REPLICATED, &rb));
+    sim_counter_add(ra, 0, 42);
+    sim_counter_add(rb, 0, 42);
+    sim_counter_add(x, 0, 1);
+    sim_counter_add(y, 0, 2);
+    ASSERT_OK(sim_metrics_merge(a, b));
+    ASSERT_EQ(sim_counter_value(ra, 0), 42);
+    ASSERT_EQ(sim_counter_value(x, 0), 3);
+    sim_counter_add(rb, 0, 1);
+    ASSERT_EQ(sim_metrics_merge(a, b), MTC_ERR_SIM_METRIC);
+    /* different configs */
+    sim_metrics_config cfg = {5, 0, 0, 0};
+    ASSERT_OK(sim_metrics_create(&c, &cfg, NULL));
+    ASSERT_EQ(sim_metrics_merge(a, c), MTC_ERR_SIM_METRIC);
+    /* a metric only in src is copied, with its labels */
+    sim_metric *z;
+    const char *l[] = {"p", "q"};
+    ASSERT_OK(sim_metrics_gauge(c, "z", "", 2, 0, &z));
+    ASSERT_OK(sim_metric_set_cohort_labels(z, l, 2));
+    sim_gauge_set(z, 1, 2.5);
+    sim_metrics *d;
+    ASSERT_OK(sim_metrics_create(&d, &cfg, NULL));
+    ASSERT_OK(sim_metrics_merge(d, c));
+    sim_metric *z2 = sim_metrics_find(d, "z");
+    ASSERT_TRUE(z2 && z2 != z);
+    ASSERT_NEAR(sim_gauge_value(z2, 1), 2.5, 0);
+    ASSERT_STR_EQ(sim_metric_cohort_label(z2, 0), "p");
+    sim_metrics_destroy(a);
+    sim_metrics_destroy(b);
+    sim_metrics_destroy(c);
+    sim_metrics_destroy(d);
+}
+
+/* ---- a population sharded over k "ranks" merges to the same result ---- */
+typedef struct client {
+    sim_event ev;
+    sim_stream st;
+    uint64_t id;
+} client;
+
+typedef struct shard {
+    sim_rng *rng;
+    sim_metric *visits, *online, *bytes;
+} shard;
+
+static void client_fire(sim_engine *sim, sim_event *ev)
+{
+    client *c = (client *)ev;
+    shard *s = ev->arg;
+    gsl_rng *r = sim_rng_use(s->rng, &c->st);
+    size_t cohort = (size_t)(c->id % 3);
+    sim_counter_add(s->visits, cohort, 1);
+    sim_gauge_add(s->online, cohort, gsl_rng_uniform(r) < 0.5 ? 1 : -1);
+    sim_hist_observe(s->bytes, cohort, gsl_ran_lognormal(r, 8, 0.5));
+    sim_schedule_in(sim, ev, 1 + (sim_time)gsl_ran_exponential(r, 3 * SIM_MIN));
+}
+
+static sim_metrics *run_shard(size_t nclients, size_t k, size_t which)
+{
+    sim_engine *sim;
+    sim_engine_create(&sim, NULL);
+    sim_metrics *m;
+    sim_metrics_config cfg = {SIM_HOUR, SIM_HOUR, 10 * SIM_MIN, 0};
+    sim_metrics_create(&m, &cfg, sim_engine_clock(sim));
+    shard s;
+    sim_rng_create(&s.rng, 2026, 1);
+    sim_metrics_counter(m, "visits", "", 3, SIM_METRIC_SERIES, &s.visits);
+    sim_metrics_gauge(m, "online", "", 3, SIM_METRIC_SERIES, &s.online);
+    sim_metrics_histogram(m, "bytes", "B", 3, 0, 100, 1e6, 20, &s.bytes);
+    client *cl = calloc(nclients, sizeof *cl);
+    for (size_t i = 0; i < nclients; i++) {
+        if (i % k != which)
+            continue;
+        sim_event_init(&cl[i].ev, client_fire, &s);
+        sim_stream_init(&cl[i].st, 50, i);
+        cl[i].id = i;
+        sim_schedule(sim, &cl[i].ev, (sim_time)i * SIM_SEC);
+    }
+    sim_engine_set_stop_time(sim, 6 * SIM_HOUR);
+    sim_engine_run(sim);
+    sim_metrics_finish(m, 6 * SIM_HOUR);
+    free(cl);
+    sim_rng_destroy(s.rng);
+    sim_engine_destroy(sim);
+    return m;
+}
+
+TEST(sharding_invariance)
+{
+    size_t n = (size_t)(600 * test_scale());
+    sim_metrics *one = run_shard(n, 1, 0);
+    ASSERT_TRUE(sim_counter_value(sim_metrics_find(one, "visits"), SIM_ALL_COHORTS) > 1000);
+    ASSERT_EQ(sim_metric_series_len(sim_metrics_find(one, "online")), 31);
+    for (size_t k = 2; k <= 3; k++) {
+        sim_metrics *acc;
+        sim_metrics_config cfg = {SIM_HOUR, SIM_HOUR, 10 * SIM_MIN, 0};
+        ASSERT_OK(sim_metrics_create(&acc, &cfg, NULL));
+        for (size_t w = k; w-- > 0;) { /* merge in reverse, for good measure */
+            sim_metrics *part = run_shard(n, k, w);
+            ASSERT_OK(sim_metrics_merge(acc, part));
+            sim_metrics_destroy(part);
+        }
+        ASSERT_TRUE(same_values(one, acc));
+        sim_metrics_destroy(acc);
+    }
+    sim_metrics_destroy(one);
+}
+
+TEST(enumeration)
+{
+    sim_metrics *m;
+    sim_metric *x;
+    ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+    ASSERT_OK(sim_metrics_counter(m, "a.count", "", 1, 0, &x));
+    ASSERT_OK(sim_metrics_gauge(m, "b.level", "B", 1, 0, &x));
+    ASSERT_OK(sim_metrics_histogram(m, "c.delay", "s", 4, 0, 0.001, 100, 5, &x));
+    ASSERT_EQ(sim_metrics_count(m), 3);
+    const char *names[] = {"a.count", "b.level", "c.delay"};
+    const char *kinds[] = {"counter", "gauge", "histogram"};
+    const char *units[] = {"", "B", "s"};
+    for (size_t i = 0; i < 3; i++) {
+        const sim_metric *mt = sim_metrics_at(m, i);
+        ASSERT_STR_EQ(sim_metric_name(mt), names[i]);
+        ASSERT_STR_EQ(sim_metric_kind_name(sim_metric_kind(mt)), kinds[i]);
+        ASSERT_STR_EQ(sim_metric_unit(mt), units[i]);
+    }
+    ASSERT_TRUE(sim_metrics_at(m, 3) == NULL);
+    ASSERT_TRUE(sim_metrics_find(m, "nope") == NULL);
+    ASSERT_EQ(sim_metric_cohorts(sim_metrics_at(m, 2)), 4);
+    ASSERT_STR_EQ(sim_metric_cohort_label(sim_metrics_at(m, 2), 3), "3");
+    sim_metrics_destroy(m);
+}
+
+TEST(ci_closed_form)
+{
+    double x[] = {1, 2, 3, 4, 5};
+    sim_ci ci;
+    ASSERT_OK(sim_ci_student(x, 5, 0.95, &ci));
+    /* mean 3, s^2 = 2.5, t_{0.975,4} = 2.7764451051977987 */
+    ASSERT_NEAR(ci.mean, 3, 1e-15);
+    ASSERT_NEAR(ci.sd, sqrt(2.5), 1e-15);
+    ASSERT_NEAR(ci.half_width, 2.7764451051977987 * sqrt(2.5) / sqrt(5.0), 1e-9);
+    ASSERT_NEAR(ci.lo, 3 - ci.half_width, 1e-15);
+    ASSERT_EQ(ci.n, 5);
+    /* two replications, 90 %: t_{0.95,1} = 6.313751514675043 */
+    double y[] = {10, 12};
+    ASSERT_OK(sim_ci_student(y, 2, 0.90, &ci));
+    ASSERT_NEAR(ci.half_width, 6.313751514675043 * sqrt(2.0) / sqrt(2.0), 1e-9);
+    ASSERT_EQ(sim_ci_student(x, 1, 0.95, &ci), MTC_ERR_ARG);
+    ASSERT_EQ(sim_ci_student(x, 5, 1.0, &ci), MTC_ERR_ARG);
+    double z[] = {1, NAN};
+    ASSERT_EQ(sim_ci_student(z, 2, 0.95, &ci), MTC_ERR_ARG);
+}
+
+/* Coverage: 95 % intervals from normal samples cover the mean ~95 % of
+ * the time (binomial bounds, 4 sd). */
+TEST(ci_coverage)
+{
+    gsl_rng *r = sim_rng_alloc_stream(12, 0, SIM_STREAM_TEST, 0);
+    size_t trials = 4000, cover = 0;
+    double x[8];
+    for (size_t i = 0; i < trials; i++) {
+        for (int j = 0; j < 8; j++)
+            x[j] = 5 + gsl_ran_gaussian(r, 2.0);
+        sim_ci ci;
+        ASSERT_OK(sim_ci_student(x, 8, 0.95, &ci));
+        cover += ci.lo <= 5 && 5 <= ci.hi;
+    }
+    double p = (double)cover / (double)trials, sd = sqrt(0.95 * 0.05 / (double)trials);
+    ASSERT_TRUE(fabs(p - 0.95) < 4 * sd);
+    gsl_rng_free(r);
+}
+
+static const test_case cases[] = {
+    {"define_errors", define_errors},
+    {"series_and_warmup", series_and_warmup},
+    {"series_cap", series_cap},
+    {"histogram_bins_quantiles", histogram_bins_quantiles},
+    {"histogram_vs_law", histogram_vs_law},
+    {"merge_exact_associative", merge_exact_associative},
+    {"merge_mismatch_and_replicated", merge_mismatch_and_replicated},
+    {"sharding_invariance", sharding_invariance},
+    {"enumeration", enumeration},
+    {"ci_closed_form", ci_closed_form},
+    {"ci_coverage", ci_coverage},
+};
+
+TEST_MAIN(cases)
