@@ -45,7 +45,14 @@ enum mtc_error {
     /* simulation engine: -120 .. -139 */
     MTC_ERR_SIM_PAST = -120,    /* an event was scheduled before the current time */
     MTC_ERR_SIM_STATE = -121,   /* event pending (or not) contrary to the call */
-    MTC_ERR_SIM_METRIC = -122   /* metric unknown, of another kind, or definitions differ */
+    MTC_ERR_SIM_METRIC = -122,  /* metric unknown, of another kind, or definitions differ */
+    /* results database: -140 .. -159 */
+    MTC_ERR_DB = -140,          /* the SQLite library reported an error */
+    MTC_ERR_DB_NOT_FOUND = -141, /* the database file does not exist */
+    MTC_ERR_DB_NOT_SQLITE = -142, /* the file is not an SQLite database (or is corrupt) */
+    MTC_ERR_DB_FOREIGN = -143,  /* an SQLite database, but not an mtcsim results database */
+    MTC_ERR_DB_VERSION = -144,  /* an mtcsim results database of another schema version */
+    MTC_ERR_DB_NO_RUN = -145    /* no such run, or the run is already ended */
 };
 
 /* A short English description of an error code; never NULL. */

@@ -1,0 +1,146 @@
+#!/bin/sh
+# mtcsim report and export over databases written by the results writer
+# (tests/results_driver: synthetic sweeps through sim/results.h):
+#  - a 3-point x 3-replication sweep: every figure rendered as a valid PNG
+#    (signature, IHDR with its CRC) and a well-formed SVG (python3 XML
+#    parser); index.html shows each figure, caption and the summary table;
+#    the report works from another working directory (scripts embedded);
+#  - an experiment with interrupted / failed / running runs: listed, and
+#    excluded from figures; a run without metrics: figures omitted with a
+#    note naming the missing metric;
+#  - export: one CSV per table, record counts (parsed with python's csv
+#    module, quoting included) equal the table row counts;
+#  - missing, corrupt (random bytes) and foreign (valid SQLite) files: exit
+#    2, a clear message naming the file, and the file's bytes unchanged.
+set -u
+b=${1:-build}
+root=$(pwd)
+m="$root/$b/mtcsim"
+drv="$root/$b/tests/results_driver"
+fail() { echo "FAIL: $*"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sh_report.XXXXXX") || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+
+check_png() {  # file
+  python3 - "$1" <<'PY' || fail "$1 is not a valid PNG"
+import sys, struct, zlib
+d = open(sys.argv[1], 'rb').read()
+assert d[:8] == b'\x89PNG\r\n\x1a\n', 'signature'
+n, t = struct.unpack('>I4s', d[8:16])
+assert t == b'IHDR' and n == 13, 'IHDR'
+w, h = struct.unpack('>II', d[16:24])
+assert w > 100 and h > 100, 'size'
+assert struct.unpack('>I', d[29:33])[0] == zlib.crc32(d[12:29]), 'IHDR crc'
+assert d[-8:-4] == b'IEND', 'IEND'
+PY
+}
+check_svg() {  # file
+  python3 - "$1" <<'PY' || fail "$1 is not a well-formed SVG"
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+assert r.tag.endswith('svg'), r.tag
+assert len(list(r.iter())) > 20
+PY
+}
+
+# ---- a sweep ----
+"$drv" sweep "$tmp/sweep.db" 3 3 || fail "driver sweep"
+cd /  # the report must not need the source tree
+out=$("$m" report "$tmp/sweep.db" --out "$tmp/rep" --quiet) || fail "report on the sweep"
+cd "$root"
+[ "$out" = "$tmp/rep/index.html" ] || fail "report printed '$out', not the index path"
+for f in fraction auth_bytes_cdf sweep_fraction sweep_auth_bytes issuance_delay_cdf signer_load; do
+  check_png "$tmp/rep/$f.png"
+  check_svg "$tmp/rep/$f.svg"
+  grep -q "src=\"$f.png\"" "$tmp/rep/index.html" || fail "index.html lacks figure $f"
+done
+python3 - "$tmp/rep/index.html" <<'PY' || fail "index.html content"
+import sys, html.parser
+t = open(sys.argv[1]).read()
+class P(html.parser.HTMLParser):
+    def __init__(s): super().__init__(); s.caps = 0; s.imgs = 0; s.rows = 0
+    def handle_starttag(s, tag, a):
+        s.caps += tag == 'figcaption'; s.imgs += tag == 'img'; s.rows += tag == 'tr'
+p = P(); p.feed(t)
+assert p.imgs == 6 and p.caps == 6, (p.imgs, p.caps)
+assert 'signatureless fraction' in t and 'landmark_interval=57600' in t
+assert '<h2>Summary</h2>' in t and p.rows > 20
+assert 'Not drawn' not in t
+PY
+# the data behind the sweep curve: 3 points, CI band ordered
+awk 'NR > 1 && NF == 4 { n++; if (!($3 <= $2 && $2 <= $4)) bad = 1 } END { exit !(n == 3 && !bad) }' \
+  "$tmp/rep/data/sweep_fraction.dat" || fail "sweep_fraction.dat"
+# reproducible by hand from the report directory
+(cd "$tmp/rep" && rm fraction.png && gnuplot gp/fraction.vars.gp gp/fraction.gp) || fail "re-render by hand"
+check_png "$tmp/rep/fraction.png"
+# default output directory: FILE without .db, plus -report
+"$m" report "$tmp/sweep.db" >/dev/null 2>&1 || fail "report with the default --out"
+[ -f "$tmp/sweep-report/index.html" ] || fail "default output directory"
+
+# ---- incomplete runs, and a run without metrics ----
+"$drv" mixed "$tmp/mixed.db" || fail "driver mixed"
+"$m" report "$tmp/mixed.db" --out "$tmp/mixed" --quiet >/dev/null || fail "report mixed"
+for s in interrupted failed running; do
+  grep -q "<td>$s</td>" "$tmp/mixed/index.html" || fail "run status $s not listed"
+done
+grep -q '&lt;bad&gt; &amp; &quot;quoted&quot;' "$tmp/mixed/index.html" || fail "error text not escaped"
+grep -q '(n=2)' "$tmp/mixed/data/fraction.dat" || fail "incomplete runs not excluded"
+"$drv" bare "$tmp/bare.db" || fail "driver bare"
+"$m" report "$tmp/bare.db" --out "$tmp/bare" 2>"$tmp/bare.err" >/dev/null || fail "report bare"
+grep -q 'metric handshake_full is missing' "$tmp/bare/index.html" || fail "missing metric not named"
+grep -q 'metric signatures is missing' "$tmp/bare/index.html" || fail "missing signatures not named"
+grep -q 'handshake_full' "$tmp/bare.err" || fail "missing metric not reported on stderr"
+[ ! -e "$tmp/bare/fraction.png" ] || fail "a figure drawn without its metrics"
+"$m" report "$tmp/sweep.db" --experiment 7 --out "$tmp/x" >/dev/null 2>&1; [ $? -eq 2 ] \
+  || fail "unknown experiment must exit 2"
+
+# ---- export ----
+"$m" export "$tmp/mixed.db" --csv "$tmp/csv" >/dev/null || fail "export"
+python3 - "$tmp/mixed.db" "$tmp/csv" <<'PY' || fail "CSV row counts"
+import sys, csv, sqlite3, os
+db = sqlite3.connect('file:%s?mode=ro' % sys.argv[1], uri=True)
+tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+assert len(tables) == 11, tables
+assert sorted(os.listdir(sys.argv[2])) == sorted(t + '.csv' for t in tables)
+for t in tables:
+    rows = list(csv.reader(open(os.path.join(sys.argv[2], t + '.csv'), newline='')))
+    n = db.execute('SELECT count(*) FROM "%s"' % t).fetchone()[0]
+    assert len(rows) == n + 1, (t, len(rows) - 1, n)
+    cols = [d[1] for d in db.execute('PRAGMA table_info("%s")' % t)]
+    assert rows[0] == cols, (t, rows[0])
+    assert all(len(r) == len(cols) for r in rows), t
+# quoting round trip: the failed run's error text
+err = [r for r in csv.DictReader(open(os.path.join(sys.argv[2], 'run.csv'), newline='')) if r['status'] == 'failed'][0]['error']
+assert err == 'scenario.lua:12: <bad> & "quoted" error', err
+PY
+
+# ---- bad input: clear error, exit 2, file untouched ----
+head -c 8192 /dev/urandom > "$tmp/junk.db"
+sqlite3 "$tmp/foreign.db" "CREATE TABLE t (a); INSERT INTO t VALUES (1);" || fail "sqlite3"
+for cmd in report export; do
+  for f in missing junk foreign; do
+    p="$tmp/$f.db"
+    before=$(sha256sum "$p" 2>/dev/null | cut -d' ' -f1)
+    if [ $cmd = report ]; then "$m" report "$p" --out "$tmp/o" 2>"$tmp/err" >/dev/null
+    else "$m" export "$p" --csv "$tmp/o" 2>"$tmp/err" >/dev/null; fi
+    [ $? -eq 2 ] || fail "$cmd $f.db must exit 2"
+    grep -q "$p" "$tmp/err" || fail "$cmd $f.db: message does not name the file"
+    case $f in
+      missing) grep -q 'No such file' "$tmp/err" || fail "missing: $(cat "$tmp/err")"
+               [ ! -e "$p" ] || fail "$cmd created $p" ;;
+      junk)    grep -q 'not an SQLite database or is corrupt' "$tmp/err" || fail "junk: $(cat "$tmp/err")" ;;
+      foreign) grep -q 'not an mtcsim results database' "$tmp/err" || fail "foreign: $(cat "$tmp/err")" ;;
+    esac
+    after=$(sha256sum "$p" 2>/dev/null | cut -d' ' -f1)
+    [ "$before" = "$after" ] || fail "$cmd modified $f.db"
+  done
+done
+[ ! -e "$tmp/o" ] || fail "an output directory was created for a bad database"
+
+# ---- usage ----
+"$m" report >/dev/null 2>&1; [ $? -eq 2 ] || fail "report without FILE must exit 2"
+"$m" report "$tmp/sweep.db" --bogus 2>&1 | grep -q -- '--bogus' || fail "bad option not named"
+"$m" export "$tmp/sweep.db" 2>&1 | grep -q -- '--csv' || fail "export without --csv"
+"$m" report --help | grep -q usage || fail "report --help"
+"$m" export --help | grep -q usage || fail "export --help"
+echo "report and export ok"
