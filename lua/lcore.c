@@ -851,7 +851,8 @@ static void new_mt(lua_State *L, const char *name, const luaL_Reg *meth,
                    lua_CFunction gc)
 {
     if (luaL_newmetatable(L, name)) {
-        luaL_newlib(L, meth);
+        lua_newtable(L);
+        luaL_setfuncs(L, meth, 0);
         lua_setfield(L, -2, "__index");
         lua_pushcfunction(L, gc);
         lua_setfield(L, -2, "__gc");

@@ -40,6 +40,7 @@ struct lhost {
 };
 
 static const char LOADED_KEY[] = "mtcsim.sandbox.loaded";
+static const char MODULE_KEY[] = "mtcsim.module";
 
 /* ---- allocator ------------------------------------------------------------ */
 
@@ -444,7 +445,8 @@ static int load_library(lhost *h, char *err, size_t errlen)
     }
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "mtcsim");
-    lua_pop(L, 2);
+    lua_pop(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, MODULE_KEY);
     return MTC_OK;
 }
 
@@ -529,6 +531,10 @@ void lhost_destroy(lhost *h)
 }
 
 lua_State *lhost_state(lhost *h) { return h->L; }
+void lhost_push_module(lhost *h)
+{
+    lua_getfield(h->L, LUA_REGISTRYINDEX, MODULE_KEY);
+}
 const lhost_config *lhost_get_config(const lhost *h) { return &h->cfg; }
 const char *lhost_scenario_dir(const lhost *h) { return h->scenario_dir; }
 lhost *lhost_of(lua_State *L) { return *(lhost **)lua_getextraspace(L); }

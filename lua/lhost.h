@@ -48,6 +48,9 @@ lhost *lhost_create(const lhost_config *cfg, char *err, size_t errlen);
 void lhost_destroy(lhost *h);   /* accepts NULL */
 
 lua_State *lhost_state(lhost *h);
+/* Pushes the scenario library's module table (as loaded, whatever the
+ * scenario did to its globals). */
+void lhost_push_module(lhost *h);
 const lhost_config *lhost_get_config(const lhost *h);
 const char *lhost_scenario_dir(const lhost *h);
 

@@ -63,6 +63,9 @@ struct lworld {
     size_t nparams, capparams;
     int running, done, failed;
     volatile sig_atomic_t *interrupt;
+    lworld_progress_fn progress;
+    void *progress_ctx;
+    uint32_t tick;
     char err[4096];
 };
 
@@ -151,6 +154,64 @@ static const char *entity_label(const lentity *e, char *buf, size_t n)
 
 /* ---- converting a Lua value through a parameter descriptor ---------------- */
 
+#define RATE_MT "mtcsim.rate"
+
+/* Seconds per unit of a rate unit ("1/h" -> 3600), or 0 if not a rate. */
+static double rate_unit(const char *u)
+{
+    if (!u)
+        return 0;
+    if (!strcmp(u, "1/s"))
+        return 1;
+    if (!strcmp(u, "1/min"))
+        return 60;
+    if (!strcmp(u, "1/h"))
+        return 3600;
+    if (!strcmp(u, "1/d"))
+        return 86400;
+    return 0;
+}
+
+static int is_rate(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx))
+        return 0;
+    luaL_getmetatable(L, RATE_MT);
+    int r = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return r;
+}
+
+/*
+ * The number a numeric parameter gets from the value at idx: a plain
+ * number is taken in the parameter's own unit; a rate (per_hour(30)...)
+ * is converted to it, so `visits_per_hour = per_day(240)` and
+ * `rate = per_day(6e6)` (a 1/s parameter) both mean what they say.
+ * 1 with *v set, 0 when the value is not a number or rate, -1 on a unit
+ * mismatch (message in err).
+ */
+static int number_for(lua_State *L, const sim_param_desc *d, int idx, double *v,
+                      char *err, size_t errlen)
+{
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        *v = lua_tonumber(L, idx);
+        return 1;
+    }
+    if (!is_rate(L, idx))
+        return 0;
+    double f = rate_unit(d->unit);
+    if (f == 0) {
+        snprintf(err, errlen, "%s: a rate (per_hour(...) etc.) was given, but "
+                              "the parameter's unit is '%s'", d->name,
+                 d->unit ? d->unit : "");
+        return -1;
+    }
+    lua_getfield(L, idx, "per_second");
+    *v = lua_tonumber(L, -1) * f;
+    lua_pop(L, 1);
+    return 1;
+}
+
 /* Sets d from the value at idx; MTC_OK or an error with a message in err
  * naming the parameter. May raise Lua errors for malformed lists. */
 static int set_value(lua_State *L, const sim_param_desc *d, void *cfg, int idx,
@@ -161,10 +222,15 @@ static int set_value(lua_State *L, const sim_param_desc *d, void *cfg, int idx,
     switch (d->type) {
     case SIM_PARAM_INT:
     case SIM_PARAM_REAL:
-    case SIM_PARAM_DURATION:
-        if (t != LUA_TNUMBER)
+    case SIM_PARAM_DURATION: {
+        double v;
+        int k = number_for(L, d, idx, &v, err, errlen);
+        if (k < 0)
+            return MTC_ERR_CONFIG;
+        if (k == 0)
             break;
-        return sim_param_set_number(d, cfg, lua_tonumber(L, idx), err, errlen);
+        return sim_param_set_number(d, cfg, v, err, errlen);
+    }
     case SIM_PARAM_BOOL:
         if (t != LUA_TBOOLEAN)
             break;
@@ -443,12 +509,18 @@ static int set_live(lua_State *L, lentity *e, const char *p, int vidx)
     if (!lw->running)
         return luaL_error(L, "%s: set: the simulation has ended", label);
     double v;
-    if (lua_type(L, vidx) == LUA_TBOOLEAN)
+    const sim_param_desc *d = sim_param_find(e->schema, p);
+    if (!d)
+        return luaL_error(L, "%s: unknown parameter '%s'", label, p);
+    if (lua_type(L, vidx) == LUA_TBOOLEAN) {
         v = lua_toboolean(L, vidx);
-    else if (lua_type(L, vidx) == LUA_TNUMBER)
-        v = lua_tonumber(L, vidx);
-    else
-        return luaL_error(L, "%s: set %s: live changes take a number", label, p);
+    } else {
+        int k = number_for(L, d, vidx, &v, err, sizeof err);
+        if (k < 0)
+            return luaL_error(L, "%s: %s", label, err);
+        if (k == 0)
+            return luaL_error(L, "%s: set %s: live changes take a number", label, p);
+    }
     if (sim_world_set(lw->world, e->name, p, v, err, sizeof err) != MTC_OK)
         return luaL_error(L, "%s: set %s: %s", label, p, err);
     return 0;
@@ -919,6 +991,8 @@ static int l_actions(lua_State *L)
 
 void lworld_register(lua_State *L)
 {
+    luaL_newmetatable(L, RATE_MT);  /* filled in by mtcsim.lua */
+    lua_setfield(L, -2, "rate_mt");
     if (luaL_newmetatable(L, ENTITY_MT)) {
         lua_pushcfunction(L, e_index);
         lua_setfield(L, -2, "__index");
@@ -962,8 +1036,8 @@ void lworld_register(lua_State *L)
 
 /* ---- building and running ------------------------------------------------- */
 
-static int add_param(lworld *lw, const char *ent, const sim_param_desc *d,
-                     const void *cfg)
+static int add_param(lworld *lw, const char *kind, const char *ent,
+                     const sim_param_desc *d, const void *cfg)
 {
     if (lw->nparams == lw->capparams) {
         size_t nc = lw->capparams ? 2 * lw->capparams : 64;
@@ -974,7 +1048,9 @@ static int add_param(lworld *lw, const char *ent, const sim_param_desc *d,
         lw->capparams = nc;
     }
     lworld_param *p = &lw->params[lw->nparams];
-    snprintf(p->name, sizeof p->name, "%s.%s", ent, d->name);
+    p->kind = kind;
+    snprintf(p->entity, sizeof p->entity, "%s", ent);
+    p->desc = d;
     int n = sim_param_format(d, cfg, NULL, 0);
     p->value = malloc((size_t)n + 1);
     if (!p->value)
@@ -988,7 +1064,7 @@ static int add_params(lworld *lw, const sim_param_schema *s, const char *ent,
                       const void *cfg)
 {
     for (size_t i = 0; i < s->count; i++)
-        if (add_param(lw, ent, &s->params[i], cfg) != MTC_OK)
+        if (add_param(lw, s->kind, ent, &s->params[i], cfg) != MTC_OK)
             return MTC_ERR_NOMEM;
     return MTC_OK;
 }
@@ -1175,30 +1251,23 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication, lworld **out,
 
 static int stop_pred(sim_engine *sim, void *arg)
 {
-    (void)sim;
     lworld *lw = arg;
+    if (lw->progress && (++lw->tick & 4095) == 0)
+        lw->progress(lw->progress_ctx, sim_now(sim),
+                     sim_engine_events_executed(sim));
     return lw->failed || (lw->interrupt && *lw->interrupt);
 }
 
 int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
-               void (*progress)(void *ctx, sim_time now, sim_time end,
-                                uint64_t events),
-               void *progress_ctx, char *err, size_t errlen)
+               lworld_progress_fn progress, void *progress_ctx, char *err,
+               size_t errlen)
 {
     lw->interrupt = interrupt;
+    lw->progress = progress;
+    lw->progress_ctx = progress_ctx;
     sim_engine_set_stop_predicate(lw->engine, stop_pred, lw);
-    sim_time end = lw->wc.duration;
-    /* in slices, so progress can be reported */
-    sim_time slice = end / 200 > 0 ? end / 200 : end;
-    int reason = SIM_RUN_STOP_TIME;
-    while (reason == SIM_RUN_STOP_TIME && sim_now(lw->engine) < end) {
-        sim_time to = sim_now(lw->engine) + slice;
-        sim_engine_set_stop_time(lw->engine, to < end ? to : end);
-        reason = sim_engine_run(lw->engine);
-        if (progress)
-            progress(progress_ctx, sim_now(lw->engine), end,
-                     sim_engine_events_executed(lw->engine));
-    }
+    sim_engine_set_stop_time(lw->engine, lw->wc.duration);
+    int reason = sim_engine_run(lw->engine);
     int interrupted = interrupt && *interrupt && !lw->failed;
     if (reason < 0 && !lw->failed) {
         lw->failed = 1;
@@ -1232,6 +1301,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
 }
 
 sim_metrics *lworld_metrics(lworld *lw) { return lw->metrics; }
+sim_time lworld_duration(const lworld *lw) { return lw->wc.duration; }
 sim_world *lworld_world(lworld *lw) { return lw->world; }
 sim_engine *lworld_engine(lworld *lw) { return lw->engine; }
 

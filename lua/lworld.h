@@ -23,9 +23,12 @@
 
 typedef struct lworld lworld;
 
-/* One effective parameter of a run, "entity.param" = formatted value. */
+/* One effective parameter of a run: entity kind and name, parameter
+ * name, and its value formatted by sim_param_format. */
 typedef struct lworld_param {
-    char name[2 * SIM_PARAM_NAME_MAX + 2];
+    const char *kind;                   /* the schema's kind (static) */
+    char entity[SIM_PARAM_NAME_MAX];
+    const sim_param_desc *desc;
     char *value;        /* malloc'd */
 } lworld_param;
 
@@ -41,15 +44,19 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
 /*
  * Runs to the world's duration. `interrupt` (may be NULL) is polled
  * after every event: nonzero stops the run. Then finishes the world and
- * runs the scenario's on_finish functions.
+ * runs the scenario's on_finish functions. progress (may be NULL) is
+ * called every few thousand events.
  * Returns MTC_OK (completed), MTC_ERR_SIM_STATE (interrupted) or
  * MTC_ERR_CALLBACK (a scenario callback or the model failed; err says
  * where).
  */
+typedef void (*lworld_progress_fn)(void *ctx, sim_time now, uint64_t events);
 int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
-               void (*progress)(void *ctx, sim_time now, sim_time end,
-                                uint64_t events),
-               void *progress_ctx, char *err, size_t errlen);
+               lworld_progress_fn progress, void *progress_ctx, char *err,
+               size_t errlen);
+
+/* The world's configured duration. */
+sim_time lworld_duration(const lworld *lw);
 
 sim_metrics *lworld_metrics(lworld *lw);
 sim_world *lworld_world(lworld *lw);

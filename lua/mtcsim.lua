@@ -28,10 +28,52 @@ M.hours = unit("hours", 3600)
 M.days = unit("days", 86400)
 M.weeks = unit("weeks", 7 * 86400)
 M.milliseconds = unit("milliseconds", 1e-3)
-M.per_second = unit("per_second", 1)
-M.per_minute = unit("per_minute", 1 / 60)
-M.per_hour = unit("per_hour", 1 / 3600)
-M.per_day = unit("per_day", 1 / 86400)
+-- Rates are values with a unit: per_day(6e6) given to a parameter in 1/s
+-- becomes 69.4, given to one in 1/h becomes 250000 (the binding converts
+-- by the parameter's unit). A plain number is taken in the parameter's
+-- own unit. r.per_second is the number; rates scale with * and /.
+local R = C.rate_mt
+local function rate(x) return setmetatable({ per_second = x }, R) end
+local function is_rate(x) return getmetatable(x) == R end
+R.__index = function(r, k)
+  if k == "per_minute" then return r.per_second * 60
+  elseif k == "per_hour" then return r.per_second * 3600
+  elseif k == "per_day" then return r.per_second * 86400 end
+end
+R.__mul = function(a, b)
+  if is_rate(a) and type(b) == "number" then return rate(a.per_second * b) end
+  if is_rate(b) and type(a) == "number" then return rate(b.per_second * a) end
+  error("a rate can only be multiplied by a number", 2)
+end
+R.__div = function(a, b)
+  if is_rate(a) and type(b) == "number" then return rate(a.per_second / b) end
+  if is_rate(a) and is_rate(b) then return a.per_second / b.per_second end
+  error("a rate can only be divided by a number or a rate", 2)
+end
+R.__add = function(a, b)
+  if is_rate(a) and is_rate(b) then return rate(a.per_second + b.per_second) end
+  error("a rate can only be added to a rate", 2)
+end
+R.__eq = function(a, b) return a.per_second == b.per_second end
+R.__lt = function(a, b) return a.per_second < b.per_second end
+R.__le = function(a, b) return a.per_second <= b.per_second end
+R.__tostring = function(r) return string.format("%g/s", r.per_second) end
+R.__name = "mtcsim.rate"
+
+local function rate_unit(name, per)
+  return function(x)
+    if type(x) ~= "number" then
+      error(name .. ": expected a number, got " .. type(x), 2)
+    end
+    if x < 0 or x ~= x then error(name .. ": a rate must be >= 0", 2) end
+    return rate(x / per)
+  end
+end
+M.per_second = rate_unit("per_second", 1)
+M.per_minute = rate_unit("per_minute", 60)
+M.per_hour = rate_unit("per_hour", 3600)
+M.per_day = rate_unit("per_day", 86400)
+M.is_rate = is_rate
 
 -- ---------------------------------------------------------------------------
 -- distributions (C userdata; see ldist.c) and daily profiles
