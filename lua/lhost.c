@@ -76,10 +76,15 @@ static void l_hook(lua_State *L, lua_Debug *ar)
         return;
     }
     h->instr_left = 0;
-    luaL_error(L, "instruction limit exceeded (%llu instructions without "
-                  "returning to the simulator): a runaway loop? Raise it with "
-                  "--max-instructions N, or lift it with --unsafe",
-               (unsigned long long)h->cfg.max_instructions);
+    char n[32];
+    snprintf(n, sizeof n, "%llu", (unsigned long long)h->cfg.max_instructions);
+    /* level 0: inside a hook, the function that is running */
+    luaL_where(L, 0);
+    lua_pushfstring(L, "instruction limit exceeded (%s instructions without "
+                       "returning to the simulator): a runaway loop? Raise it "
+                       "with --max-instructions N, or lift it with --unsafe", n);
+    lua_concat(L, 2);
+    lua_error(L);
 }
 
 /* ---- paths ------------------------------------------------------------- */

@@ -11,6 +11,7 @@
  */
 #include "lworld.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,11 +95,21 @@ static void append_reg(lua_State *L, const char *key)
     lua_pop(L, 1);
 }
 
+/* "file:line" of the Lua code at `level` ("" when unknown). */
 static void where(lua_State *L, int level, char *out)
 {
     luaL_where(L, level);
     snprintf(out, WHERE_MAX, "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
+    size_t n = strlen(out);
+    if (n >= 2 && out[n - 2] == ':' && out[n - 1] == ' ')
+        out[n - 2] = 0;
+}
+
+/* "where: " or "" */
+static const char *wsep(const char *w)
+{
+    return *w ? ": " : "";
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -622,8 +633,8 @@ static void call_fire(sim_engine *sim, void *arg)
         rc = sim_world_act(lw->world, c->action, c->target, c->args, c->nargs,
                            e, sizeof e);
         if (rc != MTC_OK)
-            snprintf(lw->err, sizeof lw->err, "%s sim:at: %s on '%s': %s",
-                     c->where, c->action, c->target, e);
+            snprintf(lw->err, sizeof lw->err, "%s%ssim:at: %s on '%s': %s",
+                     c->where, wsep(c->where), c->action, c->target, e);
     }
     if (rc != MTC_OK) {
         lw->failed = 1;
@@ -633,8 +644,8 @@ static void call_fire(sim_engine *sim, void *arg)
     if (c->period > 0) {
         sim_time next = sim_now(sim) + c->period;
         if (next <= lw->wc.duration && schedule_call(lw, c, next) != MTC_OK) {
-            snprintf(lw->err, sizeof lw->err, "%s sim:every: cannot schedule",
-                     c->where);
+            snprintf(lw->err, sizeof lw->err, "%s%ssim:every: cannot schedule",
+                     c->where, wsep(c->where));
             lw->failed = 1;
             sim_engine_stop(sim);
         }
@@ -676,11 +687,14 @@ static int add_timed(lua_State *L, int every)
                                  "%s '%s'", a, act->kind, te->schema->kind,
                               te->name);
         size_t n = (size_t)(lua_gettop(L) > 4 ? lua_gettop(L) - 4 : 0);
+        if (n > 0 && act->max_args == 0)
+            return luaL_error(L, "sim:at: action '%s' takes no arguments, "
+                                 "got %d", a, (int)n);
         if (n < act->min_args || n > act->max_args || n > ACT_MAX_ARGS)
-            return luaL_error(L, "sim:at: action '%s' takes %zu to %zu "
-                                 "arguments (%s), got %zu", a, act->min_args,
-                              act->max_args, act->args_doc ? act->args_doc : "",
-                              n);
+            return luaL_error(L, "sim:at: action '%s' takes %d to %d "
+                                 "arguments (%s), got %d", a,
+                              (int)act->min_args, (int)act->max_args,
+                              act->args_doc ? act->args_doc : "", (int)n);
         for (int i = 5; i <= lua_gettop(L); i++)
             if (lua_type(L, i) != LUA_TNUMBER)
                 return luaL_error(L, "sim:at: argument %d of '%s' must be a "
@@ -1080,13 +1094,17 @@ static const char *blame(lua_State *L, const char *msg)
         lua_rawgeti(L, -1, (lua_Integer)i);
         lentity *e = lua_touserdata(L, -1);
         lua_pop(L, 1);
-        char q[SIM_PARAM_NAME_MAX + 4];
-        snprintf(q, sizeof q, "'%s'", e->name);
-        const char *p = strstr(msg, q);
-        if (!p) {
-            size_t l = strlen(e->name);
-            if (!strncmp(msg, e->name, l) && (msg[l] == ':' || msg[l] == ' '))
-                p = msg;
+        const char *p = NULL;
+        size_t l = strlen(e->name);
+        for (const char *q = strstr(msg, e->name); q; q = strstr(q + 1, e->name)) {
+            int before = q == msg || !(isalnum((unsigned char)q[-1]) ||
+                                       q[-1] == '_' || q[-1] == '-');
+            int after = !(isalnum((unsigned char)q[l]) || q[l] == '_' ||
+                          q[l] == '-');
+            if (before && after) {
+                p = q;
+                break;
+            }
         }
         if (p && (size_t)(p - msg) < bestpos) {
             bestpos = (size_t)(p - msg);
@@ -1159,8 +1177,8 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication, lworld **out,
         rc = sim_world_add(lw->world, en->schema->kind, cfg, e, sizeof e);
         if (rc < 0) {
             lua_pop(L, 1);
-            snprintf(err, errlen, "%s %s '%s': %s", en->where, en->schema->kind,
-                     en->name, e);
+            snprintf(err, errlen, "%s%s%s '%s': %s", en->where, wsep(en->where),
+                     en->schema->kind, en->name, e);
             return MTC_ERR_CONFIG;
         }
         en->index = rc;
@@ -1169,7 +1187,7 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication, lworld **out,
     rc = sim_world_start(lw->world, e, sizeof e);
     if (rc != MTC_OK) {
         const char *w = blame(L, e);
-        snprintf(err, errlen, "%s%s%s", w, *w ? " " : "", e);
+        snprintf(err, errlen, "%s%s%s", w, wsep(w), e);
         return MTC_ERR_CONFIG;
     }
     /* timed actions declared by the scenario */
@@ -1218,8 +1236,9 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication, lworld **out,
             int idx = sim_world_find(lw->world, a->kind, c->target);
             if (idx < 0) {
                 lua_settop(L, rec - 2);
-                snprintf(err, errlen, "%s sim:at: action '%s' needs a %s, and "
+                snprintf(err, errlen, "%s%ssim:at: action '%s' needs a %s, and "
                                       "there is no %s named '%s'", c->where,
+                         wsep(c->where),
                          c->action, a->kind, a->kind, c->target);
                 return MTC_ERR_CONFIG;
             }
@@ -1234,14 +1253,16 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication, lworld **out,
         }
         if (!every && at > lw->wc.duration) {
             lua_pop(L, 1);
-            snprintf(err, errlen, "%s sim:at: time %.17g s is after the end of "
-                                  "the simulation (duration %.17g s)", c->where,
-                     t, sim_time_to_sec(lw->wc.duration));
+            snprintf(err, errlen, "%s%ssim:at: time %.17g s is after the end "
+                                  "of the simulation (duration %.17g s)",
+                     c->where, wsep(c->where), t,
+                     sim_time_to_sec(lw->wc.duration));
             return MTC_ERR_CONFIG;
         }
         if (at <= lw->wc.duration && schedule_call(lw, c, at) != MTC_OK) {
             lua_pop(L, 1);
-            snprintf(err, errlen, "%s: cannot schedule", c->where);
+            snprintf(err, errlen, "%s%scannot schedule", c->where,
+                     wsep(c->where));
             return MTC_ERR_NOMEM;
         }
     }
