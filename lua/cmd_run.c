@@ -32,7 +32,7 @@
 
 #define MAX_POINTS 100000
 #define DEFAULT_MAX_INSTRUCTIONS 10000000000ULL   /* ~10-30 s of Lua */
-#define DEFAULT_MAX_MEMORY ((size_t)4 << 30)
+#define DEFAULT_MAX_MEMORY_MB 4096
 
 static volatile sig_atomic_t g_interrupt;   /* main-owned: set by signals */
 
@@ -72,6 +72,7 @@ typedef struct run_opts {
     char out_dir[LHOST_PATH_MAX];
     int quiet, unsafe, list_params;
     uint64_t max_instr;
+    uint64_t max_mem_mb;
     char cmdline[4096];
 } run_opts;
 
@@ -181,7 +182,7 @@ static lhost *scenario_state(const run_opts *o, const plan *pl, size_t p,
                              uint64_t rep, char *err, size_t errlen)
 {
     lhost_config cfg = {o->unsafe, o->scenario, o->seed, rep, o->max_instr,
-                        DEFAULT_MAX_MEMORY, o->out ? o->out_dir : NULL};
+                        (size_t)o->max_mem_mb << 20, o->out ? o->out_dir : NULL};
     lhost *h = lhost_create(&cfg, err, errlen);
     if (!h)
         return NULL;
@@ -502,7 +503,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: mtcsim run SCENARIO.lua [--set NAME=VALUE ...] [--seed N]\n"
         "                  [--replications R] [--out FILE.db] [--quiet] [--unsafe]\n"
-        "                  [--max-instructions N] [--params]\n\n"
+        "                  [--max-instructions N] [--max-memory MIB] [--params]\n\n"
         "Runs a scenario: every sweep point it declares times R replications,\n"
         "each a fresh world, recorded in FILE.db (runs, every effective\n"
         "parameter, metrics), then prints a summary table.\n\n"
@@ -516,6 +517,7 @@ static void usage(FILE *f)
         "  --quiet             no progress line and no summary table\n"
         "  --unsafe            full Lua (io, os, package, debug), no limits\n"
         "  --max-instructions N  sandbox limit per scenario entry (default 1e10)\n"
+        "  --max-memory MIB    sandbox limit on the scenario's Lua memory (default 4096)\n"
         "  --params            list the scenario's parameters and sweeps, run nothing\n\n"
         "Exit status: 0 success, 1 a run failed or was interrupted, 2 bad usage or\n"
         "a scenario error found before the simulation. See docs/scenarios.md.\n");
@@ -540,6 +542,7 @@ static int parse_args(int argc, char **argv, run_opts *o)
     o->seed = 1;
     o->reps = -1;
     o->max_instr = DEFAULT_MAX_INSTRUCTIONS;
+    o->max_mem_mb = DEFAULT_MAX_MEMORY_MB;
     o->set_name = calloc((size_t)argc, sizeof *o->set_name);
     o->set_value = calloc((size_t)argc, sizeof *o->set_value);
     size_t k = 0;
@@ -557,7 +560,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->list_params = 1;
         } else if (!strcmp(a, "--set") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--replications") || !strcmp(a, "--out") ||
-                   !strcmp(a, "--max-instructions")) {
+                   !strcmp(a, "--max-instructions") ||
+                   !strcmp(a, "--max-memory")) {
             if (!has_v) {
                 fprintf(stderr, "mtcsim run: %s needs a value\n", a);
                 return HOST_USAGE;
@@ -587,6 +591,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
                     return HOST_USAGE;
                 }
                 o->reps = (long)r;
+            } else if (!strcmp(a, "--max-memory")) {
+                if (parse_u64(a, v, &o->max_mem_mb) || o->max_mem_mb < 16 ||
+                    o->max_mem_mb > ((uint64_t)1 << 30)) {
+                    fprintf(stderr, "mtcsim run: --max-memory must be >= 16 (MiB)\n");
+                    return HOST_USAGE;
+                }
             } else if (!strcmp(a, "--max-instructions")) {
                 if (parse_u64(a, v, &o->max_instr) || o->max_instr < 100000) {
                     fprintf(stderr, "mtcsim run: --max-instructions must be "

@@ -115,8 +115,19 @@ static int resolve_read(lhost *h, const char *base, const char *path,
                         char out[LHOST_PATH_MAX])
 {
     char joined[LHOST_PATH_MAX];
-    if (join(base, path, joined, sizeof joined) || !realpath(joined, out))
+    if (join(base, path, joined, sizeof joined))
         return -1;
+    if (!realpath(joined, out)) {
+        /* missing: say so only when it would have been inside */
+        int e = errno;
+        char *slash = strrchr(joined, '/');
+        *slash = 0;
+        if (!realpath(*joined ? joined : "/", out) ||
+            !(below(h->scenario_dir, out) || below(h->out_dir, out)))
+            return -2;
+        errno = e;
+        return -1;
+    }
     return below(h->scenario_dir, out) || below(h->out_dir, out) ? 0 : -2;
 }
 
@@ -177,11 +188,12 @@ static int sb_io_open(lua_State *L)
         lua_pushinteger(L, errno);
         return 3;
     }
+    int top = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));  /* the real io.open */
     lua_pushstring(L, res);
     lua_pushstring(L, mode);
     lua_call(L, 2, LUA_MULTRET);
-    return lua_gettop(L) - 2;
+    return lua_gettop(L) - top;
 }
 
 static int load_confined(lua_State *L, const char *path)
