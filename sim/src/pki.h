@@ -158,7 +158,7 @@ struct pki_site_req {
 typedef struct pki_wstate {
     uint64_t size;
     mtc_hash root;
-    int locked;                 /* saw an inconsistent view: refuses forever */
+    int detected;               /* was shown a view inconsistent with it */
 } pki_wstate;
 
 /* The template background entries of one batch are patched from. */

@@ -6,8 +6,9 @@
  * from its size to the new one over the view the CA presents, verifies it,
  * verifies a subtree consistency proof for each covering subtree it is
  * asked to sign, and only then signs the checkpoint and the subtrees with
- * its own key. A view inconsistent with what it has signed locks it for
- * that log: it never signs for it again (the split view is detected).
+ * its own key. A view inconsistent with what it has signed is refused (and
+ * noted as evidence of a split view); the cosigner keeps following its
+ * own view, so it can never sign two inconsistent ones.
  *
  * Mirrors do the same checks after copying the new entries: the copy adds
  * bytes / mirror_bandwidth to the response time and its bytes (the real
@@ -107,8 +108,6 @@ static int verify_and_sign(pki_state *ps, pki_creq *r)
     pki_cosigner *c = ca->slot[r->slot].cos;
     pki_wstate *ws = &l->wstate[r->slot];
     pki_jview *v = &job->v[r->view];
-    if (ws->locked)
-        return 0;
     mtc_node_source src;
     pki_view_source(&v->src, &src);
     uint64_t n = job->to;
@@ -120,7 +119,7 @@ static int verify_and_sign(pki_state *ps, pki_creq *r)
         if (mtc_consistency_proof(&src, ws->size, n, proof, &len) != MTC_OK ||
             mtc_consistency_verify(ws->size, n, &ws->root, &v->root, proof,
                                    len) != MTC_OK) {
-            ws->locked = 1;
+            ws->detected = 1; /* evidence of a split view; its state stays */
             return 0;
         }
     }
