@@ -50,6 +50,7 @@ static const struct err_entry err_table[] = {
     E(MTC_ERR_DB_FOREIGN, "an SQLite database that is not an mtcsim results database"),
     E(MTC_ERR_DB_VERSION, "an mtcsim results database of another schema version"),
     E(MTC_ERR_DB_NO_RUN, "no such run in the results database, or the run has ended"),
+    E(MTC_ERR_TLS, "malformed TLS encoding"),
 };
 #undef E
 

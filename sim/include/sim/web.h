@@ -1,0 +1,201 @@
+/*
+ * sim/web.h - the web side of the world model: sites (authenticating
+ * parties), browser cohorts (relying parties) and the TLS certificate
+ * negotiation between them (DESIGN.md "Sites", "Browsers", "Handshake").
+ *
+ * The web side talks to the PKI only through web_pki, a table of the
+ * sim/world.h queries it uses (issue, revoke, CA facts and landmarks,
+ * update-service publications and the relying-party view of each). In a
+ * world the table calls sim_world_*; tests plug a small deterministic PKI
+ * built on the real mtc-core (tests/lib/web_pki_fixture.h). Nothing else
+ * couples the two sides.
+ *
+ * Entities. A "sites" entity is a group of `count` sites sharing a
+ * configuration; a "browsers" entity is one cohort of `count` clients.
+ * Sites are numbered across groups in order (site 0 is the most popular:
+ * Zipf rank = number + 1); clients likewise across cohorts (the client
+ * id names its random stream and decides its MPI shard).
+ *
+ * Streams (sim/rng.h; kinds 64..127 are the web side's):
+ *   WEB_STREAM_CLIENT (64)  id = client id: sessions, visits, update checks
+ *   WEB_STREAM_SITE   (65)  id = site id: CA choice, issuance times
+ *   WEB_STREAM_SITEKEY (66) id = site id: key seeds (draw 4*gen + i)
+ * A client's draws depend only on its own stream and on the PKI timeline,
+ * which every shard replays identically, so a client behaves the same
+ * whichever shard simulates it. Sites are simulated on every shard (their
+ * issuance requests must be identical everywhere).
+ *
+ * Handshake (web_handshake.c), per the MTC draft's "Use in TLS" and
+ * draft-ietf-tls-trust-anchor-ids: the client's ClientHello trust_anchors
+ * lists, per CA, the landmark group of its latest landmark in each log
+ * (or the CA ID when it has none); the server prefers a landmark-relative
+ * certificate whose landmark lies in an advertised group, else a
+ * standalone one; the client verifies with mtc_rp_verify against the
+ * relying-party state of the publication it holds, memoized on
+ * (certificate bytes, trusted state); a failed landmark-relative
+ * certificate is retried once with only the CA ID (draft 5.6 recovery).
+ * Bytes are lengths of real encodings (sim/tls.h), precomputed per
+ * certificate, per site certificate set and per client state.
+ *
+ * Ownership: the engine, metrics, rng and PKI table are borrowed and must
+ * outlive the web state. Not thread-safe.
+ */
+#ifndef SIM_WEB_H
+#define SIM_WEB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/engine.h"
+#include "sim/metrics.h"
+#include "sim/params.h"
+#include "sim/rng.h"
+#include "sim/tls.h"
+#include "sim/world.h"
+
+enum {
+    WEB_STREAM_CLIENT = 64,
+    WEB_STREAM_SITE = 65,
+    WEB_STREAM_SITEKEY = 66
+};
+
+/* ---- the PKI as the web side sees it ------------------------------------ */
+
+typedef struct web_pki {
+    void *ctx;
+    size_t (*ca_count)(void *ctx);
+    const sim_ca_info *(*ca)(void *ctx, size_t ca);
+    const mtc_landmarks *(*ca_landmarks)(void *ctx, size_t ca,
+                                         uint64_t log_number);
+    int (*issue)(void *ctx, size_t ca, const sim_issue_request *req,
+                 uint64_t *ticket);
+    int (*revoke)(void *ctx, size_t ca, uint64_t log_number, uint64_t first,
+                  uint64_t last);
+    int (*is_revoked)(void *ctx, size_t ca, uint64_t serial, sim_time *since);
+    size_t (*us_count)(void *ctx);
+    uint32_t (*pub_latest)(void *ctx, size_t us);
+    int (*pub_available)(void *ctx, size_t us);
+    const sim_ca_view *(*pub_view)(void *ctx, size_t us, uint32_t pub,
+                                   size_t ca);
+    size_t (*update_bytes)(void *ctx, size_t us, uint32_t from, uint32_t to);
+    /* Index of the update service called name, or < 0; NULL when the
+     * PKI has a single, unnamed service. */
+    int (*us_find)(void *ctx, const char *name);
+} web_pki;
+
+/* The table over a world's PKI module (valid while w lives). */
+void web_pki_from_world(web_pki *out, sim_world *w);
+
+/* ---- configuration ------------------------------------------------------ */
+
+#define WEB_NAME_MAX SIM_PARAM_NAME_MAX
+
+typedef struct web_sites_config {
+    char name[WEB_NAME_MAX];
+    int64_t count;              /* sites in this group */
+    sim_param_list ca_shares;   /* "ca_name:share" items; empty: uniform */
+    int key_alg;                /* index into web_key_alg_names */
+    double renew_fraction;      /* renew at this fraction of lifetime */
+    int keep_old;               /* keep the previous certificates until expiry */
+    int rotate_key;             /* new key at each routine renewal */
+    sim_time issue_spread;      /* first request uniformly in [0, spread) */
+    sim_time lifetime;          /* requested lifetime; 0: the CA's maximum */
+    sim_time retry_after;       /* ACME Retry-After for the landmark cert */
+    sim_time compromise_at;     /* key compromise time; 0: never */
+    double compromise_fraction; /* share of sites compromised then */
+    char dns_suffix[WEB_NAME_MAX];
+} web_sites_config;
+
+typedef struct web_browsers_config {
+    char name[WEB_NAME_MAX];
+    int64_t count;              /* clients in this cohort */
+    double sessions_per_day;    /* online sessions started per day; 0: always online */
+    double online_profile[SIM_PROFILE_HOURS]; /* daily profile of session starts */
+    sim_dist *session_duration; /* seconds */
+    double visits_per_hour;     /* page visits while online (Poisson) */
+    sim_dist *hosts_per_visit;  /* distinct hosts contacted per visit (>= 1) */
+    double zipf_exponent;       /* site popularity */
+    sim_time update_first_delay; /* first update check after a session starts */
+    sim_dist *update_interval;  /* seconds between checks while online */
+    double update_fail_prob;    /* a check fails (network, server) */
+    int never_updates;          /* frozen at publication 0 */
+    int mtc_aware;              /* 0: no trust_anchors extension at all */
+    char update_service[WEB_NAME_MAX]; /* "" : the first one */
+    sim_time ticket_lifetime;   /* session resumption; 0: none */
+    double missignal_prob;      /* advertise the latest landmarks instead of its own */
+    int cosigner_policy;        /* index into web_policy_names */
+    int transport;              /* 0 tcp, 1 quic (for retry cost only) */
+} web_browsers_config;
+
+extern const char *const web_key_alg_names[];   /* NULL-terminated */
+extern const char *const web_policy_names[];    /* "pki", NULL */
+
+/* sim_sites_schema and sim_browsers_schema are declared in sim/world.h. */
+
+/* Global web settings (transport, key share group, extension code point). */
+typedef struct web_tls_config {
+    tls_transport transport;
+    uint16_t group;             /* server key share group */
+    uint16_t codepoint;         /* trust_anchors extension type */
+    int64_t epoch;              /* Unix seconds of sim time 0 */
+} web_tls_config;
+
+void web_tls_config_defaults(web_tls_config *c);
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+typedef struct web web;
+
+typedef struct web_env {
+    sim_engine *engine;
+    sim_metrics *metrics;
+    sim_rng *rng;
+    uint32_t shard, nshards;
+    const web_pki *pki;
+    web_tls_config tls;
+    int check_invariants;       /* 1: every handshake re-checked the slow way
+                                   (selection against the parsed ClientHello,
+                                   verification without the memo) */
+} web_env;
+
+/*
+ * Creates the web side: copies the configs (their distributions are
+ * borrowed: they must outlive the web state), resolves CA and update
+ * service names through the PKI table, builds the baseline chains, creates
+ * the metrics of docs/metrics.md. Call after the PKI has started.
+ * Errors: MTC_ERR_CONFIG (err names entity and parameter), MTC_ERR_NOMEM,
+ * MTC_ERR_UNSUPPORTED (baseline algorithm missing).
+ */
+int web_create(web **out, const web_env *env,
+               const web_sites_config *const *sites, size_t nsites,
+               const web_browsers_config *const *cohorts, size_t ncohorts,
+               char *err, size_t errlen);
+
+/* Schedules the initial events (site requests, client sessions). */
+int web_start(web *wb, char *err, size_t errlen);
+
+void web_destroy(web *wb); /* accepts NULL */
+
+/* ---- introspection (tests, reports) ------------------------------------ */
+
+typedef struct web_stats {
+    uint64_t full, signatureless, resumed, retries, failures, no_cert;
+    uint64_t verify_runs;       /* distinct verifications actually run */
+    uint64_t verify_memo_hits;
+    uint64_t lr_unadvertised;   /* LR certs sent for a landmark not advertised */
+    uint64_t invariant_violations; /* check_invariants found a difference */
+    uint64_t update_fetches, update_bytes;
+    uint64_t auth_bytes_sum;    /* over full handshakes */
+    uint64_t standalone_bytes_mismatch; /* with no landmarks: auth bytes that
+                                   differ from the standalone encoding */
+} web_stats;
+
+/* Totals over everything since creation (no warm-up applied). */
+void web_get_stats(const web *wb, web_stats *out);
+
+size_t web_client_count(const web *wb);      /* on this shard */
+size_t web_site_count(const web *wb);
+/* Bytes of per-client state (struct size) and of the whole population. */
+size_t web_client_state_bytes(void);
+
+#endif

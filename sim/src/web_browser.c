@@ -1,0 +1,399 @@
+/*
+ * web_browser.c - browser populations (relying parties): cohorts with
+ * online sessions on a daily profile, component-updater style update
+ * checks with failures, Poisson page visits while online, site choice by
+ * Zipf popularity, session resumption; and the web side's lifecycle.
+ *
+ * A client is one small struct with its engine event inside (no
+ * allocation per event) and no random state but a draw counter: its
+ * stream (WEB_STREAM_CLIENT, client id) is re-entered on demand with
+ * sim_rng_use, so its draws do not depend on other clients, on event
+ * order or on the MPI shard that simulates it. Its whole PKI state is the
+ * number of the update-service publication it holds.
+ *
+ * Expected load: ~10^6 clients, tens of visits per client-day; every
+ * client action is one engine event (the ladder queue handles 10^6
+ * pending events at several million per second).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "mtc/error.h"
+#include "web_internal.h"
+
+const char *const web_policy_names[] = {"pki", NULL};
+static const char *const transport_names[] = {"tcp", "quic", NULL};
+
+/* ---- schema -------------------------------------------------------------- */
+
+#define BO(f) offsetof(web_browsers_config, f)
+static const sim_param_desc browser_params[] = {
+    {"name", SIM_PARAM_STRING, BO(name), WEB_NAME_MAX, 0, 0, NULL, "", "unique entity name (the cohort label)"},
+    {"count", SIM_PARAM_INT, BO(count), 0, 0, 4e9, NULL, "", "clients in this cohort"},
+    {"sessions_per_day", SIM_PARAM_REAL, BO(sessions_per_day), 0, 0, 1e4, NULL, "1/d", "browser sessions started per day, on online_profile (0: always online)"},
+    {"online_profile", SIM_PARAM_PROFILE, BO(online_profile), 0, 0, 0, NULL, "", "relative session-start intensity per hour of day"},
+    {"session_duration", SIM_PARAM_DIST, BO(session_duration), 0, 0, 1e7, NULL, "s", "length of an online session"},
+    {"visits_per_hour", SIM_PARAM_REAL, BO(visits_per_hour), 0, 0, 1e6, NULL, "1/h", "page visits while online (Poisson)"},
+    {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, 1000, NULL, "", "distinct hosts a visit connects to at once (median 6 domains per session, facts.md)"},
+    {"zipf_exponent", SIM_PARAM_REAL, BO(zipf_exponent), 0, 0, 5, NULL, "", "site popularity exponent (power law slope ~1.2, facts.md)"},
+    {"update_first_delay", SIM_PARAM_DURATION, BO(update_first_delay), 0, 0, 86400, NULL, "s", "first update check after a session starts (Chrome: ~60 s)"},
+    {"update_interval", SIM_PARAM_DIST, BO(update_interval), 0, 0, 1e7, NULL, "s", "time between update checks while online (Chrome: 5 h)"},
+    {"update_fail_prob", SIM_PARAM_REAL, BO(update_fail_prob), 0, 0, 1, NULL, "", "probability that an update check fails"},
+    {"never_updates", SIM_PARAM_BOOL, BO(never_updates), 0, 0, 1, NULL, "", "frozen clients: keep publication 0 forever"},
+    {"mtc_aware", SIM_PARAM_BOOL, BO(mtc_aware), 0, 0, 1, NULL, "", "0: sends no trust_anchors (server falls back to a standalone certificate)"},
+    {"update_service", SIM_PARAM_STRING, BO(update_service), WEB_NAME_MAX, 0, 0, NULL, "", "update service name (empty: the first)"},
+    {"ticket_lifetime", SIM_PARAM_DURATION, BO(ticket_lifetime), 0, 0, 604800, NULL, "s", "session ticket lifetime (RFC 8446: at most 7 days; 0: no resumption)"},
+    {"missignal_prob", SIM_PARAM_REAL, BO(missignal_prob), 0, 0, 1, NULL, "", "per handshake, advertise the latest landmarks instead of its own (injected mis-signalling)"},
+    {"cosigner_policy", SIM_PARAM_ENUM, BO(cosigner_policy), 0, 0, 0, web_policy_names, "", "relying-party cosigner policy (\"pki\": the CA's: CA + quorum)"},
+    {"transport", SIM_PARAM_ENUM, BO(transport), 0, 0, 0, transport_names, "", "transport label (both TCP and QUIC round trips are recorded)"},
+};
+
+static int browser_defaults(void *p)
+{
+    web_browsers_config *c = p;
+    snprintf(c->name, sizeof c->name, "browsers");
+    c->count = 1000;
+    c->sessions_per_day = 3;
+    for (int h = 0; h < SIM_PROFILE_HOURS; h++)
+        c->online_profile[h] = (h >= 7 && h < 23) ? 1.0 : 0.2;
+    c->visits_per_hour = 20;
+    c->zipf_exponent = 1.0;
+    c->update_first_delay = 60 * SIM_SEC;
+    c->update_fail_prob = 0.01;
+    c->mtc_aware = 1;
+    c->ticket_lifetime = 86400 * SIM_SEC;
+    int rc = sim_dist_lognormal(&c->session_duration, log(3600.0), 1.0);
+    if (rc == MTC_OK)
+        rc = sim_dist_const(&c->hosts_per_visit, 1);
+    if (rc == MTC_OK)
+        rc = sim_dist_const(&c->update_interval, 5 * 3600.0);
+    return rc;
+}
+
+static int browser_validate(const void *p, char *err, size_t errlen)
+{
+    const web_browsers_config *c = p;
+    if (c->sessions_per_day > 0) {
+        double s = 0;
+        for (int h = 0; h < SIM_PROFILE_HOURS; h++)
+            s += c->online_profile[h];
+        if (!(s > 0)) {
+            snprintf(err, errlen, "online_profile: all hours are 0 while sessions_per_day > 0");
+            return MTC_ERR_CONFIG;
+        }
+        if (!c->session_duration) {
+            snprintf(err, errlen, "session_duration: required when sessions_per_day > 0");
+            return MTC_ERR_CONFIG;
+        }
+    }
+    if (!c->hosts_per_visit || !c->update_interval) {
+        snprintf(err, errlen, "%s: required", !c->hosts_per_visit ? "hosts_per_visit" : "update_interval");
+        return MTC_ERR_CONFIG;
+    }
+    return MTC_OK;
+}
+
+const sim_param_schema sim_browsers_schema = {
+    "browsers", "a cohort of browsers (TLS clients) sharing a behaviour",
+    sizeof(web_browsers_config), browser_params,
+    sizeof browser_params / sizeof browser_params[0], browser_defaults,
+    browser_validate};
+
+size_t web_client_state_bytes(void) { return sizeof(web_client); }
+
+/* ---- client behaviour ----------------------------------------------------- */
+
+static sim_time exp_delay(gsl_rng *r, double per_hour)
+{
+    if (!(per_hour > 0))
+        return SIM_TIME_MAX;
+    double s = gsl_ran_exponential(r, 3600.0 / per_hour);
+    return sim_time_from_sec(s);
+}
+
+static sim_time add_sat(sim_time a, sim_time d)
+{
+    return d >= SIM_TIME_MAX - a ? SIM_TIME_MAX : a + d;
+}
+
+static void update_check(web *wb, web_client *c, const web_cohort *co, gsl_rng *r)
+{
+    if (co->cfg.update_fail_prob > 0 && gsl_rng_uniform(r) < co->cfg.update_fail_prob)
+        return;
+    const web_pki *p = wb->pki;
+    if (!p->pub_available(p->ctx, co->us))
+        return;
+    uint32_t latest = p->pub_latest(p->ctx, co->us);
+    wb->st.update_fetches++;
+    sim_counter_add(wb->m.upd_fetch, c->cohort, 1);
+    if (latest > c->pub) {
+        size_t b = p->update_bytes(p->ctx, co->us, c->pub, latest);
+        wb->st.update_bytes += b;
+        sim_counter_add(wb->m.upd_bytes, c->cohort, (int64_t)b);
+        c->pub = latest;
+    }
+}
+
+static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
+                  gsl_rng *r)
+{
+    if (wb->nsites == 0)
+        return;
+    size_t hosts = 1;
+    if (sim_dist_kind(co->cfg.hosts_per_visit) != SIM_DIST_CONST ||
+        sim_dist_mean(co->cfg.hosts_per_visit) != 1.0) {
+        double h = sim_dist_sample(co->cfg.hosts_per_visit, r);
+        hosts = h >= 1 ? (size_t)llround(h) : 1;
+    }
+    for (size_t i = 0; i < hosts; i++) {
+        size_t site = sim_dist_sample_index(co->zipf, r);
+        web__connect(wb, c, (uint32_t)site, now, r);
+    }
+}
+
+static void client_schedule(web *wb, web_client *c)
+{
+    sim_time t = c->session_edge;
+    if (c->next_check < t)
+        t = c->next_check;
+    if (c->next_visit < t)
+        t = c->next_visit;
+    if (t == SIM_TIME_MAX)
+        return;
+    sim_schedule(wb->env.engine, &c->ev, t);
+}
+
+static void go_online(web *wb, web_client *c, const web_cohort *co,
+                      sim_time now, gsl_rng *r)
+{
+    (void)wb;
+    c->online = 1;
+    c->session_edge = co->sessions
+                          ? add_sat(now, sim_dist_sample_duration(co->cfg.session_duration, r))
+                          : SIM_TIME_MAX;
+    c->next_check = co->cfg.never_updates ? SIM_TIME_MAX
+                                          : add_sat(now, co->cfg.update_first_delay);
+    c->next_visit = add_sat(now, exp_delay(r, co->cfg.visits_per_hour));
+}
+
+/* The event is the first member of the client, so the client is the
+ * event; arg is the web state. */
+static void client_event(sim_engine *sim, sim_event *e)
+{
+    web_client *c = (web_client *)e;
+    web *wb = e->arg;
+    const web_cohort *co = &wb->cohorts[c->cohort];
+    sim_time now = sim_now(sim);
+    sim_stream st = {c->id, c->rng_n, WEB_STREAM_CLIENT, 0};
+    gsl_rng *r = sim_rng_use(wb->env.rng, &st);
+    if (!c->online) {
+        if (c->session_edge <= now)
+            go_online(wb, c, co, now, r);
+    } else if (c->session_edge <= now) {
+        c->online = 0;
+        c->next_check = c->next_visit = SIM_TIME_MAX;
+        c->session_edge = sim_nhpp_next(co->sessions, r, now);
+    } else {
+        if (c->next_check <= now) {
+            update_check(wb, c, co, r);
+            c->next_check = add_sat(now, sim_dist_sample_duration(co->cfg.update_interval, r));
+            /* A zero interval would loop at one instant. */
+            if (c->next_check == now)
+                c->next_check = now + 1;
+        }
+        if (c->next_visit <= now) {
+            visit(wb, c, co, now, r);
+            c->next_visit = add_sat(now, exp_delay(r, co->cfg.visits_per_hour));
+        }
+    }
+    c->rng_n = st.n;
+    client_schedule(wb, c);
+}
+
+/* ---- lifecycle -------------------------------------------------------------- */
+
+int web__clients_create(web *wb, char *err, size_t errlen)
+{
+    uint64_t id = 0, mine = 0;
+    for (size_t k = 0; k < wb->ncohorts; k++) {
+        web_cohort *co = &wb->cohorts[k];
+        co->first_id = id;
+        co->count = (uint64_t)co->cfg.count;
+        for (uint64_t i = 0; i < co->count; i++)
+            if ((id + i) % wb->env.nshards == wb->env.shard)
+                mine++;
+        id += co->count;
+        co->us = 0;
+        if (wb->nus == 0) {
+            snprintf(err, errlen, "%s: update_service: no update service in the world",
+                     co->cfg.name);
+            return MTC_ERR_CONFIG;
+        }
+        if (co->cfg.update_service[0]) {
+            int us = wb->pki->us_find
+                         ? wb->pki->us_find(wb->pki->ctx, co->cfg.update_service)
+                         : -1;
+            if (us < 0) {
+                snprintf(err, errlen, "%s: update_service: no update service named \"%s\"",
+                         co->cfg.name, co->cfg.update_service);
+                return MTC_ERR_CONFIG;
+            }
+            co->us = (size_t)us;
+        }
+        if (wb->nsites) {
+            int rc = sim_dist_zipf(&co->zipf, wb->nsites, co->cfg.zipf_exponent);
+            if (rc != MTC_OK)
+                return rc;
+        }
+        if (co->cfg.sessions_per_day > 0) {
+            int rc = sim_nhpp_create(&co->sessions, co->cfg.sessions_per_day / 86400.0,
+                                     co->cfg.online_profile, SIM_PROFILE_HOURS,
+                                     SIM_DAY, 0);
+            if (rc != MTC_OK) {
+                snprintf(err, errlen, "%s: online_profile: %s", co->cfg.name, mtc_strerror(rc));
+                return MTC_ERR_CONFIG;
+            }
+        }
+    }
+    if (id > UINT32_MAX) {
+        snprintf(err, errlen, "browsers: %llu clients exceed 2^32", (unsigned long long)id);
+        return MTC_ERR_CONFIG;
+    }
+    wb->nclients = (size_t)mine;
+    wb->clients = calloc(mine ? mine : 1, sizeof *wb->clients);
+    if (!wb->clients)
+        return MTC_ERR_NOMEM;
+    size_t n = 0;
+    for (size_t k = 0; k < wb->ncohorts; k++) {
+        web_cohort *co = &wb->cohorts[k];
+        for (uint64_t i = 0; i < co->count; i++) {
+            uint64_t cid = co->first_id + i;
+            if (cid % wb->env.nshards != wb->env.shard)
+                continue;
+            web_client *c = &wb->clients[n++];
+            sim_event_init(&c->ev, client_event, wb);
+            c->id = (uint32_t)cid;
+            c->cohort = (uint16_t)k;
+            c->next_visit = c->next_check = c->session_edge = SIM_TIME_MAX;
+        }
+    }
+    return MTC_OK;
+}
+
+int web__clients_start(web *wb, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    sim_time now = sim_now(wb->env.engine);
+    for (size_t i = 0; i < wb->nclients; i++) {
+        web_client *c = &wb->clients[i];
+        const web_cohort *co = &wb->cohorts[c->cohort];
+        sim_stream st = {c->id, c->rng_n, WEB_STREAM_CLIENT, 0};
+        gsl_rng *r = sim_rng_use(wb->env.rng, &st);
+        if (co->sessions)
+            c->session_edge = sim_nhpp_next(co->sessions, r, now);
+        else
+            go_online(wb, c, co, now, r);
+        c->rng_n = st.n;
+        client_schedule(wb, c);
+    }
+    return MTC_OK;
+}
+
+void web__clients_destroy(web *wb)
+{
+    for (size_t k = 0; k < wb->ncohorts; k++) {
+        sim_dist_destroy(wb->cohorts[k].zipf);
+        sim_nhpp_destroy(wb->cohorts[k].sessions);
+    }
+    free(wb->clients);
+}
+
+/* ---- the web side ------------------------------------------------------------ */
+
+void web_tls_config_defaults(web_tls_config *c)
+{
+    tls_transport_defaults(&c->transport);
+    c->group = TLS_GROUP_X25519;
+    c->codepoint = TLS_EXT_TRUST_ANCHORS_EXPERIMENTAL;
+    c->epoch = 1798761600; /* 2027-01-01, Chrome's first public MTCs */
+}
+
+int web_create(web **out, const web_env *env,
+               const web_sites_config *const *sites, size_t nsites,
+               const web_browsers_config *const *cohorts, size_t ncohorts,
+               char *err, size_t errlen)
+{
+    if (!out || !env || !env->engine || !env->metrics || !env->rng || !env->pki ||
+        env->nshards == 0 || env->shard >= env->nshards ||
+        (nsites && !sites) || (ncohorts && !cohorts)) {
+        snprintf(err, errlen, "web_create: missing environment");
+        return MTC_ERR_ARG;
+    }
+    if (ncohorts > 65535) {
+        snprintf(err, errlen, "browsers: more than 65535 cohorts");
+        return MTC_ERR_CONFIG;
+    }
+    web *wb = calloc(1, sizeof *wb);
+    if (!wb)
+        return MTC_ERR_NOMEM;
+    wb->env = *env;
+    wb->pki = env->pki;
+    wb->epoch = env->tls.epoch;
+    wb->nca = env->pki->ca_count(env->pki->ctx);
+    wb->nus = env->pki->us_count(env->pki->ctx);
+    wb->site_cfg = calloc(nsites ? nsites : 1, sizeof *wb->site_cfg);
+    wb->cohorts = calloc(ncohorts ? ncohorts : 1, sizeof *wb->cohorts);
+    int rc = MTC_ERR_NOMEM;
+    if (!wb->site_cfg || !wb->cohorts)
+        goto fail;
+    for (size_t i = 0; i < nsites; i++)
+        wb->site_cfg[i] = *sites[i];
+    wb->nsite_groups = nsites;
+    for (size_t i = 0; i < ncohorts; i++)
+        wb->cohorts[i].cfg = *cohorts[i];
+    wb->ncohorts = ncohorts;
+    if (wb->nca == 0 && nsites) {
+        snprintf(err, errlen, "sites: no CA to issue certificates");
+        rc = MTC_ERR_CONFIG;
+        goto fail;
+    }
+    if ((rc = web__handshake_init(wb, err, errlen)) != MTC_OK ||
+        (rc = web__sites_create(wb, err, errlen)) != MTC_OK ||
+        (rc = web__clients_create(wb, err, errlen)) != MTC_OK)
+        goto fail;
+    *out = wb;
+    return MTC_OK;
+fail:
+    web_destroy(wb);
+    return rc;
+}
+
+int web_start(web *wb, char *err, size_t errlen)
+{
+    int rc = web__sites_start(wb, err, errlen);
+    if (rc == MTC_OK)
+        rc = web__clients_start(wb, err, errlen);
+    return rc;
+}
+
+void web_destroy(web *wb)
+{
+    if (!wb)
+        return;
+    if (wb->cohorts)
+        web__clients_destroy(wb);
+    web__sites_destroy(wb);
+    web__handshake_destroy(wb);
+    free(wb->site_cfg);
+    free(wb->cohorts);
+    free(wb);
+}
+
+void web_get_stats(const web *wb, web_stats *out) { *out = wb->st; }
+size_t web_client_count(const web *wb) { return wb->nclients; }
+size_t web_site_count(const web *wb) { return wb->nsites; }

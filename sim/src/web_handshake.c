@@ -1,0 +1,661 @@
+/*
+ * web_handshake.c - one TLS connection between a client and a site:
+ * trust anchor negotiation, certificate selection, relying-party
+ * verification (memoized), retry, and the bytes and round trips it costs.
+ *
+ * The hot path of the simulator (millions of handshakes per second): it
+ * only adds precomputed lengths and looks up the verification memo.
+ * Lengths come from real encodings made once where they change:
+ *   ClientHello trust_anchors  per (update service, publication)
+ *   EncryptedExtensions        per site certificate set
+ *   Certificate                per certificate (with / without the empty
+ *                              trust_anchors entry extension)
+ *   CertificateVerify          per site key (a real signature)
+ *   ServerHello, Finished      per run
+ *   baselines                  per run (mtc_baseline_build)
+ *
+ * Verification memo. mtc_rp_verify is deterministic: the same certificate
+ * bytes against the same relying-party state give the same answer, so it
+ * runs once per distinct (certificate, state) and the answer is reused.
+ * The state is the client's view of the certificate's CA (sim_ca_view),
+ * identified by its version. One refinement, exact by the draft's
+ * verification procedure: the view enters the procedure only through (a)
+ * the revoked ranges, (b) the trusted subtree equal to the certificate's
+ * own [start, end), if any, and (c) the cosigners and policy. A trusted
+ * subtree containing the entry can only belong to the landmark covering
+ * it, which the site learns with SIM_CERT_LANDMARK. So a standalone
+ * certificate whose subtree is no landmark subtree (or not yet covered by
+ * any landmark) and whose serial the CA never revoked verifies the same
+ * against every view of that CA: it is keyed on the certificate alone.
+ * Everything else is keyed on (certificate, update service, view
+ * version). Keys compare the full SHA-256 of the certificate, so two
+ * distinct verifications never share an answer. With check_invariants the
+ * memo is bypassed and every answer compared (tests).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "mtc/error.h"
+#include "web_internal.h"
+
+/* ---- publications --------------------------------------------------------- */
+
+const web_pubinfo *web__pubinfo(web *wb, size_t us, uint32_t pub)
+{
+    if (pub >= wb->npubs[us]) {
+        size_t n = wb->npubs[us] ? wb->npubs[us] : 16;
+        while (n <= pub)
+            n *= 2;
+        web_pubinfo *p = realloc(wb->pubs[us], n * sizeof *p);
+        if (!p)
+            return NULL;
+        memset(p + wb->npubs[us], 0, (n - wb->npubs[us]) * sizeof *p);
+        wb->pubs[us] = p;
+        wb->npubs[us] = n;
+    }
+    web_pubinfo *pi = &wb->pubs[us][pub];
+    if (pi->ready)
+        return pi;
+    size_t slots = wb->nca * SIM_CA_MAX_LOGS;
+    pi->adv_log = calloc(slots, sizeof(uint64_t));
+    pi->adv_lm = calloc(slots, sizeof(uint64_t));
+    pi->adv_max_active = calloc(slots, sizeof(uint64_t));
+    pi->ca_version = calloc(wb->nca, sizeof(uint32_t));
+    mtc_taid *ids = calloc(slots + wb->nca, sizeof *ids);
+    if (!pi->adv_log || !pi->adv_lm || !pi->adv_max_active || !pi->ca_version || !ids) {
+        free(ids);
+        return NULL;
+    }
+    size_t nids = 0;
+    for (size_t ca = 0; ca < wb->nca; ca++) {
+        const sim_ca_view *v = wb->pki->pub_view(wb->pki->ctx, us, pub, ca);
+        const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, ca);
+        int any = 0;
+        if (v) {
+            pi->ca_version[ca] = v->version;
+            for (size_t k = 0; k < v->nlogs && k < SIM_CA_MAX_LOGS; k++) {
+                size_t slot = ca * SIM_CA_MAX_LOGS + k;
+                pi->adv_log[slot] = v->log[k].log_number;
+                pi->adv_lm[slot] = v->log[k].last_landmark;
+                pi->adv_max_active[slot] = v->log[k].max_active;
+                if (v->log[k].last_landmark > 0 &&
+                    mtc_taid_landmark_group_id(&ci->ca_id, v->log[k].log_number,
+                                               v->log[k].last_landmark,
+                                               &ids[nids]) == MTC_OK) {
+                    nids++;
+                    any = 1;
+                }
+            }
+        }
+        /* Landmark groups contain the CA ID; without one, the CA ID. */
+        if (!any)
+            ids[nids++] = ci->ca_id;
+    }
+    static uint8_t buf[65536 + 8];
+    size_t len = 0;
+    if (tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids, buf,
+                                     sizeof buf, &len) != MTC_OK)
+        len = 0;
+    free(ids);
+    pi->ch_ext_len = (uint32_t)len;
+    pi->ready = 1;
+    return pi;
+}
+
+/* ---- site certificate sets ---------------------------------------------------- */
+
+void web__site_set_changed(web *wb, web_site *s)
+{
+    /* AvailableTrustAnchorList in the server's preference order:
+     * landmark-relative first, newest first, then standalone. */
+    mtc_taid ids[WEB_SITE_CERTS];
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < s->ncert; i++) {
+            const web_cert *c = &wb->certs[s->cert[i]];
+            if ((pass == 0) != (c->kind == WEB_LR))
+                continue;
+            int dup = 0;
+            for (size_t k = 0; k < n; k++)
+                dup |= mtc_taid_equal(&ids[k], &c->ta_id);
+            if (!dup)
+                ids[n++] = c->ta_id;
+        }
+    s->ee_len_noext = (uint32_t)tls_encrypted_extensions_len(0);
+    s->ee_len = s->ee_len_noext;
+    if (n > 0) {
+        uint8_t buf[4 + 2 + WEB_SITE_CERTS * 256];
+        size_t len = 0;
+        tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, n, buf, sizeof buf, &len);
+        s->ee_len = (uint32_t)tls_encrypted_extensions_len(len);
+    }
+    /* Per certificate: what the server sends, and the round trips its
+     * first flight costs, with and without trust_anchors in the
+     * ClientHello (matched iff sent: every held path has an ID). */
+    const tls_transport *t = &wb->env.tls.transport;
+    for (size_t i = 0; i < s->ncert; i++) {
+        web_cert *c = &wb->certs[s->cert[i]];
+        for (int ta = 0; ta <= 1; ta++) {
+            uint32_t ee_ext = ta ? s->ee_len - s->ee_len_noext : 0;
+            uint32_t msg = c->msg_len[ta];
+            c->srv_auth[ta] = ee_ext + msg + s->cv_len;
+            size_t enc = (size_t)s->ee_len_noext + ee_ext + msg + s->cv_len + wb->fin_len;
+            c->rtt_tcp[ta] = (uint8_t)tls_extra_rtt_tcp(t, tls_tcp_flight_bytes(t, wb->sh_len, enc));
+            c->rtt_quic[ta] = (uint8_t)tls_extra_rtt_quic(t, tls_quic_flight_bytes(t, wb->sh_len, enc, NULL));
+        }
+    }
+}
+
+/* ---- selection ------------------------------------------------------------------- */
+
+/* The advertised last landmark of (ca, log) in pi, with its group width;
+ * 0 when the client advertises none for that log. */
+static uint64_t advertised(const web *wb, const web_pubinfo *pi, uint32_t ca,
+                           uint64_t log, uint64_t *max_active)
+{
+    const uint64_t *lg = &pi->adv_log[(size_t)ca * SIM_CA_MAX_LOGS];
+    for (size_t k = 0; k < SIM_CA_MAX_LOGS; k++)
+        if (lg[k] == log) {
+            *max_active = pi->adv_max_active[(size_t)ca * SIM_CA_MAX_LOGS + k];
+            return pi->adv_lm[(size_t)ca * SIM_CA_MAX_LOGS + k];
+        }
+    (void)wb;
+    return 0;
+}
+
+static int lr_matches(const web *wb, const web_pubinfo *pi, const web_cert *c)
+{
+    uint64_t ma = 0;
+    uint64_t g = advertised(wb, pi, c->ca, c->log_number, &ma);
+    return g > 0 && mtc_landmark_group_contains(g, ma, c->landmark);
+}
+
+/* Draft "Use in TLS": a landmark-relative certificate whose landmark is in
+ * an advertised group, else a standalone one (its CA ID is in every group
+ * and listed on its own otherwise); newest first. *matched: the path
+ * matched the client's trust_anchors. pi NULL: no extension (fallback). */
+static uint32_t select_cert(const web *wb, const web_site *s,
+                            const web_pubinfo *pi, int *matched)
+{
+    uint32_t sa = WEB_NO_CERT;
+    for (size_t i = 0; i < s->ncert; i++) {
+        const web_cert *c = &wb->certs[s->cert[i]];
+        if (c->kind == WEB_LR) {
+            if (pi && lr_matches(wb, pi, c)) {
+                *matched = 1;
+                return c->id;
+            }
+        } else if (sa == WEB_NO_CERT) {
+            sa = c->id;
+        }
+    }
+    *matched = pi != NULL && sa != WEB_NO_CERT;
+    return sa;
+}
+
+/* ---- verification memo ------------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    x ^= x >> 33;
+    return x;
+}
+
+static int memo_grow(web *wb)
+{
+    size_t cap = wb->memo_cap ? 2 * wb->memo_cap : 4096;
+    web_memo_entry *n = calloc(cap, sizeof *n);
+    if (!n)
+        return MTC_ERR_NOMEM;
+    for (size_t i = 0; i < wb->memo_cap; i++) {
+        web_memo_entry *e = &wb->memo[i];
+        if (!e->cert)
+            continue;
+        uint64_t h;
+        memcpy(&h, e->cert_hash.b, 8);
+        h = mix64(h ^ ((uint64_t)e->mode << 56) ^ ((uint64_t)e->ca_us << 32) ^ e->version);
+        size_t j = (size_t)h & (cap - 1);
+        while (n[j].cert)
+            j = (j + 1) & (cap - 1);
+        n[j] = *e;
+    }
+    free(wb->memo);
+    wb->memo = n;
+    wb->memo_cap = cap;
+    return MTC_OK;
+}
+
+static int verify_direct(const sim_ca_view *v, const web_cert *c)
+{
+    mtc_rp_result res;
+    mtc_rp_verify(v->rp, c->der, c->der_len, -1, &res);
+    return (int)res.reason;
+}
+
+/* The relying-party answer for certificate c under the client's view v of
+ * its CA (service us). Time validity is checked by the caller. */
+static int verify_memo(web *wb, const web_cert *c, size_t us,
+                       const sim_ca_view *v)
+{
+    uint16_t mode;
+    uint32_t version, cus;
+    sim_time since;
+    if (c->kind == WEB_SA && c->lm_match == 0 &&
+        !wb->pki->is_revoked(wb->pki->ctx, c->ca, c->serial, &since)) {
+        mode = 1;
+        version = 0;
+        cus = 0;
+    } else {
+        mode = 2;
+        version = v->version;
+        cus = (uint32_t)us;
+    }
+    if (wb->memo_used * 2 >= wb->memo_cap && memo_grow(wb) != MTC_OK) {
+        wb->st.verify_runs++;
+        return verify_direct(v, c);
+    }
+    uint64_t h;
+    memcpy(&h, c->hash.b, 8);
+    h = mix64(h ^ ((uint64_t)mode << 56) ^ ((uint64_t)cus << 32) ^ version);
+    size_t j = (size_t)h & (wb->memo_cap - 1);
+    for (;;) {
+        web_memo_entry *e = &wb->memo[j];
+        if (!e->cert)
+            break;
+        if (e->mode == mode && e->version == version && e->ca_us == cus &&
+            !memcmp(e->cert_hash.b, c->hash.b, MTC_HASH_LEN)) {
+            wb->st.verify_memo_hits++;
+            if (wb->env.check_invariants &&
+                verify_direct(v, c) != (int)e->reason)
+                wb->st.invariant_violations++;
+            return e->reason;
+        }
+        j = (j + 1) & (wb->memo_cap - 1);
+    }
+    int reason = verify_direct(v, c);
+    wb->st.verify_runs++;
+    web_memo_entry *e = &wb->memo[j];
+    e->cert = c->id + 1;
+    e->mode = mode;
+    e->version = version;
+    e->ca_us = cus;
+    e->reason = (uint16_t)reason;
+    e->cert_hash = c->hash;
+    wb->memo_used++;
+    return reason;
+}
+
+/* ---- one handshake ------------------------------------------------------------------ */
+
+typedef struct hs_result {
+    uint32_t auth;          /* bytes: CH ext + EE ext + Certificate + CV */
+    uint32_t rtt_tcp, rtt_quic;
+    int sigless;            /* accepted a landmark-relative certificate */
+    int retried;
+    int ok;
+    uint32_t cert;          /* the certificate finally accepted (or tried) */
+} hs_result;
+
+static int check_time(const web *wb, const web_cert *c, sim_time now, int reason)
+{
+    if (reason != MTC_RP_OK)
+        return reason;
+    int64_t u = web__unix(wb, now);
+    if (u < c->not_before)
+        return MTC_RP_NOT_YET_VALID;
+    if (u > c->not_after)
+        return MTC_RP_EXPIRED;
+    return MTC_RP_OK;
+}
+
+/* One attempt: bytes, flight and verification of certificate id. */
+static int attempt(web *wb, const web_client *cl, const web_cohort *co,
+                   const web_site *s, uint32_t id, int matched, uint32_t ch_len,
+                   int ta_sent, sim_time now, hs_result *r)
+{
+    const web_cert *c = &wb->certs[id];
+    (void)s;
+    /* trust_anchors sent <=> the path matched (every held path has an ID). */
+    int ta = ta_sent && matched;
+    r->auth += ch_len + c->srv_auth[ta];
+    r->rtt_tcp += c->rtt_tcp[ta];
+    r->rtt_quic += c->rtt_quic[ta];
+    const sim_ca_view *v = wb->pki->pub_view(wb->pki->ctx, co->us, cl->pub, c->ca);
+    int reason = v ? verify_memo(wb, c, co->us, v) : MTC_RP_UNKNOWN_ISSUER;
+    reason = check_time(wb, c, now, reason);
+    if (wb->m.verify)
+        sim_counter_add(wb->m.verify, (size_t)reason, 1);
+    r->cert = id;
+    return reason;
+}
+
+/* ---- the slow way (check_invariants) ----------------------------------------------- */
+
+/* If id is <prefix>.<one arc>, that arc; else -1 (as uint64 max). */
+static int taid_suffix_arc(const mtc_taid *id, const mtc_taid *prefix, uint64_t *arc)
+{
+    if (id->len <= prefix->len || memcmp(id->b, prefix->b, prefix->len) != 0)
+        return 0;
+    uint64_t v = 0;
+    for (size_t i = prefix->len; i < id->len; i++) {
+        if (v >> 57)
+            return 0;
+        v = v << 7 | (id->b[i] & 0x7f);
+        if (!(id->b[i] & 0x80))
+            return i + 1 == id->len ? (*arc = v, 1) : 0;
+    }
+    return 0;
+}
+
+/* Re-does the negotiation from real bytes: encodes the ClientHello
+ * extension from the views, parses it as the server would, selects from
+ * the parsed IDs, encodes EncryptedExtensions and Certificate, and checks
+ * every length and the selection against the fast path. */
+static void slow_check(web *wb, const web_cohort *co, uint32_t apub,
+                       const web_site *s, uint32_t fast_id, int fast_matched,
+                       const web_pubinfo *adv)
+{
+    size_t nids = 0;
+    mtc_taid *ids = calloc(wb->nca * (SIM_CA_MAX_LOGS + 1), sizeof *ids);
+    static uint8_t buf[70000];
+    if (!ids)
+        return;
+    for (size_t ca = 0; ca < wb->nca; ca++) {
+        const sim_ca_view *v = wb->pki->pub_view(wb->pki->ctx, co->us, apub, ca);
+        const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, ca);
+        size_t before = nids;
+        for (size_t k = 0; v && k < v->nlogs; k++)
+            if (v->log[k].last_landmark > 0)
+                mtc_taid_landmark_group_id(&ci->ca_id, v->log[k].log_number,
+                                           v->log[k].last_landmark, &ids[nids++]);
+        if (nids == before)
+            ids[nids++] = ci->ca_id;
+    }
+    size_t len = 0;
+    int bad = tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids, buf,
+                                           sizeof buf, &len) != MTC_OK ||
+              len != adv->ch_ext_len;
+    tls_ta_list l;
+    bad |= tls_ta_list_parse(buf + 4, len - 4, 0, &l) != MTC_OK;
+    /* Server: the newest landmark-relative certificate in an advertised
+     * group, else the newest standalone one whose CA ID is listed or
+     * contained in a listed group. */
+    uint32_t pick = WEB_NO_CERT;
+    int matched = 0;
+    for (int pass = 0; pass < 2 && pick == WEB_NO_CERT && !bad; pass++)
+        for (size_t i = 0; i < s->ncert && pick == WEB_NO_CERT; i++) {
+            const web_cert *c = &wb->certs[s->cert[i]];
+            if ((pass == 0) != (c->kind == WEB_LR))
+                continue;
+            const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, c->ca);
+            const sim_ca_view *v = wb->pki->pub_view(wb->pki->ctx, co->us, apub, c->ca);
+            size_t pos = 0;
+            mtc_taid id;
+            while (tls_ta_list_next(&l, &pos, &id)) {
+                if (c->kind == WEB_SA && mtc_taid_equal(&id, &ci->ca_id)) {
+                    pick = c->id;
+                    break;
+                }
+                for (size_t k = 0; v && k < v->nlogs; k++) {
+                    mtc_taid prefix;
+                    uint64_t arcs[2] = {2, v->log[k].log_number}, g;
+                    mtc_taid_append(&ci->ca_id, arcs, 2, &prefix);
+                    if (!taid_suffix_arc(&id, &prefix, &g))
+                        continue;
+                    if (c->kind == WEB_SA ||
+                        (c->log_number == v->log[k].log_number &&
+                         mtc_landmark_group_contains(g, v->log[k].max_active, c->landmark)))
+                        pick = c->id;
+                }
+                if (pick != WEB_NO_CERT)
+                    break;
+            }
+            matched = pick != WEB_NO_CERT;
+        }
+    bad |= pick != fast_id || matched != fast_matched;
+    if (fast_id != WEB_NO_CERT) {
+        const web_cert *c = &wb->certs[fast_id];
+        tls_cert_entry e = {c->der, c->der_len};
+        bad |= tls_certificate_encode(wb->env.tls.codepoint, &e, 1, fast_matched, buf,
+                                      sizeof buf, &len) != MTC_OK ||
+               len != c->msg_len[fast_matched];
+    }
+    if (bad)
+        wb->st.invariant_violations++;
+    free(ids);
+}
+
+static void full_handshake(web *wb, web_client *cl, web_site *s, sim_time now,
+                           gsl_rng *rng, hs_result *r)
+{
+    const web_cohort *co = &wb->cohorts[cl->cohort];
+    memset(r, 0, sizeof *r);
+    r->cert = WEB_NO_CERT;
+    const web_pubinfo *adv = NULL;
+    uint32_t apub = cl->pub;
+    if (co->cfg.mtc_aware) {
+        if (co->cfg.missignal_prob > 0 && gsl_rng_uniform(rng) < co->cfg.missignal_prob)
+            apub = wb->pki->pub_latest(wb->pki->ctx, co->us);
+        adv = web__pubinfo(wb, co->us, apub);
+    }
+    int matched = 0;
+    uint32_t id = select_cert(wb, s, adv, &matched);
+    if (wb->env.check_invariants && adv)
+        slow_check(wb, co, apub, s, id, matched, adv);
+    if (id == WEB_NO_CERT)
+        return;
+    const web_cert *c = &wb->certs[id];
+    if (c->kind == WEB_LR) {
+        /* Did the client really hold that landmark? */
+        const web_pubinfo *own = web__pubinfo(wb, co->us, cl->pub);
+        if (own && !lr_matches(wb, own, c))
+            wb->st.lr_unadvertised++;
+    }
+    uint32_t ch_len = adv ? adv->ch_ext_len : 0;
+    int reason = attempt(wb, cl, co, s, id, matched, ch_len, adv != NULL, now, r);
+    if (reason != MTC_RP_OK && c->kind == WEB_LR && adv) {
+        /* draft-ietf-tls-trust-anchor-ids 5.6: a new connection asking
+         * only for a trust anchor from the server's EncryptedExtensions
+         * that the client trusts: the CA ID. */
+        r->retried = 1;
+        uint32_t sa = WEB_NO_CERT;
+        for (size_t i = 0; i < s->ncert; i++)
+            if (wb->certs[s->cert[i]].kind == WEB_SA &&
+                wb->certs[s->cert[i]].ca == c->ca) {
+                sa = s->cert[i];
+                break;
+            }
+        if (sa != WEB_NO_CERT) {
+            const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, c->ca);
+            uint32_t ch1 = (uint32_t)tls_ext_trust_anchors_len(&ci->ca_id, 1);
+            /* New connection: TCP handshake + TLS flight; QUIC: one. */
+            r->rtt_tcp += 2;
+            r->rtt_quic += 1;
+            reason = attempt(wb, cl, co, s, sa, 1, ch1, 1, now, r);
+        }
+    }
+    r->ok = reason == MTC_RP_OK;
+    r->sigless = r->ok && wb->certs[r->cert].kind == WEB_LR;
+}
+
+void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
+                  gsl_rng *rng)
+{
+    web_site *s = &wb->sites[site];
+    const web_cohort *co = &wb->cohorts[cl->cohort];
+    size_t k = cl->cohort;
+    uint32_t now_s = (uint32_t)(now / SIM_SEC);
+    if (co->cfg.ticket_lifetime > 0) {
+        for (size_t i = 0; i < WEB_TICKETS; i++)
+            if (cl->ticket_site[i] == site + 1 && cl->ticket_exp[i] > now_s) {
+                wb->st.resumed++;
+                sim_counter_add(wb->m.resumed, k, 1);
+                return;
+            }
+    }
+    if (s->ncert == 0) {
+        wb->st.no_cert++;
+        sim_counter_add(wb->m.no_cert, k, 1);
+        return;
+    }
+    hs_result r;
+    full_handshake(wb, cl, s, now, rng, &r);
+    if (r.cert == WEB_NO_CERT) {
+        wb->st.no_cert++;
+        sim_counter_add(wb->m.no_cert, k, 1);
+        return;
+    }
+    const web_cert *c = &wb->certs[r.cert];
+    wb->st.full++;
+    wb->st.auth_bytes_sum += r.auth;
+    sim_counter_add(wb->m.full, k, 1);
+    sim_counter_add(wb->m.full_ca, c->ca, 1);
+    if (r.sigless) {
+        wb->st.signatureless++;
+        sim_counter_add(wb->m.sigless, k, 1);
+        sim_counter_add(wb->m.sigless_ca, c->ca, 1);
+    }
+    if (r.retried) {
+        wb->st.retries++;
+        sim_counter_add(wb->m.retry, k, 1);
+    }
+    sim_hist_observe(wb->m.auth, k, r.auth);
+    sim_hist_observe(wb->m.auth_cl, k, wb->base_auth[0]);
+    sim_hist_observe(wb->m.auth_pq, k, wb->base_auth[1]);
+    sim_hist_observe(wb->m.rtt_tcp, k, r.rtt_tcp);
+    sim_hist_observe(wb->m.rtt_quic, k, r.rtt_quic);
+    if (!r.ok) {
+        wb->st.failures++;
+        return;
+    }
+    sim_time since;
+    if (wb->pki->is_revoked(wb->pki->ctx, c->ca, c->serial, &since))
+        sim_counter_add(wb->m.revoked_acc, c->ca, 1);
+    if (co->cfg.ticket_lifetime > 0) {
+        size_t i = cl->ticket_next++ % WEB_TICKETS;
+        cl->ticket_site[i] = site + 1;
+        cl->ticket_exp[i] = now_s + (uint32_t)(co->cfg.ticket_lifetime / SIM_SEC);
+    }
+}
+
+/* ---- setup ------------------------------------------------------------------------- */
+
+static int make_metrics(web *wb)
+{
+    sim_metrics *m = wb->env.metrics;
+    size_t nc = wb->ncohorts ? wb->ncohorts : 1, na = wb->nca ? wb->nca : 1;
+    web_metrics *x = &wb->m;
+    int rc = 0;
+    rc |= sim_metrics_counter(m, "handshake_full", "handshakes", nc, SIM_METRIC_SERIES, &x->full);
+    rc |= sim_metrics_counter(m, "handshake_signatureless", "handshakes", nc, SIM_METRIC_SERIES, &x->sigless);
+    rc |= sim_metrics_counter(m, "handshake_full_by_ca", "handshakes", na, SIM_METRIC_SERIES, &x->full_ca);
+    rc |= sim_metrics_counter(m, "handshake_signatureless_by_ca", "handshakes", na, SIM_METRIC_SERIES, &x->sigless_ca);
+    rc |= sim_metrics_counter(m, "handshake_resumed", "handshakes", nc, 0, &x->resumed);
+    rc |= sim_metrics_counter(m, "handshake_retry", "handshakes", nc, 0, &x->retry);
+    rc |= sim_metrics_counter(m, "handshake_no_cert", "handshakes", nc, 0, &x->no_cert);
+    rc |= sim_metrics_histogram(m, "auth_bytes", "bytes", nc, 0, 10, 1e6, 100, &x->auth);
+    rc |= sim_metrics_histogram(m, "auth_bytes_baseline_classical", "bytes", nc, 0, 10, 1e6, 100, &x->auth_cl);
+    rc |= sim_metrics_histogram(m, "auth_bytes_baseline_mldsa44", "bytes", nc, 0, 10, 1e6, 100, &x->auth_pq);
+    rc |= sim_metrics_histogram(m, "extra_rtt_tcp", "round_trips", nc, 0, 1, 100, 20, &x->rtt_tcp);
+    rc |= sim_metrics_histogram(m, "extra_rtt_quic", "round_trips", nc, 0, 1, 100, 20, &x->rtt_quic);
+    rc |= sim_metrics_counter(m, "verify_outcome", "verifications", MTC_RP_REASON_COUNT, 0, &x->verify);
+    rc |= sim_metrics_counter(m, "update_bytes", "bytes", nc, SIM_METRIC_SERIES, &x->upd_bytes);
+    rc |= sim_metrics_counter(m, "update_fetch", "fetches", nc, 0, &x->upd_fetch);
+    rc |= sim_metrics_counter(m, "revoked_accepted", "handshakes", na, SIM_METRIC_SERIES, &x->revoked_acc);
+    rc |= sim_metrics_counter(m, "acme_polls", "requests", na, SIM_METRIC_REPLICATED, &x->acme_polls);
+    if (rc)
+        return MTC_ERR_SIM_METRIC;
+    const char *reasons[MTC_RP_REASON_COUNT];
+    for (int i = 0; i < MTC_RP_REASON_COUNT; i++)
+        reasons[i] = mtc_rp_reason_name((mtc_rp_reason)i);
+    sim_metric_set_cohort_labels(x->verify, reasons, MTC_RP_REASON_COUNT);
+    if (wb->ncohorts) {
+        const char **lab = calloc(wb->ncohorts, sizeof *lab);
+        if (!lab)
+            return MTC_ERR_NOMEM;
+        for (size_t i = 0; i < wb->ncohorts; i++)
+            lab[i] = wb->cohorts[i].cfg.name;
+        sim_metric *cm[] = {x->full, x->sigless, x->resumed, x->retry, x->no_cert,
+                            x->auth, x->auth_cl, x->auth_pq, x->rtt_tcp,
+                            x->rtt_quic, x->upd_bytes, x->upd_fetch};
+        for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
+            sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
+        free(lab);
+    }
+    if (wb->nca) {
+        const char **lab = calloc(wb->nca, sizeof *lab);
+        if (!lab)
+            return MTC_ERR_NOMEM;
+        for (size_t i = 0; i < wb->nca; i++)
+            lab[i] = wb->pki->ca(wb->pki->ctx, i)->name;
+        sim_metric *cm[] = {x->full_ca, x->sigless_ca, x->revoked_acc, x->acme_polls};
+        for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
+            sim_metric_set_cohort_labels(cm[i], lab, wb->nca);
+        free(lab);
+    }
+    return MTC_OK;
+}
+
+int web__handshake_init(web *wb, char *err, size_t errlen)
+{
+    const tls_transport *t = &wb->env.tls.transport;
+    (void)t;
+    wb->sh_len = (uint32_t)tls_server_hello_len(wb->env.tls.group);
+    if (!wb->sh_len) {
+        snprintf(err, errlen, "tls: unknown key share group 0x%04x", wb->env.tls.group);
+        return MTC_ERR_CONFIG;
+    }
+    wb->fin_len = (uint32_t)tls_finished_len(32);
+    /* Baselines: a leaf with two SCTs and its intermediate, encoded and
+     * signed for real, once. */
+    mtc_sig_alg balg[2] = {MTC_SIG_ECDSA_P256, MTC_SIG_MLDSA44};
+    mtc_baseline *b = malloc(sizeof *b);
+    if (!b)
+        return MTC_ERR_NOMEM;
+    for (int i = 0; i < 2; i++) {
+        int rc = mtc_baseline_build(balg[i], "www.example.com", wb->epoch,
+                                    7 * 86400, b);
+        if (rc != MTC_OK) {
+            free(b);
+            snprintf(err, errlen, "baseline %s: %s", i ? "ml-dsa-44" : "classical",
+                     mtc_strerror(rc));
+            return rc;
+        }
+        size_t lens[2] = {b->leaf_len, b->intermediate_len};
+        wb->base_auth[i] = (uint32_t)(tls_certificate_len(lens, 2, 0) +
+                                      tls_certificate_verify_len(b->handshake_sig_len));
+    }
+    free(b);
+    wb->pubs = calloc(wb->nus ? wb->nus : 1, sizeof *wb->pubs);
+    wb->npubs = calloc(wb->nus ? wb->nus : 1, sizeof *wb->npubs);
+    if (!wb->pubs || !wb->npubs || memo_grow(wb) != MTC_OK)
+        return MTC_ERR_NOMEM;
+    int rc = make_metrics(wb);
+    if (rc != MTC_OK)
+        snprintf(err, errlen, "web metrics: %s", mtc_strerror(rc));
+    return rc;
+}
+
+void web__handshake_destroy(web *wb)
+{
+    if (wb->pubs)
+        for (size_t us = 0; us < wb->nus; us++) {
+            for (size_t p = 0; p < wb->npubs[us]; p++) {
+                free(wb->pubs[us][p].adv_log);
+                free(wb->pubs[us][p].adv_lm);
+                free(wb->pubs[us][p].adv_max_active);
+                free(wb->pubs[us][p].ca_version);
+            }
+            free(wb->pubs[us]);
+        }
+    free(wb->pubs);
+    free(wb->npubs);
+    free(wb->memo);
+}

@@ -1,0 +1,188 @@
+/*
+ * web_internal.h - state shared by web_site.c, web_browser.c and
+ * web_handshake.c (internal to sim/; the contract is sim/web.h).
+ *
+ * Sizes matter here: a 10^6-client population must fit in a few hundred
+ * MB and its handshakes must cost a few hundred ns each, so every byte
+ * count a handshake needs is precomputed where it changes (per
+ * certificate, per site certificate set, per client publication) and a
+ * client's PKI state is one integer, the publication it holds.
+ */
+#ifndef SIM_WEB_INTERNAL_H
+#define SIM_WEB_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mtc/baseline.h"
+#include "mtc/rp.h"
+#include "sim/web.h"
+
+#define WEB_TICKETS 4       /* session tickets a client remembers */
+#define WEB_SITE_CERTS 4    /* certificates a site holds at most */
+#define WEB_NO_CERT UINT32_MAX
+
+enum { WEB_SA = 1, WEB_LR = 2 };
+
+/* A certificate a site holds: its real DER and everything a handshake
+ * needs from it, computed once at installation. */
+typedef struct web_cert {
+    uint8_t *der;
+    uint32_t der_len;
+    uint32_t site;
+    uint32_t ca;
+    uint8_t kind;           /* WEB_SA, WEB_LR */
+    uint8_t live;
+    uint8_t lm_known;       /* lm_match is final */
+    uint8_t pad;
+    uint64_t log_number, index, serial;
+    uint64_t landmark;      /* LR: its landmark */
+    uint64_t lm_match;      /* the landmark whose subtree equals the cert's
+                               own subtree (LR: = landmark; SA: usually 0) */
+    uint64_t start, end;    /* the MTCProof subtree */
+    int64_t not_before, not_after;  /* Unix seconds */
+    sim_time expires;       /* sim time of not_after */
+    mtc_taid ta_id;         /* the path's trust anchor ID: CA ID or landmark */
+    mtc_hash hash;          /* SHA-256 of der: the memo's certificate key */
+    uint32_t id;            /* index in the cert table */
+    uint32_t msg_len[2];    /* Certificate message without / with ta ext */
+    /* For the holding site's current EncryptedExtensions, per
+     * trust_anchors sent (0/1): server auth bytes (EE extension +
+     * Certificate + CertificateVerify) and the flight's extra round trips.
+     * Set by web__site_set_changed. */
+    uint32_t srv_auth[2];
+    uint8_t rtt_tcp[2], rtt_quic[2];
+} web_cert;
+
+typedef struct web_site {
+    sim_event ev;           /* next site action */
+    struct web *wb;
+    uint32_t id;
+    uint32_t group;
+    uint32_t ca;
+    uint32_t key_gen;
+    int alg;                /* mtc_sig_alg */
+    uint32_t cv_len;        /* CertificateVerify message length */
+    uint32_t ee_len;        /* EncryptedExtensions trust_anchors extension */
+    uint32_t ee_len_noext;  /* EncryptedExtensions without it */
+    uint32_t cert[WEB_SITE_CERTS]; /* newest first; WEB_NO_CERT = empty */
+    uint32_t ncert;
+    uint8_t spki[2700];     /* DER SPKI of the current key */
+    uint16_t spki_len;
+    sim_time renew_at;      /* next routine renewal request */
+    sim_time next_expiry;   /* earliest expiry among held certs */
+    sim_time lr_install_at; /* pending landmark cert install (or MAX) */
+    uint32_t pending_lr;    /* cert waiting for its install time */
+    uint64_t ticket_sa, ticket_cur; /* request tickets */
+    sim_time sa_ready_at;   /* when the current request's SA arrived */
+    int compromised_pending;
+} web_site;
+
+typedef struct web_client {
+    sim_event ev;
+    sim_time next_visit;    /* SIM_TIME_MAX when offline */
+    sim_time next_check;    /* next update check (online), else MAX */
+    sim_time session_edge;  /* online: session end; offline: next start */
+    uint64_t rng_n;         /* draws taken from the client's stream */
+    uint32_t id;            /* global client id */
+    uint32_t pub;           /* update-service publication held */
+    uint32_t ticket_site[WEB_TICKETS];
+    uint32_t ticket_exp[WEB_TICKETS]; /* seconds of sim time */
+    uint16_t cohort;
+    uint8_t online;
+    uint8_t ticket_next;
+} web_client;
+
+/* Per (update service, publication): the ClientHello extension length
+ * and the advertised landmark per (CA, log slot), computed once. */
+typedef struct web_pubinfo {
+    uint32_t ready;
+    uint32_t ch_ext_len;
+    /* adv[ca * SIM_CA_MAX_LOGS + k]: log number and last landmark */
+    uint64_t *adv_log, *adv_lm;
+    uint64_t *adv_max_active;
+    uint32_t *ca_version;   /* view version per CA */
+} web_pubinfo;
+
+typedef struct web_cohort {
+    web_browsers_config cfg;
+    size_t us;              /* update service index */
+    sim_dist *zipf;         /* over all sites (owned) */
+    sim_nhpp *sessions;     /* NULL: always online (owned) */
+    uint64_t first_id, count;
+} web_cohort;
+
+typedef struct web_memo_entry {
+    uint32_t cert;          /* cert id + 1 (0 = empty) */
+    uint32_t version;       /* view version (or rev version, see handshake) */
+    uint32_t ca_us;         /* us index (versions are per service) */
+    uint16_t mode;          /* keying mode */
+    uint16_t reason;        /* mtc_rp_reason */
+    mtc_hash cert_hash;     /* exact bytes identity */
+} web_memo_entry;
+
+typedef struct web_metrics {
+    sim_metric *full, *sigless, *full_ca, *sigless_ca, *resumed, *retry;
+    sim_metric *auth, *auth_cl, *auth_pq, *rtt_tcp, *rtt_quic;
+    sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
+    sim_metric *no_cert, *acme_polls;
+} web_metrics;
+
+struct web {
+    web_env env;
+    const web_pki *pki;
+    size_t nca, nus;
+    /* sites */
+    web_sites_config *site_cfg;
+    size_t nsite_groups;
+    web_site *sites;
+    size_t nsites;
+    double *ca_share;       /* per group x CA cumulative share */
+    /* certificates */
+    web_cert *certs;
+    size_t ncerts, certs_cap;
+    uint32_t *cert_free;
+    size_t ncert_free, cert_free_cap;
+    /* clients */
+    web_cohort *cohorts;
+    size_t ncohorts;
+    web_client *clients;
+    size_t nclients;
+    /* publications per update service */
+    web_pubinfo **pubs;
+    size_t *npubs;
+    /* memo: open addressing, power-of-two size */
+    web_memo_entry *memo;
+    size_t memo_cap, memo_used;
+    /* baselines, computed once */
+    uint32_t base_auth[2];  /* classical, ML-DSA-44 */
+    uint32_t sh_len, fin_len;
+    web_metrics m;
+    web_stats st;
+    int64_t epoch;
+};
+
+/* web_site.c */
+int web__sites_create(web *wb, char *err, size_t errlen);
+int web__sites_start(web *wb, char *err, size_t errlen);
+void web__sites_destroy(web *wb);
+/* Time (Unix seconds) of a sim time. */
+int64_t web__unix(const web *wb, sim_time t);
+
+/* web_browser.c */
+int web__clients_create(web *wb, char *err, size_t errlen);
+int web__clients_start(web *wb, char *err, size_t errlen);
+void web__clients_destroy(web *wb);
+
+/* web_handshake.c */
+int web__handshake_init(web *wb, char *err, size_t errlen);
+void web__handshake_destroy(web *wb);
+/* The publication info for (us, pub), computed on first use. */
+const web_pubinfo *web__pubinfo(web *wb, size_t us, uint32_t pub);
+/* One connection from client c to site s at now (full or resumed). */
+void web__connect(web *wb, web_client *c, uint32_t site, sim_time now,
+                  gsl_rng *r);
+/* Recomputes the site's EncryptedExtensions length after its set changed. */
+void web__site_set_changed(web *wb, web_site *s);
+
+#endif

@@ -1,0 +1,568 @@
+/*
+ * web_site.c - sites (authenticating parties): CA choice by market share,
+ * keys, issuance on arrival and renewal at a fraction of the lifetime,
+ * keeping old and new certificates until the old expires, polling for the
+ * landmark-relative certificate (ACME Retry-After), key compromise.
+ *
+ * Each site has one engine event for its next action (first request,
+ * renewal, landmark-certificate install, expiry of a held certificate,
+ * compromise). Certificates arrive through the PKI's issuance callback;
+ * each is copied once into the certificate table with everything a
+ * handshake needs precomputed (web_cert). Sites are few (10^3..10^5)
+ * compared with clients, so clarity wins over compactness here.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+#include "mtc/cert.h"
+#include "mtc/error.h"
+#include "mtc/hash.h"
+#include "web_internal.h"
+
+const char *const web_key_alg_names[] = {"ed25519", "ecdsa-p256", "ml-dsa-44",
+                                         "ml-dsa-65", "ml-dsa-87", NULL};
+static const mtc_sig_alg key_algs[] = {MTC_SIG_ED25519, MTC_SIG_ECDSA_P256,
+                                       MTC_SIG_MLDSA44, MTC_SIG_MLDSA65,
+                                       MTC_SIG_MLDSA87};
+
+/* ---- schema -------------------------------------------------------------- */
+
+#define SO(f) offsetof(web_sites_config, f)
+static const sim_param_desc site_params[] = {
+    {"name", SIM_PARAM_STRING, SO(name), WEB_NAME_MAX, 0, 0, NULL, "", "unique entity name"},
+    {"count", SIM_PARAM_INT, SO(count), 0, 1, 1e8, NULL, "", "sites in this group (a sample of each CA's customers)"},
+    {"ca_shares", SIM_PARAM_LIST, SO(ca_shares), 0, 0, 0, NULL, "", "\"ca_name:share\" items, CA market shares (empty: uniform); Let's Encrypt ~57% of valid certs (facts.md)"},
+    {"key_alg", SIM_PARAM_ENUM, SO(key_alg), 0, 0, 0, web_key_alg_names, "", "subject key algorithm (sizes CertificateVerify and the SPKI)"},
+    {"renew_fraction", SIM_PARAM_REAL, SO(renew_fraction), 0, 0.05, 1.0, NULL, "", "renew at this fraction of the lifetime (draft: 75 %)"},
+    {"keep_old", SIM_PARAM_BOOL, SO(keep_old), 0, 0, 1, NULL, "", "keep old and new certificates until the old expires (draft \"Certificate Renewal\")"},
+    {"rotate_key", SIM_PARAM_BOOL, SO(rotate_key), 0, 0, 1, NULL, "", "new key at every routine renewal"},
+    {"issue_spread", SIM_PARAM_DURATION, SO(issue_spread), 0, 0, 1e9, NULL, "s", "first requests uniformly spread over [0, issue_spread)"},
+    {"lifetime", SIM_PARAM_DURATION, SO(lifetime), 0, 0, 1e9, NULL, "s", "requested lifetime (0: the CA's maximum)"},
+    {"retry_after", SIM_PARAM_DURATION, SO(retry_after), 0, 1e-6, 86400, NULL, "s", "ACME Retry-After while the landmark-relative certificate is pending (draft \"ACME Extensions\")"},
+    {"compromise_at", SIM_PARAM_DURATION, SO(compromise_at), 0, 0, 1e10, NULL, "s", "time of a key compromise (0: none)"},
+    {"compromise_fraction", SIM_PARAM_REAL, SO(compromise_fraction), 0, 0, 1, NULL, "", "share of this group's sites compromised then"},
+    {"dns_suffix", SIM_PARAM_STRING, SO(dns_suffix), WEB_NAME_MAX, 0, 0, NULL, "", "site names are s<id>.<suffix>"},
+};
+
+static int site_defaults(void *p)
+{
+    web_sites_config *c = p;
+    snprintf(c->name, sizeof c->name, "sites");
+    c->count = 1000;
+    c->key_alg = 0;
+    c->renew_fraction = 0.75;
+    c->keep_old = 1;
+    c->rotate_key = 0;
+    c->issue_spread = 0;
+    c->lifetime = 0;
+    c->retry_after = 600 * SIM_SEC;
+    c->compromise_at = 0;
+    c->compromise_fraction = 0;
+    snprintf(c->dns_suffix, sizeof c->dns_suffix, "example.com");
+    return MTC_OK;
+}
+
+static int parse_share(const char *item, char *name, size_t cap, double *share)
+{
+    const char *colon = strrchr(item, ':');
+    if (!colon || colon == item || (size_t)(colon - item) >= cap)
+        return -1;
+    memcpy(name, item, (size_t)(colon - item));
+    name[colon - item] = 0;
+    char *end;
+    *share = strtod(colon + 1, &end);
+    if (end == colon + 1 || *end || !(*share >= 0) || !isfinite(*share))
+        return -1;
+    return 0;
+}
+
+static int site_validate(const void *p, char *err, size_t errlen)
+{
+    const web_sites_config *c = p;
+    double sum = 0;
+    for (size_t i = 0; i < c->ca_shares.count; i++) {
+        char name[WEB_NAME_MAX];
+        double s;
+        if (parse_share(c->ca_shares.item[i], name, sizeof name, &s)) {
+            snprintf(err, errlen,
+                     "ca_shares: item \"%s\" is not \"ca_name:share\" with a share >= 0",
+                     c->ca_shares.item[i]);
+            return MTC_ERR_CONFIG;
+        }
+        sum += s;
+    }
+    if (c->ca_shares.count && !(sum > 0)) {
+        snprintf(err, errlen, "ca_shares: the shares sum to 0");
+        return MTC_ERR_CONFIG;
+    }
+    if (c->compromise_fraction > 0 && c->compromise_at == 0) {
+        snprintf(err, errlen, "compromise_fraction: set compromise_at as well");
+        return MTC_ERR_CONFIG;
+    }
+    return MTC_OK;
+}
+
+const sim_param_schema sim_sites_schema = {
+    "sites", "a group of sites (TLS servers) sharing a configuration",
+    sizeof(web_sites_config), site_params,
+    sizeof site_params / sizeof site_params[0], site_defaults, site_validate};
+
+/* ---- helpers ------------------------------------------------------------- */
+
+int64_t web__unix(const web *wb, sim_time t)
+{
+    return wb->epoch + (int64_t)(t / SIM_SEC);
+}
+
+static sim_time sim_of_unix(const web *wb, int64_t u)
+{
+    return (sim_time)(u - wb->epoch) * SIM_SEC;
+}
+
+static gsl_rng *site_rng(web *wb, sim_stream *st, uint32_t kind, uint64_t id)
+{
+    sim_stream_init(st, kind, id);
+    return sim_rng_use(wb->env.rng, st);
+}
+
+/* A key for generation gen of site s, from the SITEKEY stream; sets spki
+ * and cv_len (from a real CertificateVerify signature). */
+static int site_new_key(web *wb, web_site *s)
+{
+    uint8_t seed[MTC_SIG_SEED_LEN];
+    uint64_t seed_rng = sim_rng_seed(wb->env.rng);
+    uint64_t rep = sim_rng_replication(wb->env.rng);
+    for (int i = 0; i < 4; i++) {
+        uint64_t v = sim_rng_draw_at(seed_rng, rep, WEB_STREAM_SITEKEY, s->id,
+                                     4 * (uint64_t)s->key_gen + (uint64_t)i);
+        for (int k = 0; k < 8; k++)
+            seed[8 * i + k] = (uint8_t)(v >> (8 * k));
+    }
+    mtc_sig_key *key = NULL;
+    int rc = mtc_sig_key_from_seed(s->alg, seed, &key);
+    if (rc != MTC_OK)
+        return rc;
+    uint8_t pk[MTC_SIG_PK_MAX];
+    size_t pkl, spl;
+    rc = mtc_sig_key_public(key, pk, &pkl);
+    if (rc == MTC_OK)
+        rc = mtc_sig_spki_der(s->alg, pk, pkl, s->spki, sizeof s->spki, &spl);
+    if (rc == MTC_OK) {
+        s->spki_len = (uint16_t)spl;
+        /* RFC 8446 4.4.3: 64 spaces, context string, 0, transcript hash. */
+        uint8_t content[64 + 33 + 1 + 32];
+        memset(content, 0x20, 64);
+        memcpy(content + 64, "TLS 1.3, server CertificateVerify", 33);
+        content[97] = 0;
+        mtc_sha256(s->spki, spl, (mtc_hash *)(content + 98));
+        static uint8_t sig[MTC_SIG_MAX];
+        size_t sl;
+        rc = mtc_sig_sign(key, content, sizeof content, sig, &sl);
+        if (rc == MTC_OK)
+            s->cv_len = (uint32_t)tls_certificate_verify_len(sl);
+    }
+    mtc_sig_key_free(key);
+    return rc;
+}
+
+/* ---- certificate table --------------------------------------------------- */
+
+static uint32_t cert_alloc(web *wb)
+{
+    if (wb->ncert_free)
+        return wb->cert_free[--wb->ncert_free];
+    if (wb->ncerts == wb->certs_cap) {
+        size_t cap = wb->certs_cap ? 2 * wb->certs_cap : 1024;
+        web_cert *n = realloc(wb->certs, cap * sizeof *n);
+        if (!n)
+            return WEB_NO_CERT;
+        wb->certs = n;
+        wb->certs_cap = cap;
+    }
+    return (uint32_t)wb->ncerts++;
+}
+
+static void cert_release(web *wb, uint32_t id)
+{
+    web_cert *c = &wb->certs[id];
+    free(c->der);
+    c->der = NULL;
+    c->live = 0;
+    if (wb->ncert_free == wb->cert_free_cap) {
+        size_t cap = wb->cert_free_cap ? 2 * wb->cert_free_cap : 1024;
+        uint32_t *n = realloc(wb->cert_free, cap * sizeof *n);
+        if (!n)
+            return; /* the slot leaks until destroy; harmless */
+        wb->cert_free = n;
+        wb->cert_free_cap = cap;
+    }
+    wb->cert_free[wb->ncert_free++] = id;
+}
+
+static uint32_t cert_install(web *wb, web_site *s, const sim_cert_event *ev)
+{
+    uint32_t id = cert_alloc(wb);
+    if (id == WEB_NO_CERT)
+        return id;
+    web_cert *c = &wb->certs[id];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    c->der = malloc(ev->der_len);
+    if (!c->der) {
+        cert_release(wb, id);
+        return WEB_NO_CERT;
+    }
+    memcpy(c->der, ev->der, ev->der_len);
+    c->der_len = (uint32_t)ev->der_len;
+    c->site = s->id;
+    c->ca = (uint32_t)ev->ca;
+    c->kind = ev->kind == SIM_CERT_LANDMARK ? WEB_LR : WEB_SA;
+    c->live = 1;
+    c->log_number = ev->log_number;
+    c->index = ev->index;
+    c->serial = ev->serial;
+    c->landmark = ev->landmark;
+    c->not_before = ev->not_before;
+    c->not_after = ev->not_after;
+    c->expires = sim_of_unix(wb, ev->not_after + 1);
+    mtc_sha256(c->der, c->der_len, &c->hash);
+    size_t l = c->der_len;
+    c->msg_len[0] = (uint32_t)tls_certificate_len(&l, 1, 0);
+    c->msg_len[1] = (uint32_t)tls_certificate_len(&l, 1, 1);
+    /* The proof's subtree, read from the certificate itself. */
+    mtc_cert pc;
+    mtc_proof pf;
+    if (mtc_cert_parse(c->der, c->der_len, &pc) == MTC_OK &&
+        mtc_proof_decode(pc.sig_value.p, pc.sig_value.len, &pf) == MTC_OK) {
+        c->start = pf.start;
+        c->end = pf.end;
+    }
+    const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, c->ca);
+    if (c->kind == WEB_LR) {
+        mtc_taid_landmark_id(&ci->ca_id, c->log_number, c->landmark, &c->ta_id);
+        c->lm_match = c->landmark;
+        c->lm_known = 1;
+    } else {
+        c->ta_id = ci->ca_id;
+        c->lm_match = 0;
+        c->lm_known = 0;
+    }
+    return id;
+}
+
+/* ---- the site's certificate set ------------------------------------------- */
+
+static void site_add_cert(web *wb, web_site *s, uint32_t id)
+{
+    if (s->ncert == WEB_SITE_CERTS) {
+        /* Drop the oldest (only with renewal faster than half a lifetime). */
+        cert_release(wb, s->cert[WEB_SITE_CERTS - 1]);
+        s->ncert--;
+    }
+    memmove(&s->cert[1], &s->cert[0], s->ncert * sizeof s->cert[0]);
+    s->cert[0] = id;
+    s->ncert++;
+    web__site_set_changed(wb, s);
+}
+
+static void site_drop_where(web *wb, web_site *s, int (*pred)(const web_cert *, const void *),
+                            const void *arg)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->ncert; i++) {
+        web_cert *c = &wb->certs[s->cert[i]];
+        if (pred(c, arg))
+            cert_release(wb, s->cert[i]);
+        else
+            s->cert[k++] = s->cert[i];
+    }
+    if (k != s->ncert) {
+        s->ncert = (uint32_t)k;
+        web__site_set_changed(wb, s);
+    }
+}
+
+static int expired_at(const web_cert *c, const void *arg)
+{
+    return c->expires <= *(const sim_time *)arg;
+}
+
+static int older_than(const web_cert *c, const void *arg)
+{
+    /* A previous generation: another request's certificate. */
+    return c->not_before < *(const int64_t *)arg;
+}
+
+static int any_cert(const web_cert *c, const void *arg)
+{
+    (void)c;
+    (void)arg;
+    return 1;
+}
+
+static void site_reschedule(web *wb, web_site *s)
+{
+    sim_time t = s->renew_at;
+    if (s->lr_install_at < t)
+        t = s->lr_install_at;
+    sim_time exp = SIM_TIME_MAX;
+    for (size_t i = 0; i < s->ncert; i++)
+        if (wb->certs[s->cert[i]].expires < exp)
+            exp = wb->certs[s->cert[i]].expires;
+    s->next_expiry = exp;
+    if (exp < t)
+        t = exp;
+    if (s->compromised_pending) {
+        const web_sites_config *g = &wb->site_cfg[s->group];
+        if (g->compromise_at < t)
+            t = g->compromise_at;
+    }
+    if (t == SIM_TIME_MAX) {
+        if (sim_event_pending(&s->ev))
+            sim_cancel(wb->env.engine, &s->ev);
+        return;
+    }
+    sim_time now = sim_now(wb->env.engine);
+    if (t < now)
+        t = now;
+    sim_reschedule(wb->env.engine, &s->ev, t);
+}
+
+static void site_cert_cb(void *ctx, const sim_cert_event *ev);
+
+static void site_request(web *wb, web_site *s)
+{
+    const web_sites_config *g = &wb->site_cfg[s->group];
+    char dns[WEB_NAME_MAX + 32];
+    snprintf(dns, sizeof dns, "s%u.%s", s->id, g->dns_suffix);
+    sim_issue_request req = {dns, s->spki, s->spki_len, g->lifetime,
+                             site_cert_cb, s};
+    uint64_t ticket = 0;
+    if (wb->pki->issue(wb->pki->ctx, s->ca, &req, &ticket) != MTC_OK) {
+        s->renew_at = SIM_TIME_MAX;
+        return;
+    }
+    s->ticket_sa = s->ticket_cur;
+    s->ticket_cur = ticket;
+    const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, s->ca);
+    sim_time life = g->lifetime ? g->lifetime : ci->max_lifetime;
+    s->renew_at = sim_now(wb->env.engine) +
+                  (sim_time)llround(g->renew_fraction * (double)life);
+}
+
+static void site_cert_cb(void *ctx, const sim_cert_event *ev)
+{
+    web_site *s = ctx;
+    web *wb = s->wb;
+    if (ev->ticket != s->ticket_cur && ev->ticket != s->ticket_sa)
+        return; /* a request whose key was discarded (compromise) */
+    sim_time now = sim_now(wb->env.engine);
+    if (ev->kind == SIM_CERT_STANDALONE) {
+        uint32_t id = cert_install(wb, s, ev);
+        if (id == WEB_NO_CERT)
+            return;
+        if (ev->ticket == s->ticket_cur) {
+            s->sa_ready_at = now;
+            if (!wb->site_cfg[s->group].keep_old) {
+                int64_t nb = ev->not_before;
+                site_drop_where(wb, s, older_than, &nb);
+            }
+        }
+        site_add_cert(wb, s, id);
+    } else if (ev->kind == SIM_CERT_LANDMARK) {
+        /* The standalone sibling's subtree may be this landmark's subtree:
+         * then the relying party accepts it through the trusted subtree,
+         * and the memo must key it on the full view (web_handshake.c). */
+        mtc_subtree st[2] = {{0, 0}, {0, 0}};
+        const mtc_landmarks *lm =
+            wb->pki->ca_landmarks(wb->pki->ctx, ev->ca, ev->log_number);
+        int have = lm && mtc_landmarks_subtrees(lm, ev->landmark, &st[0], &st[1]) == MTC_OK;
+        for (size_t i = 0; i < s->ncert; i++) {
+            web_cert *c = &wb->certs[s->cert[i]];
+            if (c->kind != WEB_SA || c->serial != ev->serial || c->ca != ev->ca)
+                continue;
+            c->lm_match = 0;
+            if (have)
+                for (int k = 0; k < 2; k++)
+                    if (st[k].end > st[k].start && c->start == st[k].start &&
+                        c->end == st[k].end)
+                        c->lm_match = ev->landmark;
+            c->lm_known = have ? 1 : 0;
+        }
+        uint32_t id = cert_install(wb, s, ev);
+        if (id == WEB_NO_CERT)
+            return;
+        /* ACME polling: installed at the first poll at or after now. */
+        sim_time ra = wb->site_cfg[s->group].retry_after;
+        sim_time base = s->sa_ready_at <= now ? s->sa_ready_at : now;
+        sim_time waited = now - base;
+        sim_time polls = (waited + ra - 1) / ra;
+        if (wb->m.acme_polls)
+            sim_counter_add(wb->m.acme_polls, s->ca, polls > 0 ? polls : 1);
+        sim_time at = base + polls * ra;
+        if (s->pending_lr != WEB_NO_CERT)
+            site_add_cert(wb, s, s->pending_lr); /* older pending first */
+        s->pending_lr = id;
+        s->lr_install_at = at;
+    } else {
+        for (size_t i = 0; i < s->ncert; i++) {
+            web_cert *c = &wb->certs[s->cert[i]];
+            if (c->kind == WEB_SA && c->serial == ev->serial && c->ca == ev->ca) {
+                c->lm_match = 0;
+                c->lm_known = 1;
+            }
+        }
+    }
+    site_reschedule(wb, s);
+}
+
+static void site_compromise(web *wb, web_site *s)
+{
+    s->compromised_pending = 0;
+    /* Discard the key, revoke what it certified, request anew: standalone
+     * only until the new landmark-relative certificate exists (draft
+     * "Certificate Renewal"). */
+    for (size_t i = 0; i < s->ncert; i++) {
+        web_cert *c = &wb->certs[s->cert[i]];
+        wb->pki->revoke(wb->pki->ctx, c->ca, c->log_number, c->index, c->index);
+    }
+    site_drop_where(wb, s, any_cert, NULL);
+    if (s->pending_lr != WEB_NO_CERT) {
+        cert_release(wb, s->pending_lr);
+        s->pending_lr = WEB_NO_CERT;
+        s->lr_install_at = SIM_TIME_MAX;
+    }
+    s->ticket_cur = s->ticket_sa = UINT64_MAX;
+    s->key_gen++;
+    if (site_new_key(wb, s) == MTC_OK)
+        site_request(wb, s);
+}
+
+static void site_event(sim_engine *sim, sim_event *e)
+{
+    web_site *s = e->arg;
+    web *wb = s->wb;
+    sim_time now = sim_now(sim);
+    const web_sites_config *g = &wb->site_cfg[s->group];
+    if (s->compromised_pending && g->compromise_at <= now)
+        site_compromise(wb, s);
+    if (s->lr_install_at <= now && s->pending_lr != WEB_NO_CERT) {
+        site_add_cert(wb, s, s->pending_lr);
+        s->pending_lr = WEB_NO_CERT;
+        s->lr_install_at = SIM_TIME_MAX;
+    }
+    if (s->next_expiry <= now)
+        site_drop_where(wb, s, expired_at, &now);
+    if (s->renew_at <= now) {
+        if (g->rotate_key && s->ncert > 0) {
+            s->key_gen++;
+            site_new_key(wb, s);
+        }
+        site_request(wb, s);
+    }
+    site_reschedule(wb, s);
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+int web__sites_create(web *wb, char *err, size_t errlen)
+{
+    size_t total = 0;
+    for (size_t g = 0; g < wb->nsite_groups; g++)
+        total += (size_t)wb->site_cfg[g].count;
+    wb->nsites = total;
+    wb->sites = calloc(total ? total : 1, sizeof *wb->sites);
+    wb->ca_share = calloc(wb->nsite_groups * wb->nca + 1, sizeof(double));
+    if (!wb->sites || !wb->ca_share)
+        return MTC_ERR_NOMEM;
+    /* CA shares per group, resolved by CA name. */
+    for (size_t g = 0; g < wb->nsite_groups; g++) {
+        const web_sites_config *c = &wb->site_cfg[g];
+        double *sh = &wb->ca_share[g * wb->nca];
+        if (c->ca_shares.count == 0) {
+            for (size_t k = 0; k < wb->nca; k++)
+                sh[k] = 1;
+        }
+        for (size_t i = 0; i < c->ca_shares.count; i++) {
+            char name[WEB_NAME_MAX];
+            double v;
+            parse_share(c->ca_shares.item[i], name, sizeof name, &v);
+            size_t k;
+            for (k = 0; k < wb->nca; k++)
+                if (!strcmp(wb->pki->ca(wb->pki->ctx, k)->name, name))
+                    break;
+            if (k == wb->nca) {
+                snprintf(err, errlen, "%s: ca_shares: no CA named \"%s\"",
+                         c->name, name);
+                return MTC_ERR_CONFIG;
+            }
+            sh[k] += v;
+        }
+    }
+    size_t id = 0;
+    for (size_t g = 0; g < wb->nsite_groups; g++) {
+        const web_sites_config *c = &wb->site_cfg[g];
+        const double *sh = &wb->ca_share[g * wb->nca];
+        double sum = 0;
+        for (size_t k = 0; k < wb->nca; k++)
+            sum += sh[k];
+        for (int64_t i = 0; i < c->count; i++, id++) {
+            web_site *s = &wb->sites[id];
+            s->wb = wb;
+            s->id = (uint32_t)id;
+            s->group = (uint32_t)g;
+            s->alg = key_algs[c->key_alg];
+            for (size_t k = 0; k < WEB_SITE_CERTS; k++)
+                s->cert[k] = WEB_NO_CERT;
+            s->pending_lr = WEB_NO_CERT;
+            s->renew_at = s->lr_install_at = s->next_expiry = SIM_TIME_MAX;
+            s->ticket_cur = s->ticket_sa = UINT64_MAX;
+            sim_stream st;
+            gsl_rng *r = site_rng(wb, &st, WEB_STREAM_SITE, id);
+            double u = gsl_rng_uniform(r) * sum;
+            size_t k = 0;
+            while (k + 1 < wb->nca && u >= sh[k]) {
+                u -= sh[k];
+                k++;
+            }
+            s->ca = (uint32_t)k;
+            double first = gsl_rng_uniform(r);
+            s->renew_at = (sim_time)(first * (double)c->issue_spread);
+            double comp = gsl_rng_uniform(r);
+            s->compromised_pending = c->compromise_at > 0 && comp < c->compromise_fraction;
+            sim_event_init(&s->ev, site_event, s);
+            int rc = site_new_key(wb, s);
+            if (rc != MTC_OK) {
+                snprintf(err, errlen, "%s: key_alg: cannot make a %s key (%s)",
+                         c->name, web_key_alg_names[c->key_alg], mtc_strerror(rc));
+                return rc;
+            }
+            s->ee_len_noext = (uint32_t)tls_encrypted_extensions_len(0);
+            s->ee_len = s->ee_len_noext;
+        }
+    }
+    return MTC_OK;
+}
+
+int web__sites_start(web *wb, char *err, size_t errlen)
+{
+    (void)err;
+    (void)errlen;
+    for (size_t i = 0; i < wb->nsites; i++)
+        site_reschedule(wb, &wb->sites[i]);
+    return MTC_OK;
+}
+
+void web__sites_destroy(web *wb)
+{
+    for (size_t i = 0; i < wb->ncerts; i++)
+        free(wb->certs[i].der);
+    free(wb->certs);
+    free(wb->cert_free);
+    free(wb->sites);
+    free(wb->ca_share);
+}

@@ -1,0 +1,111 @@
+/*
+ * bench_web.c - web-side throughput: a population of browsers on the test
+ * PKI fixture (real logs, certificates and relying parties), timed over a
+ * simulated span. Prints `name value unit` lines; the reference measured
+ * in the same run is the engine alone (the same clients' events with the
+ * handshake replaced by nothing: visits_per_hour kept, sites = 0).
+ *
+ *   build/bench_web [--clients N] [--sites N] [--days D] [--hosts H]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/web_run.h"
+#include "mtc/error.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int run(size_t clients, size_t sites, double days, double hosts,
+               int quiet_prefix, const char *tag)
+{
+    wfx_config pc;
+    wfx_defaults(&pc);
+    pc.nca = 2;
+    pc.background = 1000;
+    web_sites_config *site = wrun_sites_new();
+    site->count = (int64_t)(sites ? sites : 1);
+    site->issue_spread = 6 * SIM_HOUR;
+    web_browsers_config *co = wrun_browsers_new();
+    co->count = (int64_t)clients;
+    if (hosts != 1) {
+        sim_dist_destroy(co->hosts_per_visit);
+        sim_dist_const(&co->hosts_per_visit, hosts);
+    }
+    wrun r;
+    double t_a = now_s();
+    const web_sites_config *sp = site;
+    if (wrun_create(&r, &pc, 1, 0, 0, 1, 0, 0, &sp, sites ? 1 : 0,
+                    (const web_browsers_config *const *)&co, 1)) {
+        fprintf(stderr, "bench_web: %s\n", r.err);
+        return 1;
+    }
+    double t_b = now_s(), c_b = cpu_s();
+    wrun_until(&r, (sim_time)(days * 86400.0) * SIM_SEC);
+    double t_c = now_s(), c_c = cpu_s();
+    /* Rates per core: CPU time of this process (the machine is shared). */
+    t_c = t_b + (c_c - c_b);
+    web_stats st;
+    web_get_stats(r.wb, &st);
+    uint64_t hs = st.full + st.resumed;
+    uint64_t events = sim_engine_events_executed(r.sim);
+    (void)quiet_prefix;
+    printf("%s_setup_s %.3f s\n", tag, t_b - t_a);
+    printf("%s_run_cpu_s %.3f s\n", tag, t_c - t_b);
+    printf("%s_events %llu events\n", tag, (unsigned long long)events);
+    printf("%s_events_per_s %.0f events/s\n", tag, (double)events / (t_c - t_b));
+    if (sites) {
+        printf("%s_handshakes %llu handshakes\n", tag, (unsigned long long)hs);
+        printf("%s_full_handshakes %llu handshakes\n", tag, (unsigned long long)st.full);
+        printf("%s_handshakes_per_s %.0f handshakes/s\n", tag, (double)hs / (t_c - t_b));
+        printf("%s_full_handshakes_per_s %.0f handshakes/s\n", tag, (double)st.full / (t_c - t_b));
+        printf("%s_signatureless_fraction %.4f ratio\n", tag,
+               st.full ? (double)st.signatureless / (double)st.full : 0.0);
+        printf("%s_verify_runs %llu verifications\n", tag, (unsigned long long)st.verify_runs);
+        printf("%s_memo_hit_ratio %.6f ratio\n", tag,
+               (double)st.verify_memo_hits / (double)(st.verify_memo_hits + st.verify_runs));
+        printf("%s_wall_per_sim_day_s %.2f s\n", tag, (t_c - t_b) / days);
+        printf("%s_projected_30d_min %.1f min\n", tag, (t_c - t_b) / days * 30 / 60);
+    }
+    printf("%s_client_state_bytes %zu bytes\n", tag, web_client_state_bytes());
+    wrun_free(&r);
+    sim_param_config_free(&sim_sites_schema, site);
+    sim_param_config_free(&sim_browsers_schema, co);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    size_t clients = 1000000, sites = 10000;
+    double days = 1, hosts = 1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--clients"))
+            clients = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--sites"))
+            sites = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--days"))
+            days = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--hosts"))
+            hosts = atof(argv[i + 1]);
+        else {
+            fprintf(stderr, "bench_web: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (run(clients, sites, days, hosts, 0, "web"))
+        return 1;
+    return 0;
+}

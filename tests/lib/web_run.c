@@ -1,0 +1,78 @@
+/*
+ * web_run.c - see web_run.h.
+ */
+#include "web_run.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "mtc/error.h"
+
+web_sites_config *wrun_sites_new(void)
+{
+    void *c = NULL;
+    sim_param_config_new(&sim_sites_schema, &c);
+    return c;
+}
+
+web_browsers_config *wrun_browsers_new(void)
+{
+    void *c = NULL;
+    sim_param_config_new(&sim_browsers_schema, &c);
+    return c;
+}
+
+int wrun_create(wrun *r, const wfx_config *pc, uint64_t seed, uint64_t rep,
+                uint32_t shard, uint32_t nshards, sim_time warmup,
+                int check_invariants, const web_sites_config *const *sites,
+                size_t nsites, const web_browsers_config *const *cohorts,
+                size_t ncohorts)
+{
+    memset(r, 0, sizeof *r);
+    sim_metrics_config mc = {warmup, 0, SIM_HOUR, 0};
+    if (sim_engine_create(&r->sim, NULL) ||
+        sim_metrics_create(&r->metrics, &mc, sim_engine_clock(r->sim)) ||
+        sim_rng_create(&r->rng, seed, rep) || wfx_create(&r->pki, pc, r->sim)) {
+        snprintf(r->err, sizeof r->err, "environment");
+        return -1;
+    }
+    web_env env;
+    memset(&env, 0, sizeof env);
+    env.engine = r->sim;
+    env.metrics = r->metrics;
+    env.rng = r->rng;
+    env.shard = shard;
+    env.nshards = nshards;
+    env.pki = wfx_pki(r->pki);
+    web_tls_config_defaults(&env.tls);
+    env.tls.epoch = pc->epoch;
+    env.check_invariants = check_invariants;
+    int rc = web_create(&r->wb, &env, sites, nsites, cohorts, ncohorts, r->err,
+                        sizeof r->err);
+    if (rc == MTC_OK)
+        rc = web_start(r->wb, r->err, sizeof r->err);
+    return rc;
+}
+
+void wrun_until(wrun *r, sim_time t)
+{
+    sim_engine_set_stop_time(r->sim, t);
+    sim_engine_run(r->sim);
+    sim_metrics_finish(r->metrics, t);
+}
+
+void wrun_free(wrun *r)
+{
+    web_destroy(r->wb);
+    wfx_destroy(r->pki);
+    sim_metrics_destroy(r->metrics);
+    sim_rng_destroy(r->rng);
+    sim_engine_destroy(r->sim);
+    memset(r, 0, sizeof *r);
+}
+
+int64_t wrun_counter(const wrun *r, const char *name)
+{
+    sim_metric *m = sim_metrics_find(r->metrics, name);
+    return m ? sim_counter_value(m, SIM_ALL_COHORTS) : 0;
+}
