@@ -18,6 +18,12 @@ SAN     ?= 0
 CC      ?= cc
 PKGS    := libcrypto gsl sqlite3 lua5.4
 
+# Open MPI is optional: with it, mtcsim can shard a run over ranks
+# (sim/shard.h); without it, everything builds and runs single-process.
+MPI_PKG := $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
+PKGS    += $(MPI_PKG)
+MPI_DEF := $(if $(MPI_PKG),-DMTCSIM_HAVE_MPI)
+
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -31,7 +37,7 @@ else
 OPT     := -O2 -g
 LDSAN   :=
 endif
-CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Imtc-core/include -Isim/include -Ilua
+CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Imtc-core/include -Isim/include -Ilua $(MPI_DEF)
 CFLAGS  := -std=c11 $(WARN) $(OPT) -ffp-contract=off $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS  := $(PKG_LIBS) -lm -lpthread
 LDFLAGS := $(LDSAN)
@@ -52,6 +58,8 @@ TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
 .PHONY: all deps run test test-built check san-tests bench clean fuzz
 .DEFAULT_GOAL := all
+# Keep objects make considers intermediate (test objects): no rebuilds.
+.SECONDARY:
 
 all: $(PROGS) $(TESTS)
 

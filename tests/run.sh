@@ -7,7 +7,7 @@ fail=0; count=0
 start_all=$(date +%s)
 for build in "$@"; do
   # Sanitized builds run 5-20x slower: tests may shrink their sizes.
-  case "$build" in */san) export MTC_TEST_SCALE=0.2 ;; *) unset MTC_TEST_SCALE ;; esac
+  case "$build" in */san) export MTC_TEST_SCALE=0.2 SAN_BUILD=1 ;; *) unset MTC_TEST_SCALE SAN_BUILD ;; esac
   for t in "$build"/tests/test_*; do
     [ -x "$t" ] || continue
     count=$((count+1)); s=$(date +%s)

@@ -10,6 +10,9 @@
 #include "sim/engine.h"
 #include "sim/rng.h"
 
+/* golden_trace's pinned hash (see there). */
+#define GOLDEN_TRACE 0x799e62f08b6cbf08ULL
+
 static const int kinds[] = {SIM_QUEUE_HEAP4, SIM_QUEUE_CALENDAR,
                            SIM_QUEUE_LADDER};
 #define NKINDS 3
@@ -470,6 +473,60 @@ TEST(queues_hostile)
     }
 }
 
+/* Integer-only model (no libm in the loop), pinned hash: the same trace
+ * on every machine and every queue. */
+typedef struct gent {
+    sim_event ev;
+    sim_stream st;
+    uint32_t id;
+} gent;
+
+typedef struct gworld {
+    sim_rng *rng;
+    gent *e;
+    size_t n;
+    uint64_t h, left;
+} gworld;
+
+static void gfire(sim_engine *sim, sim_event *ev)
+{
+    gent *x = (gent *)ev;
+    gworld *w = ev->arg;
+    gsl_rng *r = sim_rng_use(w->rng, &x->st);
+    w->h = fnv(fnv(w->h, (uint64_t)sim_now(sim)), x->id);
+    if (--w->left == 0) {
+        sim_engine_stop(sim);
+        return;
+    }
+    unsigned long u = gsl_rng_uniform_int(r, 100);
+    gent *o = &w->e[gsl_rng_uniform_int(r, w->n)];
+    if (u < 5 && o != x && sim_event_pending(&o->ev))
+        sim_cancel(sim, &o->ev);
+    else if (u < 15 && o != x)
+        sim_reschedule(sim, &o->ev, sim_now(sim) + (sim_time)gsl_rng_uniform_int(r, 1000));
+    sim_schedule_in(sim, ev, (sim_time)gsl_rng_uniform_int(r, 1000000));
+}
+
+TEST(golden_trace)
+{
+    for (int k = 0; k < NKINDS; k++) {
+        sim_engine *s = mk(kinds[k]);
+        gworld w = {NULL, calloc(500, sizeof(gent)), 500, 14695981039346656037ULL, 200000};
+        ASSERT_OK(sim_rng_create(&w.rng, 31337, 2));
+        for (size_t i = 0; i < w.n; i++) {
+            sim_event_init(&w.e[i].ev, gfire, &w);
+            sim_stream_init(&w.e[i].st, 60, i);
+            w.e[i].id = (uint32_t)i;
+            ASSERT_OK(sim_schedule(s, &w.e[i].ev, (sim_time)(i % 10)));
+        }
+        ASSERT_EQ(sim_engine_run(s), SIM_RUN_STOPPED);
+        ASSERT_EQ_U64(fnv(w.h, (uint64_t)sim_now(s)), GOLDEN_TRACE);
+        sim_rng_destroy(w.rng);
+        free(w.e);
+        sim_engine_destroy(s);
+    }
+}
+
 static const test_case cases[] = {
     {"create_errors", create_errors},
     {"order_and_ties", order_and_ties},
@@ -481,6 +538,7 @@ static const test_case cases[] = {
     {"call_at_pool", call_at_pool},
     {"determinism_hash", determinism_hash},
     {"queues_hostile", queues_hostile},
+    {"golden_trace", golden_trace},
 };
 
 TEST_MAIN(cases)

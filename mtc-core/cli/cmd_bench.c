@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mtc/error.h"
@@ -84,11 +84,18 @@ static int bench_append(const mtc_tree_options *opt, const mtc_hash *leaves,
     return MTC_OK;
 }
 
-static long max_rss_kib(void)
+/* Resident set size now, in bytes (Linux /proc/self/statm); peak RSS would
+ * remember the earlier, larger benchmark logs. */
+static double rss_bytes(void)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = 0;
+    fclose(f);
+    return (double)resident * (double)sysconf(_SC_PAGESIZE);
 }
 
 static int bench_merkle(int argc, char **argv)
@@ -233,8 +240,8 @@ static int bench_merkle(int argc, char **argv)
 
     if (mem_entries) {
         /* Peak memory of a log of mem_entries entries: the store's own
-         * accounting and the process's peak RSS growth. */
-        long rss0 = max_rss_kib();
+         * accounting and the growth of the resident set. */
+        double rss0 = rss_bytes();
         t = mtc_tree_new(&compact);
         if (!t)
             return CLI_FAIL;
@@ -246,12 +253,12 @@ static int bench_merkle(int argc, char **argv)
                 return CLI_FAIL;
             }
         }
-        long rss1 = max_rss_kib();
+        double rss1 = rss_bytes();
         printf("mem_entries %" PRIu64 " entries\n", mem_entries);
         printf("mem_store_bytes_per_entry %.3f B\n",
                (double)mtc_tree_memory(t) / (double)mem_entries);
-        printf("mem_peak_rss_growth_per_entry %.3f B\n",
-               (double)(rss1 - rss0) * 1024.0 / (double)mem_entries);
+        printf("mem_rss_growth_per_entry %.3f B\n",
+               (rss1 - rss0) / (double)mem_entries);
         mtc_tree_free(t);
     }
     return CLI_OK;

@@ -40,6 +40,24 @@ static void roll_hash(rolling *r, const mtc_hash *h)
     roll_add(r, hex);
 }
 
+/* One line: the label, then " HASH" per proof element, then a newline. */
+static void roll_proof_line(rolling *r, const char *label,
+                            const mtc_hash *proof, size_t len)
+{
+    roll_add(r, label);
+    for (size_t i = 0; i < len; i++) {
+        roll_add(r, " ");
+        roll_hash(r, &proof[i]);
+    }
+    roll_add(r, "\n");
+}
+
+static int roll_start(rolling *r)
+{
+    return EVP_DigestInit_ex(r->md, EVP_sha256(), NULL) == 1 ? MTC_OK
+                                                             : MTC_ERR_CRYPTO;
+}
+
 static int roll_finish(rolling *r, mtc_hash *out)
 {
     unsigned int len = 0;
@@ -69,8 +87,7 @@ int mtc_subtree_vectors(mtc_hash out[MTC_VECTOR_COUNT])
     mtc_node_source src;
     mtc_tree_source(tree, &src);
 
-    rc = MTC_ERR_CRYPTO;
-    if (EVP_DigestInit_ex(r.md, EVP_sha256(), NULL) != 1)
+    if ((rc = roll_start(&r)) != MTC_OK)
         goto done;
     for (uint64_t end = 0; end <= VEC_MAX_N; end++)
         for (uint64_t start = 0; start <= end; start++) {
@@ -88,8 +105,7 @@ int mtc_subtree_vectors(mtc_hash out[MTC_VECTOR_COUNT])
     if ((rc = roll_finish(&r, &out[0])) != MTC_OK)
         goto done;
 
-    rc = MTC_ERR_CRYPTO;
-    if (EVP_DigestInit_ex(r.md, EVP_sha256(), NULL) != 1)
+    if ((rc = roll_start(&r)) != MTC_OK)
         goto done;
     for (uint64_t end = 0; end <= VEC_MAX_N; end++)
         for (uint64_t start = 0; start <= end; start++) {
@@ -102,19 +118,13 @@ int mtc_subtree_vectors(mtc_hash out[MTC_VECTOR_COUNT])
                 snprintf(line, sizeof line, "%llu [%llu, %llu)",
                          (unsigned long long)index, (unsigned long long)start,
                          (unsigned long long)end);
-                roll_add(&r, line);
-                for (size_t i = 0; i < plen; i++) {
-                    roll_add(&r, " ");
-                    roll_hash(&r, &proof[i]);
-                }
-                roll_add(&r, "\n");
+                roll_proof_line(&r, line, proof, plen);
             }
         }
     if ((rc = roll_finish(&r, &out[1])) != MTC_OK)
         goto done;
 
-    rc = MTC_ERR_CRYPTO;
-    if (EVP_DigestInit_ex(r.md, EVP_sha256(), NULL) != 1)
+    if ((rc = roll_start(&r)) != MTC_OK)
         goto done;
     for (uint64_t n = 0; n <= VEC_MAX_N; n++)
         for (uint64_t end = 0; end <= n; end++)
@@ -128,18 +138,12 @@ int mtc_subtree_vectors(mtc_hash out[MTC_VECTOR_COUNT])
                 snprintf(line, sizeof line, "[%llu, %llu) %llu",
                          (unsigned long long)start, (unsigned long long)end,
                          (unsigned long long)n);
-                roll_add(&r, line);
-                for (size_t i = 0; i < plen; i++) {
-                    roll_add(&r, " ");
-                    roll_hash(&r, &proof[i]);
-                }
-                roll_add(&r, "\n");
+                roll_proof_line(&r, line, proof, plen);
             }
     if ((rc = roll_finish(&r, &out[2])) != MTC_OK)
         goto done;
 
-    rc = MTC_ERR_CRYPTO;
-    if (EVP_DigestInit_ex(r.md, EVP_sha256(), NULL) != 1)
+    if ((rc = roll_start(&r)) != MTC_OK)
         goto done;
     for (uint64_t end = 0; end <= VEC_MAX_N; end++)
         for (uint64_t start = 0; start <= end; start++) {

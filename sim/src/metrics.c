@@ -77,6 +77,20 @@ static fx_t to_fx(double v)
 
 static double from_fx(fx_t x) { return (double)x / FX_ONE; }
 
+/* Sums wrap modulo 2^64 / 2^128 instead of overflowing (undefined in C):
+ * still exact and order-independent, and only reachable with absurd
+ * values (or a hostile encoding). */
+static inline int64_t add_i64(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline fx_t add_fx(fx_t a, fx_t b)
+{
+    __extension__ typedef unsigned __int128 ufx;
+    return (fx_t)((ufx)a + (ufx)b);
+}
+
 static inline sim_time now_of(const sim_metrics *m)
 {
     return m->clock ? *m->clock : 0;
@@ -377,7 +391,7 @@ void sim_counter_add(sim_metric *c, size_t cohort, int64_t n)
         return;
     if (has_series(c))
         catch_up(c, t, 0);
-    c->cnt[cohort] += n;
+    c->cnt[cohort] = add_i64(c->cnt[cohort], n);
 }
 
 void sim_gauge_set(sim_metric *g, size_t cohort, double v)
@@ -399,7 +413,7 @@ void sim_gauge_add(sim_metric *g, size_t cohort, double dv)
         return;
     if (has_series(g))
         catch_up(g, now_of(m), 0);
-    g->lvl[cohort] += to_fx(dv);
+    g->lvl[cohort] = add_fx(g->lvl[cohort], to_fx(dv));
 }
 
 static size_t bin_index(const sim_metric *h, double x)
@@ -428,7 +442,7 @@ void sim_hist_observe(sim_metric *h, size_t cohort, double x)
         return;
     h->bins[cohort * (h->nbins + 2) + bin_index(h, x)]++;
     h->hcount[cohort]++;
-    h->hsum[cohort] += to_fx(x);
+    h->hsum[cohort] = add_fx(h->hsum[cohort], to_fx(x));
     if (x < h->hmin[cohort])
         h->hmin[cohort] = x;
     if (x > h->hmax[cohort])
@@ -558,22 +572,22 @@ int sim_metrics_merge(sim_metrics *dst, const sim_metrics *src)
         switch (s->kind) {
         case SIM_METRIC_COUNTER:
             for (size_t j = 0; j < c; j++)
-                d->cnt[j] += s->cnt[j];
+                d->cnt[j] = add_i64(d->cnt[j], s->cnt[j]);
             for (size_t j = 0; j < s->npts * c; j++)
-                d->ser_cnt[j] += s->ser_cnt[j];
+                d->ser_cnt[j] = add_i64(d->ser_cnt[j], s->ser_cnt[j]);
             break;
         case SIM_METRIC_GAUGE:
             for (size_t j = 0; j < c; j++)
-                d->lvl[j] += s->lvl[j];
+                d->lvl[j] = add_fx(d->lvl[j], s->lvl[j]);
             for (size_t j = 0; j < s->npts * c; j++)
-                d->ser_lvl[j] += s->ser_lvl[j];
+                d->ser_lvl[j] = add_fx(d->ser_lvl[j], s->ser_lvl[j]);
             break;
         default:
             for (size_t j = 0; j < c * (s->nbins + 2); j++)
                 d->bins[j] += s->bins[j];
             for (size_t j = 0; j < c; j++) {
                 d->hcount[j] += s->hcount[j];
-                d->hsum[j] += s->hsum[j];
+                d->hsum[j] = add_fx(d->hsum[j], s->hsum[j]);
                 if (s->hmin[j] < d->hmin[j])
                     d->hmin[j] = s->hmin[j];
                 if (s->hmax[j] > d->hmax[j])
@@ -620,7 +634,7 @@ int64_t sim_counter_value(const sim_metric *c, size_t cohort)
         return cohort < c->ncells ? c->cnt[cohort] : 0;
     int64_t s = 0;
     for (size_t i = 0; i < c->ncells; i++)
-        s += c->cnt[i];
+        s = add_i64(s, c->cnt[i]);
     return s;
 }
 
@@ -630,7 +644,7 @@ double sim_gauge_value(const sim_metric *g, size_t cohort)
         return cohort < g->ncells ? from_fx(g->lvl[cohort]) : NAN;
     fx_t s = 0;
     for (size_t i = 0; i < g->ncells; i++)
-        s += g->lvl[i];
+        s = add_fx(s, g->lvl[i]);
     return from_fx(s);
 }
 
@@ -651,12 +665,12 @@ double sim_metric_series_value(const sim_metric *mt, size_t cohort, size_t k)
     if (mt->kind == SIM_METRIC_COUNTER) {
         int64_t s = 0;
         for (size_t i = lo; i < hi; i++)
-            s += mt->ser_cnt[k * mt->ncells + i];
+            s = add_i64(s, mt->ser_cnt[k * mt->ncells + i]);
         return (double)s;
     }
     fx_t s = 0;
     for (size_t i = lo; i < hi; i++)
-        s += mt->ser_lvl[k * mt->ncells + i];
+        s = add_fx(s, mt->ser_lvl[k * mt->ncells + i]);
     return from_fx(s);
 }
 
@@ -695,7 +709,7 @@ double sim_hist_sum(const sim_metric *h, size_t cohort)
         return cohort < h->ncells ? from_fx(h->hsum[cohort]) : NAN;
     fx_t s = 0;
     for (size_t c = 0; c < h->ncells; c++)
-        s += h->hsum[c];
+        s = add_fx(s, h->hsum[c]);
     return from_fx(s);
 }
 
@@ -768,5 +782,338 @@ int sim_ci_student(const double *x, size_t n, double level, sim_ci *out)
     out->half_width = tq * out->sd / sqrt((double)n);
     out->lo = out->mean - out->half_width;
     out->hi = out->mean + out->half_width;
+    return MTC_OK;
+}
+
+/* ---- encoding ---- */
+
+#define ENC_MAGIC 0x4d4d4953u /* "SIMM" little-endian */
+#define ENC_VERSION 1u
+
+typedef struct wbuf {
+    uint8_t *p;
+    size_t n, cap;
+    int err;
+} wbuf;
+
+static void put(wbuf *w, const void *src, size_t len)
+{
+    if (w->err)
+        return;
+    if (w->n + len > w->cap) {
+        size_t cap = w->cap ? w->cap : 256;
+        while (cap < w->n + len)
+            cap *= 2;
+        uint8_t *p = realloc(w->p, cap);
+        if (!p) {
+            w->err = 1;
+            return;
+        }
+        w->p = p;
+        w->cap = cap;
+    }
+    memcpy(w->p + w->n, src, len);
+    w->n += len;
+}
+
+static void put_u64(wbuf *w, uint64_t v)
+{
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    put(w, b, 8);
+}
+
+static void put_u32(wbuf *w, uint32_t v)
+{
+    uint8_t b[4];
+    for (int i = 0; i < 4; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    put(w, b, 4);
+}
+
+static void put_u8(wbuf *w, uint8_t v) { put(w, &v, 1); }
+
+static void put_f64(wbuf *w, double d)
+{
+    uint64_t v;
+    memcpy(&v, &d, 8);
+    put_u64(w, v);
+}
+
+static void put_fx(wbuf *w, fx_t x)
+{
+    __extension__ unsigned __int128 u = (unsigned __int128)x;
+    put_u64(w, (uint64_t)u);
+    put_u64(w, (uint64_t)(u >> 64));
+}
+
+static void put_str(wbuf *w, const char *s)
+{
+    size_t n = strlen(s);
+    put_u8(w, (uint8_t)n);
+    put(w, s, n);
+}
+
+int sim_metrics_encode(const sim_metrics *m, uint8_t **buf, size_t *len)
+{
+    wbuf w = {NULL, 0, 0, 0};
+    *buf = NULL;
+    *len = 0;
+    put_u32(&w, ENC_MAGIC);
+    put_u32(&w, ENC_VERSION);
+    put_u64(&w, (uint64_t)m->cfg.warmup_end);
+    put_u64(&w, (uint64_t)m->cfg.grid_start);
+    put_u64(&w, (uint64_t)m->cfg.grid_step);
+    put_u64(&w, (uint64_t)m->cfg.max_points);
+    put_u8(&w, (uint8_t)(m->finished != 0));
+    put_u64(&w, (uint64_t)m->n);
+    for (size_t i = 0; i < m->n; i++) {
+        const sim_metric *mt = m->v[i];
+        size_t c = mt->ncells;
+        put_u8(&w, (uint8_t)mt->kind);
+        put_u32(&w, mt->flags);
+        put_u32(&w, (uint32_t)c);
+        put_str(&w, mt->name);
+        put_str(&w, mt->unit);
+        for (size_t k = 0; k < c; k++)
+            put_str(&w, mt->labels[k]);
+        if (mt->kind == SIM_METRIC_HISTOGRAM) {
+            put_f64(&w, mt->lo);
+            put_f64(&w, mt->hi);
+            put_u32(&w, mt->per_decade);
+        }
+        put_u64(&w, (uint64_t)mt->npts);
+        put_u8(&w, (uint8_t)(mt->truncated != 0));
+        switch (mt->kind) {
+        case SIM_METRIC_COUNTER:
+            for (size_t k = 0; k < c; k++)
+                put_u64(&w, (uint64_t)mt->cnt[k]);
+            for (size_t k = 0; k < mt->npts * c; k++)
+                put_u64(&w, (uint64_t)mt->ser_cnt[k]);
+            break;
+        case SIM_METRIC_GAUGE:
+            for (size_t k = 0; k < c; k++)
+                put_fx(&w, mt->lvl[k]);
+            for (size_t k = 0; k < mt->npts * c; k++)
+                put_fx(&w, mt->ser_lvl[k]);
+            break;
+        default:
+            for (size_t k = 0; k < c * (mt->nbins + 2); k++)
+                put_u64(&w, mt->bins[k]);
+            for (size_t k = 0; k < c; k++) {
+                put_u64(&w, mt->hcount[k]);
+                put_fx(&w, mt->hsum[k]);
+                put_f64(&w, mt->hmin[k]);
+                put_f64(&w, mt->hmax[k]);
+            }
+        }
+    }
+    if (w.err) {
+        free(w.p);
+        return MTC_ERR_NOMEM;
+    }
+    *buf = w.p;
+    *len = w.n;
+    return MTC_OK;
+}
+
+typedef struct rbuf {
+    const uint8_t *p;
+    size_t n, off;
+    int err;
+} rbuf;
+
+static const uint8_t *take(rbuf *r, size_t len)
+{
+    if (r->err || len > r->n - r->off) {
+        r->err = 1;
+        return NULL;
+    }
+    const uint8_t *p = r->p + r->off;
+    r->off += len;
+    return p;
+}
+
+static uint64_t get_u64(rbuf *r)
+{
+    const uint8_t *b = take(r, 8);
+    uint64_t v = 0;
+    if (b)
+        for (int i = 7; i >= 0; i--)
+            v = (v << 8) | b[i];
+    return v;
+}
+
+static uint32_t get_u32(rbuf *r)
+{
+    const uint8_t *b = take(r, 4);
+    uint32_t v = 0;
+    if (b)
+        for (int i = 3; i >= 0; i--)
+            v = (v << 8) | b[i];
+    return v;
+}
+
+static uint8_t get_u8(rbuf *r)
+{
+    const uint8_t *b = take(r, 1);
+    return b ? b[0] : 0;
+}
+
+static double get_f64(rbuf *r)
+{
+    uint64_t v = get_u64(r);
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static fx_t get_fx(rbuf *r)
+{
+    uint64_t lo = get_u64(r), hi = get_u64(r);
+    __extension__ unsigned __int128 u = ((unsigned __int128)hi << 64) | lo;
+    return (fx_t)u;
+}
+
+/* A string of at most maxlen bytes into out[maxlen + 1]. */
+static void get_str(rbuf *r, char *out, size_t maxlen)
+{
+    size_t n = get_u8(r);
+    const uint8_t *b = take(r, n);
+    if (!b || n > maxlen) {
+        r->err = 1;
+        out[0] = 0;
+        return;
+    }
+    memcpy(out, b, n);
+    out[n] = 0;
+    if (strlen(out) != n)
+        r->err = 1; /* embedded NUL */
+}
+
+/* Enough bytes left for `count` items of `size` bytes? (Checked before
+ * allocating what a hostile count asks for.) */
+static int room(const rbuf *r, uint64_t count, size_t size)
+{
+    return !r->err && count <= (r->n - r->off) / size;
+}
+
+static int decode_metric(sim_metrics *m, rbuf *r)
+{
+    char name[NAME_MAX_LEN + 1], unit[UNIT_MAX_LEN + 1];
+    int kind = get_u8(r);
+    uint32_t flags = get_u32(r), ncells = get_u32(r);
+    get_str(r, name, NAME_MAX_LEN);
+    get_str(r, unit, UNIT_MAX_LEN);
+    if (r->err || ncells == 0 || ncells > 65536 || !room(r, ncells, 1))
+        return MTC_ERR_PARSE;
+    char(*labels)[LABEL_MAX_LEN + 1] = malloc(ncells * sizeof *labels);
+    if (!labels)
+        return MTC_ERR_NOMEM;
+    for (uint32_t k = 0; k < ncells; k++)
+        get_str(r, labels[k], LABEL_MAX_LEN);
+    double lo = 0, hi = 0;
+    unsigned per = 0;
+    if (kind == SIM_METRIC_HISTOGRAM) {
+        lo = get_f64(r);
+        hi = get_f64(r);
+        per = get_u32(r);
+    }
+    if (r->err || sim_metrics_find(m, name) ||
+        (kind != SIM_METRIC_COUNTER && kind != SIM_METRIC_GAUGE &&
+         kind != SIM_METRIC_HISTOGRAM)) {
+        free(labels);
+        return MTC_ERR_PARSE;
+    }
+    sim_metric *mt;
+    int rc = define(m, name, unit, kind, ncells, flags, lo, hi, per, &mt);
+    if (rc) {
+        free(labels);
+        return rc == MTC_ERR_NOMEM ? rc : MTC_ERR_PARSE;
+    }
+    memcpy(mt->labels, labels, ncells * sizeof *labels);
+    free(labels);
+    uint64_t npts = get_u64(r);
+    uint8_t trunc = get_u8(r);
+    size_t c = ncells;
+    if (r->err || trunc > 1 || npts > m->cfg.max_points ||
+        (npts && !has_series(mt)))
+        return MTC_ERR_PARSE;
+    mt->truncated = trunc;
+    size_t item = kind == SIM_METRIC_COUNTER ? 8 : 16;
+    if (npts) {
+        if (!room(r, npts, c * item)) /* also bounds npts * c: no overflow */
+            return MTC_ERR_PARSE;
+        if (kind == SIM_METRIC_COUNTER)
+            mt->ser_cnt = malloc(npts * c * sizeof *mt->ser_cnt);
+        else
+            mt->ser_lvl = malloc(npts * c * sizeof *mt->ser_lvl);
+        if (!mt->ser_cnt && !mt->ser_lvl)
+            return MTC_ERR_NOMEM;
+        mt->npts = mt->cap_pts = npts;
+    }
+    switch (kind) {
+    case SIM_METRIC_COUNTER:
+        for (size_t k = 0; k < c; k++)
+            mt->cnt[k] = (int64_t)get_u64(r);
+        for (size_t k = 0; k < npts * c; k++)
+            mt->ser_cnt[k] = (int64_t)get_u64(r);
+        break;
+    case SIM_METRIC_GAUGE:
+        for (size_t k = 0; k < c; k++)
+            mt->lvl[k] = get_fx(r);
+        for (size_t k = 0; k < npts * c; k++)
+            mt->ser_lvl[k] = get_fx(r);
+        break;
+    default:
+        if (!room(r, c * (mt->nbins + 2), 8))
+            return MTC_ERR_PARSE;
+        for (size_t k = 0; k < c * (mt->nbins + 2); k++)
+            mt->bins[k] = get_u64(r);
+        for (size_t k = 0; k < c; k++) {
+            mt->hcount[k] = get_u64(r);
+            mt->hsum[k] = get_fx(r);
+            mt->hmin[k] = get_f64(r);
+            mt->hmax[k] = get_f64(r);
+        }
+    }
+    return r->err ? MTC_ERR_PARSE : MTC_OK;
+}
+
+int sim_metrics_decode(sim_metrics **out, const uint8_t *buf, size_t len)
+{
+    *out = NULL;
+    if (!buf && len)
+        return MTC_ERR_ARG;
+    rbuf r = {buf, len, 0, 0};
+    if (get_u32(&r) != ENC_MAGIC || get_u32(&r) != ENC_VERSION || r.err)
+        return MTC_ERR_PARSE;
+    sim_metrics_config cfg;
+    cfg.warmup_end = (sim_time)get_u64(&r);
+    cfg.grid_start = (sim_time)get_u64(&r);
+    cfg.grid_step = (sim_time)get_u64(&r);
+    cfg.max_points = (size_t)get_u64(&r);
+    uint8_t finished = get_u8(&r);
+    uint64_t nmetrics = get_u64(&r);
+    /* max_points must be what create() would store; each metric takes at
+     * least 14 bytes */
+    if (r.err || cfg.grid_step < 0 || cfg.max_points == 0 || finished > 1 ||
+        !room(&r, nmetrics, 14))
+        return MTC_ERR_PARSE;
+    sim_metrics *m;
+    int rc = sim_metrics_create(&m, &cfg, NULL);
+    if (rc)
+        return rc;
+    for (uint64_t i = 0; i < nmetrics && rc == MTC_OK; i++)
+        rc = decode_metric(m, &r);
+    if (rc == MTC_OK && r.off != r.n)
+        rc = MTC_ERR_PARSE;
+    if (rc) {
+        sim_metrics_destroy(m);
+        return rc;
+    }
+    m->finished = finished;
+    *out = m;
     return MTC_OK;
 }

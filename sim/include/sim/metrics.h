@@ -113,6 +113,21 @@ void sim_metrics_finish(sim_metrics *m, sim_time end);
  * then partly merged and should be discarded), MTC_ERR_NOMEM. */
 int sim_metrics_merge(sim_metrics *dst, const sim_metrics *src);
 
+/* ---- transport (MPI: gather encodings on rank 0, decode, merge) ---- */
+
+/* Encodes the whole registry - config, definitions, labels, values,
+ * series - into a malloc'ed buffer (*buf owned by the caller; free()).
+ * The encoding is canonical: equal registries give equal bytes, and
+ * sim_metrics_decode() of an encoding re-encodes to the same bytes.
+ * Little-endian, versioned ("SIMM", version 1). Errors: MTC_ERR_NOMEM. */
+int sim_metrics_encode(const sim_metrics *m, uint8_t **buf, size_t *len);
+
+/* Builds a new, finished registry (no clock) from an encoding. Input is
+ * treated as untrusted: every count and length is checked against the
+ * remaining bytes and the definition rules above. Errors: MTC_ERR_PARSE
+ * (malformed, trailing bytes, wrong magic or version), MTC_ERR_NOMEM. */
+int sim_metrics_decode(sim_metrics **out, const uint8_t *buf, size_t len);
+
 /* ---- enumeration and reading ---- */
 size_t sim_metrics_count(const sim_metrics *m);
 const sim_metric *sim_metrics_at(const sim_metrics *m, size_t i);

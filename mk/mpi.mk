@@ -1,0 +1,7 @@
+# MPI test driver: a sharded engine run whose merged metrics must not depend
+# on the number of ranks (tests/sh_mpi_shard.sh).
+all: $(BUILD)/tests/mpi/shard_driver
+
+$(BUILD)/tests/mpi/shard_driver: $(BUILD)/obj/tests/mpi/shard_driver.o $(LIBSIM) $(LIBMTC)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
