@@ -99,4 +99,4 @@ static const sim_param_schema *const web_kinds[] = {&sim_sites_schema,
                                                      &sim_browsers_schema};
 
 const sim_world_module sim_web_module = {
-    "web", web_kinds, 2, NULL, 0, web_mod_start, NULL, NULL, NULL, web_mod_destroy};
+    "web", web_kinds, 2, web_mod_start, NULL, NULL, NULL, web_mod_destroy};

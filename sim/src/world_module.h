@@ -51,6 +51,8 @@ extern const size_t sim_world_action_count;
 
 /* The PKI module (pki_world.c). */
 extern const sim_world_module sim_pki_module;
+/* The web module (web_world.c). */
+extern const sim_world_module sim_web_module;
 
 /* The state a module's start hook created (NULL before start). */
 void *sim_world_module_state(const sim_world *w, const sim_world_module *m);

@@ -7,7 +7,7 @@
 
 const sim_world_module *const sim_world_module_table[] = {
     &sim_pki_module,
-    /* WEB: &sim_web_module, */
+    &sim_web_module,
 };
 const size_t sim_world_module_count =
     sizeof sim_world_module_table / sizeof sim_world_module_table[0];
@@ -15,7 +15,7 @@ const size_t sim_world_module_count =
 const sim_param_schema *const sim_world_schema_table[] = {
     &sim_world_config_schema, &sim_ca_schema, &sim_cosigner_schema,
     &sim_update_service_schema,
-    /* WEB: &sim_sites_schema, &sim_browsers_schema, */
+    &sim_sites_schema, &sim_browsers_schema,
 };
 const size_t sim_world_schema_count =
     sizeof sim_world_schema_table / sizeof sim_world_schema_table[0];
