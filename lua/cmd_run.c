@@ -70,7 +70,7 @@ typedef struct run_opts {
     long reps;              /* -1: scenario's or 1 */
     const char *out;
     char out_dir[LHOST_PATH_MAX];
-    int quiet, unsafe, list_params;
+    int quiet, unsafe, list_params, summary_all;
     uint64_t max_instr;
     uint64_t max_mem_mb;
     char cmdline[4096];
@@ -416,9 +416,33 @@ static void collect_stats(sim_metrics *m, run_stats *rs)
     }
 }
 
+/* The short summary's rows (docs/metrics.md names); --summary all prints
+ * every statistic. A model without any of them gets everything. */
+static const char *const headline[] = {
+    "signatureless_fraction", "auth_bytes.mean", "auth_bytes.p99",
+    "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44",
+    "extra_rtt_tcp.mean", "extra_rtt_quic.mean", "handshake_full",
+    "handshake_resumed", "handshake_retry", "revoked_accepted",
+    "issuance_delay_standalone.mean", "issuance_delay_standalone.p99",
+    "issuance_delay_landmark.mean", "issuance_delay_landmark.p99",
+    "log_entries", "signatures", "log_storage_bytes", "rp_state_bytes",
+    "update_publication_bytes.mean", "update_bytes",
+    "cosign_quorum_failures", NULL};
+
+static int shown(const char *name, int all, int any_headline)
+{
+    if (all || !any_headline)
+        return 1;
+    for (int i = 0; headline[i]; i++)
+        if (!strcmp(headline[i], name))
+            return 1;
+    return 0;
+}
+
 /* Per sweep point: every statistic's mean over replications, with the
  * 95 % Student-t half-width when there are two or more. */
-static void print_summary(const plan *pl, const run_stats *runs, size_t nruns)
+static void print_summary(const plan *pl, const run_stats *runs, size_t nruns,
+                          int all)
 {
     for (size_t p = 0; p < pl->npoints; p++) {
         const run_stats *first = NULL;
@@ -440,7 +464,12 @@ static void print_summary(const plan *pl, const run_stats *runs, size_t nruns)
         else
             printf("%-44s %16s\n", "metric", "value");
         double *x = malloc(nrep * sizeof *x);
+        int any = 0;
+        for (size_t s = 0; s < first->n; s++)
+            any |= shown(first->s[s].name, 0, 1);
         for (size_t s = 0; x && s < first->n; s++) {
+            if (!shown(first->s[s].name, all, any))
+                continue;
             size_t k = 0;
             for (size_t r = 0; r < nruns; r++) {
                 if (runs[r].point != p)
@@ -503,7 +532,8 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: mtcsim run SCENARIO.lua [--set NAME=VALUE ...] [--seed N]\n"
         "                  [--replications R] [--out FILE.db] [--quiet] [--unsafe]\n"
-        "                  [--max-instructions N] [--max-memory MIB] [--params]\n\n"
+        "                  [--max-instructions N] [--max-memory MIB] [--params]\n"
+        "                  [--summary short|all]\n\n"
         "Runs a scenario: every sweep point it declares times R replications,\n"
         "each a fresh world, recorded in FILE.db (runs, every effective\n"
         "parameter, metrics), then prints a summary table.\n\n"
@@ -515,6 +545,8 @@ static void usage(FILE *f)
         "  --out FILE.db       results database (created or appended); the\n"
         "                      sandbox lets the scenario write files only beside it\n"
         "  --quiet             no progress line and no summary table\n"
+        "  --summary all       the summary lists every metric (default: headline\n"
+        "                      figures: signatureless fraction, bytes, delays...)\n"
         "  --unsafe            full Lua (io, os, package, debug), no limits\n"
         "  --max-instructions N  sandbox limit per scenario entry (default 1e10)\n"
         "  --max-memory MIB    sandbox limit on the scenario's Lua memory (default 4096)\n"
@@ -558,6 +590,12 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->unsafe = 1;
         } else if (!strcmp(a, "--params")) {
             o->list_params = 1;
+        } else if (!strcmp(a, "--summary") && has_v &&
+                   (!strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "short"))) {
+            o->summary_all = !strcmp(argv[++i], "all");
+        } else if (!strcmp(a, "--summary")) {
+            fprintf(stderr, "mtcsim run: --summary takes 'short' or 'all'\n");
+            return HOST_USAGE;
         } else if (!strcmp(a, "--set") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--replications") || !strcmp(a, "--out") ||
                    !strcmp(a, "--max-instructions") ||
@@ -847,7 +885,7 @@ int cmd_run(int argc, char **argv)
     if (g_interrupt && status == HOST_OK)
         status = HOST_FAIL;
     if (!o.quiet && nruns) {
-        print_summary(&pl, runs, nruns);
+        print_summary(&pl, runs, nruns, o.summary_all);
         printf("# %zu run%s in %.2f s wall%s%s\n", nruns, nruns == 1 ? "" : "s",
                host_now() - wall0, db ? "; results in " : "",
                db ? o.out : "");
