@@ -70,7 +70,7 @@ static void basic_world(wfx *f, double rate, double ckpt, double lmi,
                         double lat, int nwit, int quorum)
 {
     for (int i = 0; i < nwit; i++) {
-        char nm[8];
+        char nm[16];
         snprintf(nm, sizeof nm, "w%d", i);
         void *c = wfx_cfg("cosigner", nm);
         wfx_str("cosigner", c, "algorithm", "ed25519");
@@ -84,7 +84,7 @@ static void basic_world(wfx *f, double rate, double ckpt, double lmi,
     wfx_num("ca", ca, "landmark_interval", lmi);
     wfx_num("ca", ca, "lifetime", 7 * 86400);
     for (int i = 0; i < nwit; i++) {
-        char nm[8];
+        char nm[16];
         snprintf(nm, sizeof nm, "w%d", i);
         wfx_item("ca", ca, "cosigners", nm);
     }

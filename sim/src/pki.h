@@ -347,7 +347,7 @@ typedef struct pki_refckpt {
 typedef struct pki_version {
     sim_ca_view view;           /* public part */
     mtc_rp_ca *rp;
-    pki_tsub *sub;              /* sorted by (log, start) */
+    pki_tsub *sub;              /* sorted by (log, start, end) */
     size_t nsub;
     pki_revocation *rev;        /* explicit revocations */
     size_t nrev;

@@ -1205,7 +1205,7 @@ int pki_ca_log_failure(pki_ca *ca)
     /* Entries not yet checkpointed move to the new log, in order, keeping
      * their arrival times (their issuance delay includes the failure). */
     uint64_t size = mtc_tree_size(old->tree);
-    size_t k = site_lower(old, old->ckpt_size);
+    size_t k = site_lower(old, old->ckpt_size), keep = k;
     for (uint64_t i = old->ckpt_size; i < size; i++) {
         sim_time t = arr_get(old, i);
         if (k < old->nsite && old->site[k]->index == i) {
@@ -1222,7 +1222,6 @@ int pki_ca_log_failure(pki_ca *ca)
             return rc;
     }
     /* The moved site requests leave the old log's index. */
-    size_t keep = site_lower(old, old->ckpt_size);
     old->nsite = keep;
     if (old->narr - old->arr_first > old->ckpt_size - old->arr_base)
         old->narr = old->arr_first + (size_t)(old->ckpt_size - old->arr_base);

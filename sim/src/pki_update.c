@@ -123,6 +123,10 @@ static int tsub_cmp(const void *a, const void *b)
         return x->log < y->log ? -1 : 1;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
+    /* landmark subtrees may share a start: the left subtree of a landmark
+     * can begin inside the previous landmark's range */
+    if (x->end != y->end)
+        return x->end < y->end ? -1 : 1;
     return 0;
 }
 
@@ -131,7 +135,8 @@ static int version_finish(pki_update *u, size_t ci, pki_version *v,
                           uint32_t number, uint32_t rev_version)
 {
     pki_ca *ca = CA(u, ci);
-    qsort(v->sub, v->nsub, sizeof *v->sub, tsub_cmp);
+    if (v->nsub)
+        qsort(v->sub, v->nsub, sizeof *v->sub, tsub_cmp);
     mtc_rp_ca *rp = mtc_rp_ca_new(&ca->info.ca_id);
     if (!rp)
         return MTC_ERR_NOMEM;
@@ -233,9 +238,11 @@ static pki_version *version_next(const pki_version *prev)
         version_free(v);
         return NULL;
     }
-    memcpy(v->sub, prev->sub, prev->nsub * sizeof *v->sub);
+    if (prev->nsub)
+        memcpy(v->sub, prev->sub, prev->nsub * sizeof *v->sub);
     v->nsub = prev->nsub;
-    memcpy(v->rev, prev->rev, prev->nrev * sizeof *v->rev);
+    if (prev->nrev)
+        memcpy(v->rev, prev->rev, prev->nrev * sizeof *v->rev);
     v->nrev = prev->nrev;
     v->min_serial = prev->min_serial;
     return v;
@@ -372,7 +379,8 @@ static int take_landmarks(pki_update *u, size_t ci, size_t slot, pki_log *l,
                 p->hash = malloc((len ? len : 1) * sizeof *p->hash);
                 if (!p->hash)
                     return MTC_ERR_NOMEM;
-                memcpy(p->hash, proof, len * sizeof *proof);
+                if (len)
+                    memcpy(p->hash, proof, len * sizeof *proof);
                 p->nhash = len;
                 p->log = l->number;
                 p->start = sub[s].start;
@@ -716,7 +724,7 @@ static int has_sub(const pki_version *v, const pki_tsub *t)
         size_t mid = lo + (hi - lo) / 2;
         int c = tsub_cmp(&v->sub[mid], t);
         if (c == 0)
-            return v->sub[mid].end == t->end;
+            return 1;
         if (c < 0)
             lo = mid + 1;
         else

@@ -364,7 +364,7 @@ typedef struct sim_ca_view {
     const mtc_rp_ca *rp;
     /* The same content, for building a relying-party config with another
      * cosigner policy (see sim_world_ca_cosigner): trusted subtrees
-     * sorted by (log, start), and revoked ranges ([0, minSerial) first). */
+     * sorted by (log, start, end), and revoked ranges ([0, minSerial) first). */
     const sim_trusted_subtree *subtrees;
     size_t nsubtrees;
     const sim_revoked_range *revoked;
