@@ -112,10 +112,14 @@ static char *xstrdup(const char *s)
 static void sval_format(const sval *v, char *buf, size_t n)
 {
     if (v->type == LUA_TNUMBER) {
-        if (v->is_int)
+        if (v->is_int) {
             snprintf(buf, n, "%lld", (long long)v->i);
-        else
-            snprintf(buf, n, "%.17g", v->d);
+        } else {
+            /* the shortest form that reads back exactly */
+            snprintf(buf, n, "%.15g", v->d);
+            if (strtod(buf, NULL) != v->d)
+                snprintf(buf, n, "%.17g", v->d);
+        }
     } else if (v->type == LUA_TBOOLEAN) {
         snprintf(buf, n, "%s", v->b ? "true" : "false");
     } else {
