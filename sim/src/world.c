@@ -361,6 +361,9 @@ int sim_world_act(sim_world *w, const char *action, const char *entity_name,
         return fail(err, errlen, MTC_ERR_CONFIG,
                     "%s: takes %zu to %zu arguments (%s), got %zu", action,
                     a->min_args, a->max_args, a->args_doc, nargs);
+    if (!k->mod->act)
+        return fail(err, errlen, MTC_ERR_CONFIG, "%s: not implemented by %s",
+                    action, k->mod->name);
     return k->mod->act(w, module_state(w, k->mod), a, k->schema->kind, index,
                        args, nargs, err, errlen);
 }

@@ -22,7 +22,8 @@ typedef struct sim_world_module {
     /* After every entity is added: build state (*state, owned by the
      * module), create metrics, schedule events. err names the problem. */
     int (*start)(sim_world *w, void **state, char *err, size_t errlen);
-    /* Performs one of its actions on entity `index` of kind `kind`. */
+    /* Performs one of its actions on entity `index` of kind `kind` (NULL
+     * when the module has no actions). */
     int (*act)(sim_world *w, void *state, const sim_world_action *a,
                const char *kind, size_t index, const double *args,
                size_t nargs, char *err, size_t errlen);
@@ -49,9 +50,8 @@ extern const size_t sim_world_schema_count;
 extern const sim_world_action sim_world_action_table[];
 extern const size_t sim_world_action_count;
 
-/* The PKI module (pki_world.c). */
+/* The PKI module (pki_world.c) and the web module (web_world.c). */
 extern const sim_world_module sim_pki_module;
-/* The web module (web_world.c). */
 extern const sim_world_module sim_web_module;
 
 /* The state a module's start hook created (NULL before start). */

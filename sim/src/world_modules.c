@@ -1,7 +1,8 @@
 /*
  * world_modules.c - the registry of world-model modules, entity kinds and
- * what-if actions. The web side adds its module, its two schemas and its
- * actions here (marked WEB).
+ * what-if actions. The web side's actions go in the table below with kind
+ * "sites" or "browsers" (none yet: key compromise is scheduled by the
+ * sites' own compromise_at parameter).
  */
 #include "world_module.h"
 
@@ -14,8 +15,7 @@ const size_t sim_world_module_count =
 
 const sim_param_schema *const sim_world_schema_table[] = {
     &sim_world_config_schema, &sim_ca_schema, &sim_cosigner_schema,
-    &sim_update_service_schema,
-    &sim_sites_schema, &sim_browsers_schema,
+    &sim_update_service_schema, &sim_sites_schema, &sim_browsers_schema,
 };
 const size_t sim_world_schema_count =
     sizeof sim_world_schema_table / sizeof sim_world_schema_table[0];
@@ -39,7 +39,6 @@ const sim_world_action sim_world_action_table[] = {
     {"split_view", "ca", 1, 1, "k",
      "misbehaving CA: the next checkpoint is forked, the first k cosigners "
      "see view B first, the others view A first"},
-    /* WEB: {"compromise_key", "sites", ...}, */
 };
 const size_t sim_world_action_count =
     sizeof sim_world_action_table / sizeof sim_world_action_table[0];

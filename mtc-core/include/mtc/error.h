@@ -52,7 +52,7 @@ enum mtc_error {
     MTC_ERR_DB_NOT_SQLITE = -142, /* the file is not an SQLite database (or is corrupt) */
     MTC_ERR_DB_FOREIGN = -143,  /* an SQLite database, but not an mtcsim results database */
     MTC_ERR_DB_VERSION = -144,  /* an mtcsim results database of another schema version */
-    MTC_ERR_DB_NO_RUN = -145,    /* no such run, or the run is already ended */
+    MTC_ERR_DB_NO_RUN = -145,   /* no such run, or the run is already ended */
     /* world model, web side (TLS, sites, browsers): -160 .. -179 */
     MTC_ERR_TLS = -160          /* malformed TLS encoding */
 };
