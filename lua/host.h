@@ -18,6 +18,8 @@ typedef int (*host_cmd_fn)(int argc, char **argv);
 
 int cmd_bench(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_run(int argc, char **argv);      /* cmd_run.c */
+int cmd_params(int argc, char **argv);   /* cmd_params.c */
 int cmd_report(int argc, char **argv);   /* cmd_report.c */
 int cmd_export(int argc, char **argv);   /* cmd_export.c */
 

@@ -21,6 +21,8 @@ struct command {
 
 static const struct command commands[] = {
     {"bench", cmd_bench, "benchmarks (engine)"},
+    {"run", cmd_run, "run a scenario (sweeps x replications) into a results database"},
+    {"params", cmd_params, "list entity kinds, their parameters and the what-if actions"},
     {"export", cmd_export, "write the tables of a results database as CSV"},
     {"report", cmd_report, "figures (PNG, SVG) and index.html from a results database"},
     {"version", cmd_version, "print the program version"},

@@ -1,0 +1,119 @@
+/*
+ * cmd_params.c - `mtcsim params [KIND] [--markdown]`: the entity kinds a
+ * scenario can declare, every parameter with type, unit, range, default
+ * and documentation, and the what-if actions - all read from the world's
+ * schemas, so this listing is always the model's own.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host.h"
+#include "mtc/error.h"
+#include "sim/world.h"
+
+static const char *type_name(sim_param_type t)
+{
+    static const char *const n[] = {"?", "int", "real", "duration", "bool",
+                                     "string", "enum", "dist", "profile",
+                                     "list"};
+    return t >= SIM_PARAM_INT && t <= SIM_PARAM_LIST ? n[t] : "?";
+}
+
+static void range(const sim_param_desc *d, char *buf, size_t n)
+{
+    buf[0] = 0;
+    if (d->type == SIM_PARAM_INT || d->type == SIM_PARAM_REAL ||
+        d->type == SIM_PARAM_DURATION)
+        snprintf(buf, n, "%g..%g", d->min, d->max);
+    else if (d->type == SIM_PARAM_DIST)
+        snprintf(buf, n, "mean %g..%g", d->min, d->max);
+    else if (d->type == SIM_PARAM_ENUM && d->choices) {
+        size_t k = 0;
+        for (int i = 0; d->choices[i] && k < n; i++)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? "|" : "",
+                                  d->choices[i]);
+    }
+}
+
+static void print_kind(const sim_param_schema *s, int md)
+{
+    void *cfg = NULL;
+    sim_param_config_new(s, &cfg);
+    if (md) {
+        printf("### `mtcsim.%s{...}`\n\n%s.\n\n", s->kind, s->doc);
+        printf("| parameter | type | unit | range | default | meaning |\n");
+        printf("|---|---|---|---|---|---|\n");
+    } else {
+        printf("%s: %s\n", s->kind, s->doc);
+    }
+    for (size_t i = 0; i < s->count; i++) {
+        const sim_param_desc *d = &s->params[i];
+        char def[256] = "", rg[256];
+        if (cfg)
+            sim_param_format(d, cfg, def, sizeof def);
+        range(d, rg, sizeof rg);
+        if (md)
+            printf("| `%s` | %s | %s | %s | `%s` | %s |\n", d->name,
+                   type_name(d->type), d->unit ? d->unit : "", rg, def,
+                   d->doc ? d->doc : "");
+        else
+            printf("  %-22s %-8s %-8s %-22s default %-14s %s\n", d->name,
+                   type_name(d->type), d->unit ? d->unit : "", rg, def,
+                   d->doc ? d->doc : "");
+    }
+    printf("\n");
+    sim_param_config_free(s, cfg);
+}
+
+int cmd_params(int argc, char **argv)
+{
+    int md = 0;
+    const char *kind = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: mtcsim params [KIND] [--markdown]\n\n"
+                   "Lists the entity kinds a scenario declares with mtcsim.KIND{...},\n"
+                   "their parameters (type, unit, range, default, meaning) and the\n"
+                   "actions sim:at can schedule.\n");
+            return HOST_OK;
+        } else if (!strcmp(argv[i], "--markdown")) {
+            md = 1;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "mtcsim params: unknown option '%s'\n", argv[i]);
+            return HOST_USAGE;
+        } else if (!kind) {
+            kind = argv[i];
+        } else {
+            fprintf(stderr, "mtcsim params: unexpected argument '%s'\n", argv[i]);
+            return HOST_USAGE;
+        }
+    }
+    if (kind) {
+        const sim_param_schema *s = sim_world_schema(kind);
+        if (!s) {
+            fprintf(stderr, "mtcsim params: unknown kind '%s'\n", kind);
+            return HOST_USAGE;
+        }
+        print_kind(s, md);
+        return HOST_OK;
+    }
+    size_t n;
+    const sim_param_schema *const *ss = sim_world_schemas(&n);
+    for (size_t i = 0; i < n; i++)
+        print_kind(ss[i], md);
+    const sim_world_action *a = sim_world_actions(&n);
+    if (md)
+        printf("### Actions\n\n| action | target | arguments | meaning |\n"
+               "|---|---|---|---|\n");
+    else
+        printf("actions (sim:at(t, ACTION, TARGET, ARGS...)):\n");
+    for (size_t i = 0; i < n; i++) {
+        if (md)
+            printf("| `%s` | %s | %s | %s |\n", a[i].name, a[i].kind,
+                   a[i].args_doc ? a[i].args_doc : "", a[i].doc ? a[i].doc : "");
+        else
+            printf("  %-18s %-15s %-26s %s\n", a[i].name, a[i].kind,
+                   a[i].args_doc ? a[i].args_doc : "", a[i].doc ? a[i].doc : "");
+    }
+    return HOST_OK;
+}

@@ -1,0 +1,71 @@
+/*
+ * lworld.h - the world of one run, built from what a scenario declared.
+ *
+ * While the scenario runs, `mtcsim.<kind>{...}` (one constructor per kind
+ * of sim_world_schemas(), so new model kinds need no binding code) fills
+ * config structs through their schemas, `mtcsim.world{...}` sets the
+ * run's span, and `sim:at(...)` records timed actions; all of it lives in
+ * the Lua state. lworld_build() then creates engine, random streams,
+ * metrics and the world, adds the entities in declaration order and
+ * starts it; lworld_run() runs it to its duration. Both report errors
+ * with the scenario's file:line where the problem was declared.
+ */
+#ifndef MTCSIM_LWORLD_H
+#define MTCSIM_LWORLD_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lhost.h"
+#include "sim/metrics.h"
+#include "sim/world.h"
+
+typedef struct lworld lworld;
+
+/* One effective parameter of a run: entity kind and name, parameter
+ * name, and its value formatted by sim_param_format. */
+typedef struct lworld_param {
+    const char *kind;                   /* the schema's kind (static) */
+    char entity[SIM_PARAM_NAME_MAX];
+    const sim_param_desc *desc;
+    char *value;        /* malloc'd */
+} lworld_param;
+
+/*
+ * Builds and starts the world declared in h's state (after the scenario
+ * ran). seed/replication key the streams. MTC_OK, or MTC_ERR_CONFIG
+ * with a message (prefixed by the declaring file:line when known).
+ * *out is owned by the caller (lworld_destroy), also on error (NULL).
+ */
+int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
+                 lworld **out, char *err, size_t errlen);
+
+/*
+ * Runs to the world's duration. `interrupt` (may be NULL) is polled
+ * after every event: nonzero stops the run. Then finishes the world and
+ * runs the scenario's on_finish functions. progress (may be NULL) is
+ * called every few thousand events.
+ * Returns MTC_OK (completed), MTC_ERR_SIM_STATE (interrupted) or
+ * MTC_ERR_CALLBACK (a scenario callback or the model failed; err says
+ * where).
+ */
+typedef void (*lworld_progress_fn)(void *ctx, sim_time now, uint64_t events);
+int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
+               lworld_progress_fn progress, void *progress_ctx, char *err,
+               size_t errlen);
+
+/* The world's configured duration. */
+sim_time lworld_duration(const lworld *lw);
+
+sim_metrics *lworld_metrics(lworld *lw);
+sim_world *lworld_world(lworld *lw);
+sim_engine *lworld_engine(lworld *lw);
+
+/* Every effective parameter of every entity (world first, then in
+ * declaration order); owned by lw. */
+const lworld_param *lworld_params(const lworld *lw, size_t *count);
+
+void lworld_destroy(lworld *lw);    /* accepts NULL */
+
+#endif

@@ -1,0 +1,309 @@
+-- mtcsim.lua - the scenario library (embedded in the mtcsim binary).
+--
+-- Called once per Lua state by the host with the C parts as argument; it
+-- returns the module table (what `require "mtcsim"` gives) and installs the
+-- common helpers as globals, so a scenario reads like a description:
+--   mtcsim.ca{ name = "le", rate = per_day(6e6) }
+--   sim:at(days(3), "cosigner_down", "w1")
+-- Everything numeric is in seconds (times) and per second (rates).
+local C = ...
+
+local M = {}
+
+-- ---------------------------------------------------------------------------
+-- units
+
+local function unit(name, factor)
+  return function(x)
+    if type(x) ~= "number" then
+      error(name .. ": expected a number, got " .. type(x), 2)
+    end
+    return x * factor
+  end
+end
+
+M.seconds = unit("seconds", 1)
+M.minutes = unit("minutes", 60)
+M.hours = unit("hours", 3600)
+M.days = unit("days", 86400)
+M.weeks = unit("weeks", 7 * 86400)
+M.milliseconds = unit("milliseconds", 1e-3)
+-- Rates are values with a unit: per_day(6e6) given to a parameter in 1/s
+-- becomes 69.4, given to one in 1/h becomes 250000 (the binding converts
+-- by the parameter's unit). A plain number is taken in the parameter's
+-- own unit. r.per_second is the number; rates scale with * and /.
+local R = C.rate_mt
+local function rate(x) return setmetatable({ per_second = x }, R) end
+local function is_rate(x) return getmetatable(x) == R end
+R.__index = function(r, k)
+  if k == "per_minute" then return r.per_second * 60
+  elseif k == "per_hour" then return r.per_second * 3600
+  elseif k == "per_day" then return r.per_second * 86400 end
+end
+R.__mul = function(a, b)
+  if is_rate(a) and type(b) == "number" then return rate(a.per_second * b) end
+  if is_rate(b) and type(a) == "number" then return rate(b.per_second * a) end
+  error("a rate can only be multiplied by a number", 2)
+end
+R.__div = function(a, b)
+  if is_rate(a) and type(b) == "number" then return rate(a.per_second / b) end
+  if is_rate(a) and is_rate(b) then return a.per_second / b.per_second end
+  error("a rate can only be divided by a number or a rate", 2)
+end
+R.__add = function(a, b)
+  if is_rate(a) and is_rate(b) then return rate(a.per_second + b.per_second) end
+  error("a rate can only be added to a rate", 2)
+end
+R.__eq = function(a, b) return a.per_second == b.per_second end
+R.__lt = function(a, b) return a.per_second < b.per_second end
+R.__le = function(a, b) return a.per_second <= b.per_second end
+R.__tostring = function(r) return string.format("%g/s", r.per_second) end
+R.__name = "mtcsim.rate"
+
+local function rate_unit(name, per)
+  return function(x)
+    if type(x) ~= "number" then
+      error(name .. ": expected a number, got " .. type(x), 2)
+    end
+    if x < 0 or x ~= x then error(name .. ": a rate must be >= 0", 2) end
+    return rate(x / per)
+  end
+end
+M.per_second = rate_unit("per_second", 1)
+M.per_minute = rate_unit("per_minute", 60)
+M.per_hour = rate_unit("per_hour", 3600)
+M.per_day = rate_unit("per_day", 86400)
+M.is_rate = is_rate
+
+-- ---------------------------------------------------------------------------
+-- distributions (C userdata; see ldist.c) and daily profiles
+
+for _, k in ipairs { "constant", "exponential", "lognormal", "weibull",
+                     "pareto", "gamma", "uniform", "empirical", "zipf",
+                     "is_dist", "random" } do
+  M[k] = C[k]
+end
+
+-- A daily profile: 24 relative weights, hour 0 = midnight UTC (plus any
+-- phase the model applies). daily_profile{...24 numbers...} checks it.
+function M.daily_profile(t)
+  if type(t) ~= "table" or #t ~= 24 then
+    error("daily_profile: expected a list of 24 hourly weights", 2)
+  end
+  local sum = 0
+  for i = 1, 24 do
+    local v = t[i]
+    if type(v) ~= "number" or v < 0 or v ~= v then
+      error("daily_profile: hour " .. (i - 1) .. " must be a number >= 0", 2)
+    end
+    sum = sum + v
+  end
+  if sum <= 0 then error("daily_profile: all weights are zero", 2) end
+  local p = {}
+  for i = 1, 24 do p[i] = t[i] end
+  return p
+end
+
+-- diurnal{peak_hour = 20, ratio = 3}: a cosine over the day with its
+-- maximum at peak_hour and max/min = ratio.
+function M.diurnal(t)
+  if type(t) ~= "table" then error("diurnal: expected {peak_hour=, ratio=}", 2) end
+  for k in pairs(t) do
+    if k ~= "peak_hour" and k ~= "ratio" then
+      error("diurnal: unknown field '" .. tostring(k) .. "' (fields: peak_hour, ratio)", 2)
+    end
+  end
+  local peak, ratio = t.peak_hour or 20, t.ratio or 2
+  if type(peak) ~= "number" or peak < 0 or peak >= 24 then
+    error("diurnal: peak_hour must be in [0, 24)", 2)
+  end
+  if type(ratio) ~= "number" or ratio < 1 then
+    error("diurnal: ratio must be >= 1", 2)
+  end
+  local a = (ratio - 1) / (ratio + 1)
+  local p = {}
+  for h = 0, 23 do
+    p[h + 1] = 1 + a * math.cos(2 * math.pi * ((h + 0.5) - peak) / 24)
+  end
+  return p
+end
+
+function M.flat_profile()
+  local p = {}
+  for i = 1, 24 do p[i] = 1 end
+  return p
+end
+
+-- ---------------------------------------------------------------------------
+-- world declarations: one constructor per entity kind (C, schema-driven)
+
+local schemas = C.schemas()
+M.kinds = {}
+for kind in pairs(schemas) do
+  M[kind] = C[kind]
+  M.kinds[#M.kinds + 1] = kind
+end
+table.sort(M.kinds)
+M.schemas = C.schemas
+M.actions = C.actions
+M.core = C.core
+M.sim = C.sim
+
+-- ---------------------------------------------------------------------------
+-- scenario parameters, sweeps and replications
+
+local declared = { params = {}, order = {}, sweeps = {}, sweep_order = {} }
+local overrides, point = {}, {}
+
+-- Called by the host before the scenario runs: --set values (raw strings)
+-- and this run's sweep point (name -> value).
+function M._configure(o, p)
+  overrides, point = o or {}, p or {}
+end
+
+local function check_name(fn, name)
+  if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+    error(fn .. ": the name must be an identifier string, got " .. tostring(name), 3)
+  end
+end
+
+local env_for_set = setmetatable({}, { __index = M })
+
+local function convert(name, raw, default)
+  local t = type(default)
+  if t == "number" then
+    local v = tonumber(raw)
+    if v == nil then
+      local f = load("return " .. raw, "=--set " .. name, "t", env_for_set)
+      local ok, r = false, nil
+      if f then ok, r = pcall(f) end
+      if not ok or type(r) ~= "number" then
+        error(string.format("--set %s=%s: expected a number or an expression "
+          .. "such as hours(2) (the default is %s)", name, raw, tostring(default)), 0)
+      end
+      v = r
+    end
+    if v ~= v or v == math.huge or v == -math.huge then
+      error(string.format("--set %s=%s: not a finite number", name, raw), 0)
+    end
+    if math.type(default) == "integer" and math.type(v) == "float"
+        and v == math.floor(v) and math.abs(v) < 2^53 then
+      v = math.tointeger(v)
+    end
+    return v
+  elseif t == "boolean" then
+    local m = { ["true"] = true, ["1"] = true, yes = true,
+                ["false"] = false, ["0"] = false, no = false }
+    if m[raw] == nil then
+      error(string.format("--set %s=%s: expected true or false", name, raw), 0)
+    end
+    return m[raw]
+  end
+  return raw
+end
+
+-- param(name, default, doc): a scenario parameter. Its value is the
+-- --set value if given, else this run's sweep value, else the default.
+function M.param(name, default, doc)
+  check_name("param", name)
+  local t = type(default)
+  if t ~= "number" and t ~= "string" and t ~= "boolean" then
+    error("param '" .. name .. "': the default must be a number, string or boolean", 2)
+  end
+  if doc ~= nil and type(doc) ~= "string" then
+    error("param '" .. name .. "': the documentation must be a string", 2)
+  end
+  if declared.params[name] then
+    error("param '" .. name .. "' declared twice", 2)
+  end
+  local v, source = default, "default"
+  local sw = declared.sweeps[name]
+  if sw then
+    for _, x in ipairs(sw.values) do
+      if type(x) ~= t then
+        error(string.format("param '%s': sweep values must be of the default's "
+          .. "type (%s)", name, t), 2)
+      end
+    end
+    if point[name] ~= nil then v = point[name] else v = sw.values[1] end
+    source = "sweep"
+  end
+  if overrides[name] ~= nil then
+    v = convert(name, overrides[name], default)
+    source = "--set"
+  end
+  declared.params[name] = { name = name, default = default, doc = doc or "",
+                            value = v, source = source }
+  declared.order[#declared.order + 1] = name
+  return v
+end
+
+-- sweep(name, {v1, v2, ...}): run the scenario once per value of the
+-- parameter `name` (declared later with param). Several sweeps form a
+-- grid, the first declared varying slowest.
+function M.sweep(name, values)
+  check_name("sweep", name)
+  if declared.params[name] then
+    error("sweep '" .. name .. "' must come before param('" .. name .. "')", 2)
+  end
+  if declared.sweeps[name] then error("sweep '" .. name .. "' declared twice", 2) end
+  if type(values) ~= "table" or #values == 0 then
+    error("sweep '" .. name .. "': expected a non-empty list of values", 2)
+  end
+  local t = type(values[1])
+  local copy = {}
+  for i, v in ipairs(values) do
+    if type(v) ~= t or (t ~= "number" and t ~= "string" and t ~= "boolean") then
+      error(string.format("sweep '%s': value %d is a %s; all values must be "
+        .. "numbers, strings or booleans of one type", name, i, type(v)), 2)
+    end
+    copy[i] = v
+  end
+  declared.sweeps[name] = { name = name, values = copy }
+  declared.sweep_order[#declared.sweep_order + 1] = name
+end
+
+-- replications(n): default number of replications (--replications wins).
+function M.replications(n)
+  if math.type(n) ~= "integer" or n < 1 or n > 100000 then
+    error("replications: expected an integer >= 1", 2)
+  end
+  declared.replications = n
+end
+
+-- What the scenario declared (read by the host after it ran).
+function M._declared()
+  local params, sweeps = {}, {}
+  for i, n in ipairs(declared.order) do params[i] = declared.params[n] end
+  for i, n in ipairs(declared.sweep_order) do sweeps[i] = declared.sweeps[n] end
+  return { params = params, sweeps = sweeps, replications = declared.replications }
+end
+
+-- ---------------------------------------------------------------------------
+-- output helpers
+
+function M.printf(fmt, ...)
+  io.write(string.format(fmt, ...))
+end
+
+-- mtcsim.ratio(a, b): a / b, or nil when b is 0 or either is nil.
+function M.ratio(a, b)
+  if a == nil or b == nil or b == 0 then return nil end
+  return a / b
+end
+
+-- ---------------------------------------------------------------------------
+-- globals
+
+for _, k in ipairs { "seconds", "minutes", "hours", "days", "weeks",
+                     "milliseconds", "per_second", "per_minute", "per_hour",
+                     "per_day", "constant", "exponential", "lognormal",
+                     "weibull", "pareto", "gamma", "uniform", "empirical",
+                     "zipf", "daily_profile", "diurnal", "flat_profile",
+                     "param", "sweep", "replications", "printf" } do
+  _G[k] = M[k]
+end
+_G.sim = M.sim
+_G.mtcsim = M
+
+return M

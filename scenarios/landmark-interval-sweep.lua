@@ -1,0 +1,46 @@
+-- landmark-interval-sweep.lua - what-if study: the landmark interval.
+--
+-- Question: how do the signatureless fraction, the wait for a
+-- landmark-relative certificate and the relying-party state trade off as
+-- the time between landmarks varies from 15 minutes to 8 hours?
+--
+-- Assumptions (facts.md = ../shared/ref/facts.md, cited by line):
+--   - Chrome's draft policy: landmarks about every hour for 7-day
+--     certificates, about every 4 hours for 47-day ones (facts.md:46-48);
+--     this sweep brackets both: 15 min, 1 h, 2 h, 4 h, 8 h.
+--   - 7-day certificates, ML-DSA-44, one mirror (facts.md:46, 49-50);
+--     issuance at 6 million per day (facts.md:62-63).
+--   - Chrome update cadence: 1 minute after start, then every 5 hours
+--     (facts.md:33-34); Zipf 1.2 popularity (facts.md:74).
+--   - 3 replications per point (common random numbers: every point uses
+--     the same seeds, so differences between points are not seed noise).
+--
+-- Reading the result: per point, the host's summary gives the mean over
+-- replications with a 95 % half-width. Expect the landmark-relative delay
+-- to grow with about half the interval plus the update-service lag; the
+-- signatureless fraction falls once the interval approaches the clients'
+-- update cadence; relying-party state shrinks with longer intervals.
+local report = require "lib.report"
+
+sweep("landmark_interval", { minutes(15), hours(1), hours(2), hours(4), hours(8) })
+local li = param("landmark_interval", hours(1), "time between landmarks (s)")
+local scale = param("scale", 1.0, "population and issuance scale")
+local span = param("days", 2, "simulated days after the warm-up")
+replications(3)
+
+local warm = hours(12) * math.min(1, span)   -- shorter for runs under a day
+mtcsim.world{ duration = warm + days(span), warmup = warm }
+local mirror = mtcsim.cosigner{ name = "mirror", role = "mirror", latency = lognormal{ median = 2, sigma = 0.5 } }
+mtcsim.ca{ name = "ca", rate = per_day(6e6) * scale, lifetime = days(7),
+           landmark_interval = li, cosigners = { mirror }, quorum = 1 }
+mtcsim.update_service{ name = "updates", fetch_interval = minutes(10) }
+mtcsim.sites{ name = "sites", count = math.max(20, math.floor(2000 * scale)), issue_spread = warm }
+mtcsim.browsers{ name = "chrome", count = math.max(20, math.floor(20000 * scale)),
+                 update_interval = hours(5), zipf_exponent = 1.2, ticket_lifetime = days(1) }
+
+sim:on_finish(function(s)
+  printf("landmark_interval %6.0f s  rep %d  signatureless %s  landmark delay mean %s s  rp state %s B\n",
+    li, s.replication, report.fmt(report.fraction(s), "%.4f"),
+    report.fmt((s:metric("issuance_delay_landmark") or {}).mean, "%.0f"),
+    report.fmt(s:metric("rp_state_bytes"), "%.0f"))
+end)

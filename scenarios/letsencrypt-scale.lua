@@ -1,0 +1,58 @@
+-- letsencrypt-scale.lua - capacity planning for one CA at Let's Encrypt scale.
+--
+-- Question: what does running MTC issuance at Let's Encrypt's volume cost
+-- the CA, its mirror and the update channel: log entries and storage,
+-- checkpoint and subtree signatures per hour, landmark subtree sizes,
+-- relying-party state, update sizes, and the bytes a mirror and a monitor
+-- must fetch per day?
+--
+-- Assumptions (facts.md = ../shared/ref/facts.md, cited by line):
+--   - Let's Encrypt issues about 10 million certificates per day (facts.md:62,
+--     secondary; the seed article says about 6 million, facts.md:63): rate
+--     parameter, default 10 million per day, with a mild daily profile.
+--   - 7-day certificates from an ML-DSA-44 cosigner, hourly landmarks
+--     (facts.md:46); checkpoints every 60 s; one mirror whose cosignature
+--     the policy needs (facts.md:49-50); mirrors copy 256-entry packages
+--     (facts.md:87) - the mirror's bandwidth is 100 MB/s.
+--   - Retention: expired entries pruned hourly (the model's default); the
+--     draft's max_active_landmarks formula (169 for 7 days / 1 hour).
+--   - No browsers: this is the PKI side only.
+--
+-- Reading the result: per-hour signature counts and CPU time show signer
+-- load; log storage shows the compact tree's memory (it grows until the
+-- first certificates expire after 7 days, then stays proportional to the
+-- active certificates); update publication sizes are what every client
+-- downloads per landmark; mirror/monitor fetch bytes scale with issuance.
+local report = require "lib.report"
+
+local scale = param("scale", 1.0, "issuance scale (1 = the rate below)")
+local per_day_certs = param("certs_per_day", 1e7, "issuance per day at scale 1")
+local span = param("days", 2, "simulated days")
+
+mtcsim.world{ duration = days(span), grid_step = hours(1) }
+local mirror = mtcsim.cosigner{ name = "mirror", role = "mirror", algorithm = "ml-dsa-44",
+                                latency = lognormal{ median = 2, sigma = 0.5 },
+                                mirror_bandwidth = 1e8 }
+local ca = mtcsim.ca{ name = "le", algorithm = "ml-dsa-44", lifetime = days(7),
+                      rate = per_day(per_day_certs) * scale,
+                      profile = diurnal{ peak_hour = 14, ratio = 1.4 },
+                      checkpoint_interval = 60, landmark_interval = hours(1),
+                      cosigners = { mirror }, quorum = 1 }
+mtcsim.update_service{ name = "updates", fetch_interval = minutes(10) }
+
+sim:on_finish(function(s)
+  report.header("letsencrypt-scale", s)
+  report.pki(s, span)
+  report.issuance(s)
+  local h = s:metric("landmark_subtree_size")
+  if h and h.count > 0 then
+    report.line("landmark subtree size mean/max (entries)", report.fmt(h.mean, "%.0f") .. " / " .. report.fmt(h.max, "%.0f"))
+  end
+  local cpu = s:metric("sign_cpu_us")
+  if cpu then report.line("signing CPU per hour (s, measured)", report.fmt(cpu / 1e6 / (span * 24), "%.2f")) end
+  local mf, mo = s:metric("mirror_fetch_bytes"), s:metric("monitor_fetch_bytes")
+  if mf then report.line("mirror fetch per day (MB)", report.fmt(mf / 1e6 / span, "%.1f")) end
+  if mo then report.line("monitor fetch per day (MB)", report.fmt(mo / 1e6 / span, "%.1f")) end
+  report.line("CA max_active_landmarks (draft formula)", ca:get("max_active_landmarks") == 0
+    and tostring(mtcsim.core.max_active_landmarks(days(7), hours(1))) or tostring(ca:get("max_active_landmarks")))
+end)

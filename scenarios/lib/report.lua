@@ -1,0 +1,83 @@
+-- lib/report.lua - the scenario library's shared result printing
+-- (`local report = require "lib.report"`). Reads metrics by the names of
+-- docs/metrics.md; a figure whose metrics are absent prints "n/a".
+local R = {}
+
+local function fmt(x, f)
+  if x == nil or x ~= x then return "n/a" end
+  return string.format(f or "%.4g", x)
+end
+R.fmt = fmt
+
+-- Signatureless fraction of full handshakes (cohort: nil for all, or a
+-- browser cohort name).
+function R.fraction(s, cohort)
+  local full = s:metric("handshake_full", cohort)
+  local sl = s:metric("handshake_signatureless", cohort)
+  if not full or full == 0 then return nil end
+  return sl / full
+end
+
+local function hist(s, name, cohort)
+  local h = s:metric(name, cohort)
+  if not h or h.count == 0 then return nil end
+  return h
+end
+
+function R.line(label, value)
+  printf("  %-46s %s\n", label, value)
+end
+
+function R.header(title, s)
+  printf("\n-- %s (replication %d) --\n", title, s.replication)
+end
+
+-- Handshakes per cohort: signatureless fraction, bytes against baselines.
+function R.handshakes(s, cohorts)
+  R.line("signatureless fraction, all cohorts", fmt(R.fraction(s), "%.4f"))
+  for _, c in ipairs(cohorts or {}) do
+    R.line("signatureless fraction, " .. c, fmt(R.fraction(s, c), "%.4f"))
+  end
+  local ab = hist(s, "auth_bytes")
+  local cl = hist(s, "auth_bytes_baseline_classical")
+  local pq = hist(s, "auth_bytes_baseline_mldsa44")
+  if ab then
+    R.line("auth bytes per full handshake mean/p50/p99",
+      string.format("%s / %s / %s", fmt(ab.mean, "%.0f"), fmt(ab.p50, "%.0f"), fmt(ab.p99, "%.0f")))
+  end
+  if ab and cl then R.line("  vs classical ECDSA chain + SCTs", fmt(cl.mean, "%.0f") .. " bytes") end
+  if ab and pq then R.line("  vs ML-DSA-44 chain + SCTs", fmt(pq.mean, "%.0f") .. " bytes") end
+  local rt = hist(s, "extra_rtt_tcp")
+  local rq = hist(s, "extra_rtt_quic")
+  if rt then R.line("extra round trips, TCP / QUIC (mean)", fmt(rt.mean, "%.4f") .. " / " .. fmt(rq and rq.mean, "%.4f")) end
+end
+
+-- Issuance delays per CA: standalone and landmark-relative.
+function R.issuance(s, ca)
+  for _, k in ipairs { "standalone", "landmark" } do
+    local h = hist(s, "issuance_delay_" .. k, ca)
+    if h then
+      R.line(string.format("issuance delay %s%s, mean/p50/p99 s", k, ca and (" (" .. ca .. ")") or ""),
+        string.format("%s / %s / %s", fmt(h.mean, "%.1f"), fmt(h.p50, "%.1f"), fmt(h.p99, "%.1f")))
+    end
+  end
+end
+
+-- PKI load: entries, signatures, storage, update sizes.
+function R.pki(s, span_days)
+  local e = s:metric("log_entries")
+  if e then R.line("log entries appended", fmt(e, "%.0f")) end
+  local sig = s:metric("signatures")
+  if sig and span_days then R.line("checkpoint/subtree signatures per hour", fmt(sig / (span_days * 24), "%.0f")) end
+  local st = s:metric("log_storage_bytes")
+  if st then R.line("log storage at the end (bytes)", fmt(st, "%.0f")) end
+  local rp = s:metric("rp_state_bytes")
+  if rp then R.line("relying-party state at the end (bytes)", fmt(rp, "%.0f")) end
+  local up = hist(s, "update_publication_bytes")
+  if up then R.line("update publication size mean/p99 (bytes)", fmt(up.mean, "%.0f") .. " / " .. fmt(up.p99, "%.0f")) end
+  local ub = s:metric("update_bytes")
+  local uf = s:metric("update_fetch")
+  if ub and uf and uf > 0 then R.line("update bytes per successful fetch", fmt(ub / uf, "%.0f")) end
+end
+
+return R

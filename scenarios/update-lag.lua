@@ -1,0 +1,47 @@
+-- update-lag.lua - what-if study: how fresh must clients be?
+--
+-- Question: how does the signatureless fraction fall as clients check for
+-- updates less often or fail more often, from Chrome's 5-hour cadence to
+-- enterprise installs that lag by days?
+--
+-- Assumptions (facts.md = ../shared/ref/facts.md, cited by line):
+--   - Chrome's component updater checks about 1 minute after start, then
+--     every 5 hours while running; older versions every 6 hours
+--     (facts.md:33-37); enterprise installs lag by days (facts.md:40-41).
+--     Sweep of the mean check interval (exponentially distributed):
+--     1 h, 5 h, 24 h, 72 h.
+--   - Update checks fail with probability `fail_prob` (default 5 %,
+--     assumption).
+--   - 7-day certificates, hourly landmarks (facts.md:46); the update
+--     service publishes 10 minutes after fetching.
+--   - Sessions: 3 per day of about an hour (assumption); Zipf 1.2
+--     popularity (facts.md:74).
+--
+-- Reading the result: the signatureless fraction per point; it stays
+-- near 1 while the check interval is well below the landmark window
+-- (max_active_landmarks x interval, about 7 days here), and falls for
+-- clients whose state is older than the certificates they meet.
+local report = require "lib.report"
+
+sweep("update_interval", { hours(1), hours(5), hours(24), hours(72) })
+local ui = param("update_interval", hours(5), "mean time between update checks (s)")
+local fail = param("fail_prob", 0.05, "probability that an update check fails")
+local scale = param("scale", 1.0, "population and issuance scale")
+local span = param("days", 3, "simulated days after the warm-up")
+
+local warm = hours(12) * math.min(1, span)   -- shorter for runs under a day
+mtcsim.world{ duration = warm + days(span), warmup = warm }
+local mirror = mtcsim.cosigner{ name = "mirror", role = "mirror" }
+mtcsim.ca{ name = "ca", rate = per_day(6e6) * scale, cosigners = { mirror }, quorum = 1 }
+mtcsim.update_service{ name = "updates", publication_delay = minutes(10) }
+mtcsim.sites{ name = "sites", count = math.max(20, math.floor(2000 * scale)), issue_spread = warm }
+mtcsim.browsers{ name = "clients", count = math.max(20, math.floor(20000 * scale)),
+                 update_interval = exponential{ mean = ui }, update_fail_prob = fail,
+                 sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
+                 zipf_exponent = 1.2 }
+
+sim:on_finish(function(s)
+  printf("update interval %6.0f s  rep %d  signatureless %s  update bytes/fetch %s\n",
+    ui, s.replication, report.fmt(report.fraction(s), "%.4f"),
+    report.fmt((s:metric("update_bytes") or 0) / math.max(1, s:metric("update_fetch") or 0), "%.0f"))
+end)

@@ -1,0 +1,82 @@
+#!/bin/sh
+# A wrong scenario fails before any simulation, exit 2, with file:line and
+# the offending parameter; bad command lines exit 2 naming the argument; a
+# failing callback during the run exits 1 with its file:line.
+set -u
+b=${1:-build}
+m="$b/mtcsim"
+d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# expect CODE PATTERN LUA [ARGS...]: the scenario (one line, file s.lua)
+# exits with CODE and its stderr matches PATTERN (grep -E).
+expect() {
+  code=$1; pat=$2; printf '%s\n' "$3" > "$d/s.lua"; shift 3
+  "$m" run "$d/s.lua" --quiet "$@" >"$d/out" 2>"$d/err"; rc=$?
+  [ $rc -eq "$code" ] || fail "exit $rc, expected $code for: $(cat "$d/s.lua") $*; $(cat "$d/err")"
+  [ -z "$pat" ] || grep -Eq -- "$pat" "$d/err" || fail "message '$(head -1 "$d/err")' lacks /$pat/"
+  # nothing was simulated: no summary on stdout
+  if [ "$code" -eq 2 ]; then ! grep -q "summary" "$d/out" || fail "simulated before failing"; fi
+}
+
+expect 2 "s.lua:1: ca 'le': unknown parameter 'rat' \(did you mean 'rate'\?\)" \
+  'mtcsim.ca{ name = "le", rat = 5 }'
+expect 2 "s.lua:1: ca 'le': rate: expected a number, got string" \
+  'mtcsim.ca{ name = "le", rate = "fast" }'
+expect 2 "s.lua:1: ca 'le': rate: -3 1/s is below the minimum 0" \
+  'mtcsim.ca{ name = "le", rate = -3 }'
+expect 2 "s.lua:1: ca 'le': landmark_interval: 0.5 s is below the minimum 1 s" \
+  'mtcsim.ca{ name = "le", landmark_interval = 0.5 }'
+expect 2 "s.lua:1: ca 'le': landmark_interval: a rate .* unit is 's'" \
+  'mtcsim.ca{ name = "le", landmark_interval = per_hour(1) }'
+expect 2 "s.lua:1: ca 'le': algorithm: 'rsa' is not one of" \
+  'mtcsim.ca{ name = "le", algorithm = "rsa" }'
+expect 2 "s.lua:1: ca 'le': sign_latency: mean 1e\+09 is outside" \
+  'mtcsim.ca{ name = "le", sign_latency = exponential{ mean = 1e9 } }'
+expect 2 "s.lua:1: cosigner 'w': latency: expected a distribution" \
+  'mtcsim.cosigner{ name = "w", latency = "slow" }'
+expect 2 "s.lua:1: ca 'le': quorum: 2 exceeds the 1 cosigners" \
+  'mtcsim.ca{ name = "le", cosigners = { "w" }, quorum = 2 }'
+expect 2 "s.lua:1: .*cosigners: no cosigner named 'nope'" \
+  'mtcsim.ca{ name = "le", cosigners = { "nope" } }'
+expect 2 "s.lua:1: mtcsim.ca: parameter 'name' is required" 'mtcsim.ca{ rate = 1 }'
+expect 2 "the name 'x' is already used by the ca declared at .*s.lua:1" \
+  'mtcsim.ca{ name = "x" } mtcsim.cosigner{ name = "x" }'
+expect 2 "s.lua:1: world: warmup: must be shorter than duration" \
+  'mtcsim.world{ duration = days(1), warmup = days(2) }'
+expect 2 "s.lua:1: exponential: unknown field 'mena'" 'local d = exponential{ mena = 3 }'
+expect 2 "s.lua:1: sim:at: time 3456000 s is after the end of the simulation" \
+  'sim:at(days(40), function() end)'
+expect 2 "s.lua:1: sim:at: unknown action 'explode'" 'sim:at(1, "explode", "x")'
+expect 2 "s.lua:1: sim:at: action 'cosigner_down' needs a cosigner, and there is no cosigner named 'zz'" \
+  'sim:at(hours(1), "cosigner_down", "zz")'
+expect 2 "s.lua:1: sim:at: action 'cosigner_outage' takes 1 to 1 arguments" \
+  'mtcsim.cosigner{ name = "w" } sim:at(1, "cosigner_outage", "w")'
+expect 2 "s.lua:1: unexpected symbol" 'mtcsim.ca{ name = }'
+# --set
+expect 2 "--set x=abc: expected a number" 'local x = param("x", 1, "d")' --set x=abc
+expect 2 "--set y: the scenario declares no parameter 'y' \(declared: x\)" \
+  'local x = param("x", 1, "d")' --set y=3
+expect 2 "--set 'x': expected NAME=VALUE" 'local x = param("x", 1, "d")' --set x
+expect 2 "--set b=maybe: expected true or false" 'local b = param("b", true)' --set b=maybe
+expect 2 "s.lua:1: ca 'le': rate: -1 1/s is below the minimum" \
+  'mtcsim.ca{ name = "le", rate = param("r", 1) }' --set r=-1
+expect 0 "" 'mtcsim.ca{ name = "le", landmark_interval = param("li", 3600) }' --set 'li=hours(2)'
+# command line
+expect 2 "unknown option '--frobnicate'" 'local x = 1' --frobnicate
+expect 2 "--seed 'abc' is not a non-negative integer" 'local x = 1' --seed abc
+expect 2 "--replications must be" 'local x = 1' --replications 0
+"$m" run "$d/nope.lua" 2>"$d/err"; [ $? -eq 2 ] || fail "missing scenario must exit 2"
+grep -q "cannot read scenario" "$d/err" || fail "missing scenario message"
+# an error in a sweep point other than the first is found before anything runs
+printf '%s\n' 'sweep("li", { 3600, 0.5 })' 'mtcsim.ca{ name = "le", landmark_interval = param("li", 3600) }' > "$d/s.lua"
+"$m" run "$d/s.lua" >"$d/out" 2>"$d/err"; [ $? -eq 2 ] || fail "bad sweep point must exit 2"
+grep -q "sweep point 1 \[li=0.5\]: .*s.lua:2: ca 'le': landmark_interval" "$d/err" || fail "sweep point message: $(cat "$d/err")"
+grep -q "summary" "$d/out" && fail "a run happened before the bad sweep point was found"
+# during the run: a failing callback is a failed run (exit 1), with its line
+expect 1 "s.lua:1: boom" 'sim:at(hours(1), function() error("boom") end)'
+expect 1 "s.lua:1: cosigner_outage on 'w'" \
+  'mtcsim.cosigner{ name = "w" } sim:at(hours(1), function() sim:cosigner_outage("w", -5) end)'
+expect 2 "s.lua:1: .*actions run during the simulation" \
+  'mtcsim.cosigner{ name = "w" } sim:act("cosigner_down", "w")'
+echo "lua errors: ok"
