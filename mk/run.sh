@@ -1,9 +1,11 @@
 #!/bin/sh
-# `make run`: the default demonstration. Until the simulator host exists this
-# recomputes the draft's test vectors and runs the Merkle benchmark.
+# `make run`: the default scenario, end to end. Runs scenarios/quickstart.lua
+# into results/quickstart.db (a fresh file each time), prints its summary
+# table, renders the report and prints the path of its index.
 set -eu
 build=${1:-build}
-echo "== mtc vectors (draft-ietf-plants-merkle-tree-certs, appendix 'Subtree Test Vectors')"
-"$build/mtc" vectors
-echo "== mtc bench merkle"
-"$build/mtc" bench merkle
+mkdir -p results
+db=results/quickstart.db
+rm -f "$db" "$db-wal" "$db-shm"
+"$build/mtcsim" run scenarios/quickstart.lua --out "$db"
+"$build/mtcsim" report "$db" --out results/quickstart-report
