@@ -82,11 +82,13 @@ $(BUILD)/mtc: $(call obj,$(CLI_SRC)) $(LIBMTC)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/mtcsim: $(call obj,$(HOST_SRC)) $(LIBSIM) $(LIBMTC) $(HOST_EXTRA_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(HOST_EXTRA_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS) $(HOST_EXTRA_LIBS)
 
+# Objects first, archives last: extra prerequisites that mk/*.mk fragments
+# add (host modules for tests/test_lua_*) may need symbols from libsim.
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(LIBMTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
 
 # The user-facing targets: install what is missing, then build in a fresh make
 # so that the pkg-config flags above see the installed packages.

@@ -717,11 +717,24 @@ int cmd_run(int argc, char **argv)
             usage(stdout);
             return HOST_OK;
         }
+    /* Under mpirun every rank runs this command: each simulates its
+     * shard of the browsers, rank 0 alone writes results and prints. */
+    sim_shard shard;
+    if (sim_shard_init(&shard, &argc, &argv) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: started by mpirun with several ranks, but "
+                        "this mtcsim was built without Open MPI (run make "
+                        "deps, then rebuild)\n");
+        return HOST_USAGE;
+    }
     run_opts o;
     memset(&o, 0, sizeof o);
     plan pl;
     memset(&pl, 0, sizeof pl);
     int status = parse_args(argc, argv, &o);
+    if (shard.rank != 0) {
+        o.out = NULL;
+        o.quiet = 1;
+    }
     sim_results *db = NULL;
     run_stats *runs = NULL;
     size_t nruns = 0;
@@ -748,7 +761,7 @@ int cmd_run(int argc, char **argv)
     for (size_t p = 1; p < pl.npoints; p++) {
         lhost *h = scenario_state(&o, &pl, p, 0, err, sizeof err);
         lworld *lw = NULL;
-        int ok = h && lworld_build(h, o.seed, 0, &lw, err, sizeof err) == MTC_OK;
+        int ok = h && lworld_build(h, o.seed, 0, NULL, &lw, err, sizeof err) == MTC_OK;
         if (!ok) {
             char lab[512];
             point_label(&pl, p, lab, sizeof lab);
@@ -810,7 +823,8 @@ int cmd_run(int argc, char **argv)
             plan cur;
             scenario_params(h, &cur);
             lworld *lw = NULL;
-            int rc = lworld_build(h, o.seed, (uint64_t)r, &lw, err, sizeof err);
+            int rc = lworld_build(h, o.seed, (uint64_t)r, &shard, &lw, err,
+                                  sizeof err);
             if (rc != MTC_OK) {
                 fprintf(stderr, "mtcsim run: %s\n", err);
                 status = nruns ? HOST_FAIL : HOST_USAGE;
@@ -905,5 +919,9 @@ done:
     free(o.set_name);
     free(o.set_value);
     fflush(stdout);
+    /* A failure on any rank fails the run on every rank. */
+    if (!sim_shard_all_ok(&shard, status == HOST_OK) && status == HOST_OK)
+        status = HOST_FAIL;
+    sim_shard_finalize(&shard);
     return status;
 }

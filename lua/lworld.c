@@ -54,6 +54,7 @@ typedef struct lcall {
 
 struct lworld {
     lhost *h;
+    const sim_shard *shard; /* NULL: not sharded */
     sim_rng *rng;
     sim_engine *engine;
     sim_metrics *metrics;
@@ -1115,7 +1116,8 @@ static const char *blame(lua_State *L, const char *msg)
     return best;
 }
 
-int lworld_build(lhost *h, uint64_t seed, uint64_t replication, lworld **out,
+int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
+                 const sim_shard *shard, lworld **out,
                  char *err, size_t errlen)
 {
     lua_State *L = lhost_state(h);
@@ -1153,7 +1155,10 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication, lworld **out,
         snprintf(err, errlen, "cannot set up the run: %s", mtc_strerror(rc));
         return rc;
     }
-    sim_world_env env = {lw->engine, lw->metrics, lw->rng, 0, 1};
+    lw->shard = shard;
+    sim_world_env env = {lw->engine, lw->metrics, lw->rng,
+                         shard ? (uint32_t)shard->rank : 0,
+                         shard ? (uint32_t)shard->size : 1};
     rc = sim_world_create(&lw->world, &env, wcfg, e, sizeof e);
     sim_param_config_free(ws, wcfg);
     if (rc != MTC_OK) {
@@ -1295,7 +1300,18 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
         snprintf(lw->err, sizeof lw->err, "engine: %s", mtc_strerror(reason));
     }
     sim_world_finish(lw->world);
-    if (!lw->failed && !interrupted) {
+    /* Sharded: every rank reaches this merge (it is collective), whatever
+     * happened to its own shard; rank 0 then holds the whole run. */
+    if (lw->shard && lw->shard->size > 1) {
+        int mrc = sim_shard_merge_metrics(lw->shard, lw->metrics);
+        if (mrc != MTC_OK && !lw->failed && !interrupted) {
+            lw->failed = 1;
+            snprintf(lw->err, sizeof lw->err, "merging the shards' metrics: %s",
+                     mtc_strerror(mrc));
+        }
+    }
+    int finish_here = !lw->shard || lw->shard->rank == 0;
+    if (!lw->failed && !interrupted && finish_here) {
         lua_State *L = lhost_state(lw->h);
         push_reg_table(L, K_FINISH);
         size_t n = lua_rawlen(L, -1);

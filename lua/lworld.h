@@ -19,6 +19,7 @@
 
 #include "lhost.h"
 #include "sim/metrics.h"
+#include "sim/shard.h"
 #include "sim/world.h"
 
 typedef struct lworld lworld;
@@ -34,12 +35,17 @@ typedef struct lworld_param {
 
 /*
  * Builds and starts the world declared in h's state (after the scenario
- * ran). seed/replication key the streams. MTC_OK, or MTC_ERR_CONFIG
+ * ran). seed/replication key the streams. `shard` (NULL: the whole run in
+ * this process) makes the world one shard of a run spread over MPI ranks
+ * (sim/shard.h): this process simulates its rank's browsers, and
+ * lworld_run() merges all ranks' metrics into rank 0's before the
+ * on_finish functions, which run on rank 0 only; `shard` must outlive lw. MTC_OK, or MTC_ERR_CONFIG
  * with a message (prefixed by the declaring file:line when known).
  * *out is owned by the caller (lworld_destroy), also on error (NULL).
  */
 int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
-                 lworld **out, char *err, size_t errlen);
+                 const sim_shard *shard, lworld **out, char *err,
+                 size_t errlen);
 
 /*
  * Runs to the world's duration. `interrupt` (may be NULL) is polled

@@ -140,7 +140,7 @@ static void run_world(uint64_t seed, int64_t *entries, int64_t *full,
         return;
     }
     lworld *lw = NULL;
-    int rc = lworld_build(h, seed, 0, &lw, err, sizeof err);
+    int rc = lworld_build(h, seed, 0, NULL, &lw, err, sizeof err);
     if (rc == MTC_OK)
         rc = lworld_run(lw, NULL, NULL, NULL, err, sizeof err);
     if (rc != MTC_OK) {
