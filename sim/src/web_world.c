@@ -99,4 +99,9 @@ static const sim_param_schema *const web_kinds[] = {&sim_sites_schema,
                                                      &sim_browsers_schema};
 
 const sim_world_module sim_web_module = {
-    "web", web_kinds, 2, NULL, 0, web_mod_start, NULL, NULL, NULL, web_mod_destroy};
+    .name = "web",
+    .kinds = web_kinds,
+    .nkinds = 2,
+    .start = web_mod_start,
+    .destroy = web_mod_destroy,
+};

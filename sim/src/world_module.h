@@ -2,9 +2,9 @@
  * world_module.h - how a model part plugs into the world (internal to sim/).
  *
  * The world (world.c) owns entity configs and the lifecycle; each model
- * part is a module: the kinds it owns, the actions it implements, and four
- * hooks. world_modules.c lists the modules; adding the web side is one
- * line there. Modules start in table order (PKI before web, so the web
+ * part is a module: the kinds it owns and its hooks. world_modules.c lists
+ * the modules, the schemas and the actions; adding the web side means
+ * adding its rows there. Modules start in table order (PKI before web, so the web
  * side may query CAs and update services from its start hook) and are
  * destroyed in reverse order.
  */
@@ -19,12 +19,11 @@ typedef struct sim_world_module {
     const char *name;                   /* "pki", "web" */
     const sim_param_schema *const *kinds;   /* schemas of the kinds it owns */
     size_t nkinds;
-    const sim_world_action *actions;
-    size_t nactions;
     /* After every entity is added: build state (*state, owned by the
      * module), create metrics, schedule events. err names the problem. */
     int (*start)(sim_world *w, void **state, char *err, size_t errlen);
-    /* Performs one of its actions on entity `index` of kind `kind`. */
+    /* Performs one of its actions on entity `index` of kind `kind` (NULL
+     * when the module has no actions). */
     int (*act)(sim_world *w, void *state, const sim_world_action *a,
                const char *kind, size_t index, const double *args,
                size_t nargs, char *err, size_t errlen);
@@ -41,12 +40,19 @@ typedef struct sim_world_module {
     void (*destroy)(void *state);
 } sim_world_module;
 
-/* The module table (world_modules.c). */
+/* The tables (world_modules.c): modules, every kind's schema ("world"
+ * first) and every action. An action is dispatched to the module that
+ * owns its target's kind. */
 extern const sim_world_module *const sim_world_module_table[];
 extern const size_t sim_world_module_count;
+extern const sim_param_schema *const sim_world_schema_table[];
+extern const size_t sim_world_schema_count;
+extern const sim_world_action sim_world_action_table[];
+extern const size_t sim_world_action_count;
 
-/* The PKI module (pki_world.c). */
+/* The PKI module (pki_world.c) and the web module (web_world.c). */
 extern const sim_world_module sim_pki_module;
+extern const sim_world_module sim_web_module;
 
 /* The state a module's start hook created (NULL before start). */
 void *sim_world_module_state(const sim_world *w, const sim_world_module *m);

@@ -227,10 +227,21 @@ typedef struct sim_ca_info {
     unsigned quorum;            /* how many of them the policy needs */
     const uint8_t *ca_cert;     /* DER CA certificate (mtc_ca_cert_build) */
     size_t ca_cert_len;
+    const uint8_t *ca_pk;       /* CA cosigner public key (raw) */
+    size_t ca_pk_len;
 } sim_ca_info;
 
 /* ca < sim_world_count(w, "ca"); NULL otherwise or before start. */
 const sim_ca_info *sim_world_ca(const sim_world *w, size_t ca);
+
+/* External cosigner i (< ncosigners) of CA `ca`, in the order of the CA's
+ * `cosigners` list: its name, ID, algorithm and public key (owned by the
+ * world). The CA cosigner itself is described by the CA certificate
+ * (sim_ca_info.ca_cert; its key is also `ca_pk`). MTC_OK or
+ * MTC_ERR_RANGE. Any pointer argument may be NULL. */
+int sim_world_ca_cosigner(const sim_world *w, size_t ca, size_t i,
+                          const char **name, mtc_taid *id, mtc_sig_alg *alg,
+                          const uint8_t **pk, size_t *pk_len);
 
 /* The CA's current log number and the CA's own landmark sequence of a log
  * (what the CA has allocated, not what relying parties know), or NULL for
@@ -323,9 +334,21 @@ int sim_world_pub_available(const sim_world *w, size_t us);
 /* Time publication `pub` became fetchable (0 for publication 0). */
 sim_time sim_world_pub_time(const sim_world *w, size_t us, uint32_t pub);
 
+/* A trusted subtree (an active landmark subtree) and a revoked range. */
+typedef struct sim_trusted_subtree {
+    uint64_t log, landmark, start, end;
+    mtc_hash hash;
+} sim_trusted_subtree;
+
+typedef struct sim_revoked_range {
+    uint64_t first, last;       /* serials, inclusive */
+} sim_revoked_range;
+
 /* What a relying party holding publication `pub` knows about CA `ca`. */
 typedef struct sim_ca_view {
     uint32_t version;           /* changes iff the content below changes */
+    uint32_t rev_version;       /* changes iff the revoked ranges change
+                                   (minSerial advancing included) */
     size_t nlogs;               /* logs with trusted subtrees, newest first */
     struct {
         uint64_t log_number;
@@ -339,6 +362,13 @@ typedef struct sim_ca_view {
      * and shared: use it to verify with mtc_rp_verify, memoize on
      * (certificate, version). */
     const mtc_rp_ca *rp;
+    /* The same content, for building a relying-party config with another
+     * cosigner policy (see sim_world_ca_cosigner): trusted subtrees
+     * sorted by (log, start, end), and revoked ranges ([0, minSerial) first). */
+    const sim_trusted_subtree *subtrees;
+    size_t nsubtrees;
+    const sim_revoked_range *revoked;
+    size_t nrevoked;
     size_t state_bytes;         /* relying-party state: 32 per trusted
                                    subtree hash + 16 per revoked range +
                                    16 per landmark log header */

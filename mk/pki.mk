@@ -1,0 +1,8 @@
+# The PKI-side scale benchmark (issue 6): one CA at Let's Encrypt rates for
+# 30 simulated days. `make bench-pki` (optimized tree only; takes minutes).
+$(BUILD)/bench_pki: $(BUILD)/obj/sim/bench/pki_scale.o $(LIBSIM) $(LIBMTC)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+.PHONY: bench-pki
+bench-pki: $(BUILD)/bench_pki
+	$(BUILD)/bench_pki

@@ -1,0 +1,255 @@
+/*
+ * pki_params.c - parameter schemas of the world and of the PKI-side kinds
+ * ("world", "ca", "cosigner", "update_service"), with their defaults and
+ * cross-field checks. Defaults follow ../shared/ref/facts.md where a fact
+ * exists (7-day lifetime, hourly landmarks, ML-DSA-44 cosigners).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mtc/error.h"
+#include "pki.h"
+
+const char *const pki_alg_names[] = {"ed25519", "ecdsa-p256", "ml-dsa-44",
+                                     "ml-dsa-65", "ml-dsa-87", NULL};
+
+mtc_sig_alg pki_alg_of(int algorithm)
+{
+    static const mtc_sig_alg map[] = {MTC_SIG_ED25519, MTC_SIG_ECDSA_P256,
+                                      MTC_SIG_MLDSA44, MTC_SIG_MLDSA65,
+                                      MTC_SIG_MLDSA87};
+    return algorithm >= 0 && algorithm < 5 ? map[algorithm] : MTC_SIG_NONE;
+}
+
+#define NAME_PARAM(T)                                                       \
+    {"name", SIM_PARAM_STRING, offsetof(T, name), sizeof(((T *)0)->name), 0, \
+     0, NULL, "", "unique name of the entity"}
+
+/* ---- world ---- */
+
+static const sim_param_desc world_params[] = {
+    NAME_PARAM(sim_world_config),
+    {"duration", SIM_PARAM_DURATION, offsetof(sim_world_config, duration), 0,
+     1e-3, 3.2e9, NULL, "s", "simulated time span"},
+    {"warmup", SIM_PARAM_DURATION, offsetof(sim_world_config, warmup), 0, 0,
+     3.2e9, NULL, "s", "counters and histograms ignore earlier observations"},
+    {"grid_step", SIM_PARAM_DURATION, offsetof(sim_world_config, grid_step), 0,
+     0, 3.2e9, NULL, "s", "spacing of metric time series (0: none)"},
+    {"epoch", SIM_PARAM_INT, offsetof(sim_world_config, epoch), 0, 0,
+     2.5e9, NULL, "s", "Unix time of simulated time 0 (certificate dates)"},
+};
+
+static int world_defaults(void *p)
+{
+    sim_world_config *c = p;
+    snprintf(c->name, sizeof c->name, "world");
+    c->duration = SIM_DAY;
+    c->warmup = 0;
+    c->grid_step = SIM_HOUR;
+    c->epoch = 1767225600; /* 2026-01-01T00:00:00Z */
+    return MTC_OK;
+}
+
+static int world_validate(const void *p, char *err, size_t errlen)
+{
+    const sim_world_config *c = p;
+    if (c->warmup >= c->duration) {
+        snprintf(err, errlen, "warmup: must be shorter than duration");
+        return MTC_ERR_CONFIG;
+    }
+    return MTC_OK;
+}
+
+const sim_param_schema sim_world_config_schema = {
+    "world", "global settings of a run: span, warm-up, series grid, epoch",
+    sizeof(sim_world_config), world_params,
+    sizeof world_params / sizeof world_params[0], world_defaults,
+    world_validate};
+
+/* ---- ca ---- */
+
+static const sim_param_desc ca_params[] = {
+    NAME_PARAM(pki_ca_config),
+    {"id", SIM_PARAM_STRING, offsetof(pki_ca_config, id),
+     sizeof(((pki_ca_config *)0)->id), 0, 0, NULL, "",
+     "trust anchor ID, dotted decimal under 1.3.6.1.4.1 (\"\": 32473.<n>)"},
+    {"algorithm", SIM_PARAM_ENUM, offsetof(pki_ca_config, algorithm), 0, 0, 0,
+     pki_alg_names, "", "CA cosigner signature algorithm"},
+    {"rate", SIM_PARAM_REAL, offsetof(pki_ca_config, rate), 0, 0, 1e6, NULL,
+     "1/s", "background issuance rate (Poisson), on top of sampled sites; "
+            "Let's Encrypt ~69/s (6e6/day, facts.md)"},
+    {"profile", SIM_PARAM_PROFILE, offsetof(pki_ca_config, profile), 0, 0, 0,
+     NULL, "", "daily profile of the background rate (relative, per hour)"},
+    {"lifetime", SIM_PARAM_DURATION, offsetof(pki_ca_config, lifetime), 0, 60,
+     4e8, NULL, "s", "maximum certificate lifetime (default 7 days)"},
+    {"checkpoint_interval", SIM_PARAM_DURATION,
+     offsetof(pki_ca_config, checkpoint_interval), 0, 1e-3, 86400, NULL, "s",
+     "period of the standalone (checkpoint) job; live"},
+    {"landmark_interval", SIM_PARAM_DURATION,
+     offsetof(pki_ca_config, landmark_interval), 0, 1, 4e7, NULL, "s",
+     "time_between_landmarks; live"},
+    {"max_active_landmarks", SIM_PARAM_INT,
+     offsetof(pki_ca_config, max_active_landmarks), 0, 0, 1e7, NULL, "",
+     "0: ceil(lifetime / landmark_interval) + 1 (draft)"},
+    {"cosigners", SIM_PARAM_LIST, offsetof(pki_ca_config, cosigners), 0, 0, 0,
+     NULL, "", "names of the external cosigners the CA asks"},
+    {"quorum", SIM_PARAM_INT, offsetof(pki_ca_config, quorum), 0, -1,
+     PKI_MAX_SLOTS, NULL, "",
+     "external cosignatures the relying-party policy needs (-1: all)"},
+    {"quorum_timeout", SIM_PARAM_DURATION,
+     offsetof(pki_ca_config, quorum_timeout), 0, 1e-3, 4e7, NULL, "s",
+     "a checkpoint without quorum after this counts as a quorum failure"},
+    {"cosign_retry", SIM_PARAM_DURATION, offsetof(pki_ca_config, cosign_retry),
+     0, 1e-3, 86400, NULL, "s", "retry period towards an unavailable cosigner"},
+    {"sign_latency", SIM_PARAM_DIST, offsetof(pki_ca_config, sign_latency), 0,
+     0, 3600, NULL, "s", "CA signing (HSM) latency before requests go out"},
+    {"tile_height", SIM_PARAM_INT, offsetof(pki_ca_config, tile_height), 0, 0,
+     16, NULL, "", "tree store keeps nodes at or above this height"},
+    {"prune_interval", SIM_PARAM_DURATION,
+     offsetof(pki_ca_config, prune_interval), 0, 1, 4e7, NULL, "s",
+     "period of pruning expired entries and advancing minSerial"},
+};
+
+static int ca_defaults(void *p)
+{
+    pki_ca_config *c = p;
+    c->algorithm = 2; /* ml-dsa-44 */
+    c->rate = 0;
+    for (int i = 0; i < SIM_PROFILE_HOURS; i++)
+        c->profile[i] = 1;
+    c->lifetime = 7 * SIM_DAY;
+    c->checkpoint_interval = 60 * SIM_SEC;
+    c->landmark_interval = SIM_HOUR;
+    c->max_active_landmarks = 0;
+    c->quorum = -1;
+    c->quorum_timeout = 5 * SIM_MIN;
+    c->cosign_retry = 10 * SIM_SEC;
+    c->tile_height = 4;
+    c->prune_interval = SIM_HOUR;
+    return sim_dist_const(&c->sign_latency, 0);
+}
+
+static int ca_validate(const void *p, char *err, size_t errlen)
+{
+    const pki_ca_config *c = p;
+    if (c->quorum > (int64_t)c->cosigners.count) {
+        snprintf(err, errlen,
+                 "quorum: %lld exceeds the %zu cosigners listed",
+                 (long long)c->quorum, c->cosigners.count);
+        return MTC_ERR_CONFIG;
+    }
+    if (c->cosigners.count > PKI_MAX_SLOTS) {
+        snprintf(err, errlen, "cosigners: at most %d", PKI_MAX_SLOTS);
+        return MTC_ERR_CONFIG;
+    }
+    if (c->id[0]) {
+        mtc_taid t;
+        if (mtc_taid_from_text(c->id, strlen(c->id), &t) != MTC_OK) {
+            snprintf(err, errlen, "id: '%s' is not a dotted-decimal OID", c->id);
+            return MTC_ERR_CONFIG;
+        }
+    }
+    return MTC_OK;
+}
+
+const sim_param_schema sim_ca_schema = {
+    "ca", "a Merkle Tree CA with its issuance logs and landmark sequence",
+    sizeof(pki_ca_config), ca_params, sizeof ca_params / sizeof ca_params[0],
+    ca_defaults, ca_validate};
+
+/* ---- cosigner ---- */
+
+static const char *const role_names[] = {"witness", "mirror", NULL};
+
+static const sim_param_desc cos_params[] = {
+    NAME_PARAM(pki_cosigner_config),
+    {"id", SIM_PARAM_STRING, offsetof(pki_cosigner_config, id),
+     sizeof(((pki_cosigner_config *)0)->id), 0, 0, NULL, "",
+     "cosigner trust anchor ID (\"\": 32473.9999.<n>)"},
+    {"role", SIM_PARAM_ENUM, offsetof(pki_cosigner_config, role), 0, 0, 0,
+     role_names, "", "witness (consistency proofs) or mirror (copies entries)"},
+    {"algorithm", SIM_PARAM_ENUM, offsetof(pki_cosigner_config, algorithm), 0,
+     0, 0, pki_alg_names, "", "signature algorithm (tlog-witness: ML-DSA-44)"},
+    {"latency", SIM_PARAM_DIST, offsetof(pki_cosigner_config, latency), 0, 0,
+     86400, NULL, "s", "request to response (network and processing)"},
+    {"mtbf", SIM_PARAM_DURATION, offsetof(pki_cosigner_config, mtbf), 0, 0,
+     3.2e9, NULL, "s", "mean time between random failures (0: never)"},
+    {"repair_time", SIM_PARAM_DIST, offsetof(pki_cosigner_config, repair_time),
+     0, 0, 3.2e8, NULL, "s", "time to repair after a random failure"},
+    {"mirror_bandwidth", SIM_PARAM_REAL,
+     offsetof(pki_cosigner_config, mirror_bandwidth), 0, 1, 1e12, NULL,
+     "bytes/s", "rate a mirror copies entries at before it cosigns"},
+};
+
+static int cos_defaults(void *p)
+{
+    pki_cosigner_config *c = p;
+    c->role = PKI_ROLE_WITNESS;
+    c->algorithm = 2;
+    c->mtbf = 0;
+    c->mirror_bandwidth = 1e8;
+    int rc = sim_dist_const(&c->latency, 1.0);
+    if (rc == MTC_OK)
+        rc = sim_dist_exponential(&c->repair_time, 1800);
+    return rc;
+}
+
+static int cos_validate(const void *p, char *err, size_t errlen)
+{
+    const pki_cosigner_config *c = p;
+    if (c->id[0]) {
+        mtc_taid t;
+        if (mtc_taid_from_text(c->id, strlen(c->id), &t) != MTC_OK) {
+            snprintf(err, errlen, "id: '%s' is not a dotted-decimal OID", c->id);
+            return MTC_ERR_CONFIG;
+        }
+    }
+    return MTC_OK;
+}
+
+const sim_param_schema sim_cosigner_schema = {
+    "cosigner", "an external cosigner (witness or mirror), shareable by CAs",
+    sizeof(pki_cosigner_config), cos_params,
+    sizeof cos_params / sizeof cos_params[0], cos_defaults, cos_validate};
+
+/* ---- update service ---- */
+
+static const sim_param_desc us_params[] = {
+    NAME_PARAM(pki_update_config),
+    {"cas", SIM_PARAM_LIST, offsetof(pki_update_config, cas), 0, 0, 0, NULL,
+     "", "CAs it distributes (empty: all)"},
+    {"fetch_interval", SIM_PARAM_DURATION,
+     offsetof(pki_update_config, fetch_interval), 0, 1, 4e7, NULL, "s",
+     "how often it fetches and verifies CA landmarks; live"},
+    {"publication_delay", SIM_PARAM_DIST,
+     offsetof(pki_update_config, publication_delay), 0, 0, 4e7, NULL, "s",
+     "fetch to publication (processing, release)"},
+    {"verify", SIM_PARAM_BOOL, offsetof(pki_update_config, verify), 0, 0, 1,
+     NULL, "", "check cosignatures and subtree consistency proofs"},
+    {"include_proofs", SIM_PARAM_BOOL,
+     offsetof(pki_update_config, include_proofs), 0, 0, 1, NULL, "",
+     "ship reference checkpoints, cosignatures and proofs to clients"},
+    {"mtbf", SIM_PARAM_DURATION, offsetof(pki_update_config, mtbf), 0, 0,
+     3.2e9, NULL, "s", "mean time between random outages (0: never)"},
+    {"repair_time", SIM_PARAM_DIST, offsetof(pki_update_config, repair_time), 0,
+     0, 3.2e8, NULL, "s", "outage duration"},
+};
+
+static int us_defaults(void *p)
+{
+    pki_update_config *c = p;
+    c->fetch_interval = 10 * SIM_MIN;
+    c->verify = 1;
+    c->include_proofs = 0;
+    c->mtbf = 0;
+    int rc = sim_dist_const(&c->publication_delay, 600);
+    if (rc == MTC_OK)
+        rc = sim_dist_exponential(&c->repair_time, 3600);
+    return rc;
+}
+
+const sim_param_schema sim_update_service_schema = {
+    "update_service",
+    "fetches CA landmarks, verifies them, publishes updates to clients",
+    sizeof(pki_update_config), us_params,
+    sizeof us_params / sizeof us_params[0], us_defaults, NULL};

@@ -1,0 +1,294 @@
+/*
+ * test_pki_update.c - the update service and the world as a whole:
+ * verification before publication (a corrupted cosignature is caught),
+ * outages, update sizes from real encodings, determinism (same seed, same
+ * metrics), identical PKI replay on every shard (metrics merge), and the
+ * registry's errors that name the offending entity and parameter.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../sim/src/pki.h"
+#include "lib/world_fixture.h"
+#include "mtc/error.h"
+#include "test.h"
+
+static void world(wfx *f, int include_proofs, const char *alg)
+{
+    for (int i = 0; i < 2; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "w%d", i);
+        void *c = wfx_cfg("cosigner", nm);
+        wfx_str("cosigner", c, "algorithm", alg);
+        wfx_exp("cosigner", c, "latency", 1.0);
+        wfx_add(f, "cosigner", c);
+    }
+    const char *names[] = {"a", "b"};
+    for (int k = 0; k < 2; k++) {
+        void *ca = wfx_cfg("ca", names[k]);
+        wfx_str("ca", ca, "algorithm", alg);
+        wfx_num("ca", ca, "rate", 5 + 3 * k);
+        wfx_num("ca", ca, "checkpoint_interval", 30);
+        wfx_num("ca", ca, "landmark_interval", 600);
+        wfx_num("ca", ca, "lifetime", 3 * 3600);
+        wfx_num("ca", ca, "prune_interval", 900);
+        wfx_item("ca", ca, "cosigners", "w0");
+        wfx_item("ca", ca, "cosigners", "w1");
+        wfx_num("ca", ca, "quorum", 1);
+        wfx_add(f, "ca", ca);
+    }
+    void *us = wfx_cfg("update_service", "vendor");
+    wfx_num("update_service", us, "fetch_interval", 300);
+    wfx_exp("update_service", us, "publication_delay", 120);
+    wfx_num("update_service", us, "include_proofs", include_proofs);
+    wfx_add(f, "update_service", us);
+}
+
+TEST(publications_and_update_sizes)
+{
+    wfx f, g;
+    ASSERT_OK(wfx_init(&f, 31, 0, 8 * 3600, 0, 600, 0, 1));
+    world(&f, 0, "ed25519");
+    ASSERT_OK(wfx_run(&f));
+    ASSERT_OK(wfx_init(&g, 31, 0, 8 * 3600, 0, 600, 0, 1));
+    world(&g, 1, "ed25519");
+    ASSERT_OK(wfx_run(&g));
+    uint32_t p = sim_world_pub_latest(f.w, 0);
+    ASSERT_TRUE(p > 20);
+    ASSERT_EQ(sim_world_pub_latest(g.w, 0), p);
+    size_t nsub = 0;
+    for (size_t ca = 0; ca < 2; ca++) {
+        const sim_ca_view *v = sim_world_pub_view(f.w, 0, p, ca);
+        nsub += v->nsubtrees;
+        /* 3 h lifetime, 10 min landmarks: max_active 19, <= 38 subtrees */
+        ASSERT_TRUE(v->nsubtrees > 20 && v->nsubtrees <= 38);
+        ASSERT_EQ(v->state_bytes, 32 * v->nsubtrees + 16 * v->nrevoked + 16 * v->nlogs);
+        ASSERT_TRUE(v->revoked[0].first == 0 && v->revoked[0].last > 0); /* minSerial */
+    }
+    /* A full snapshot carries every subtree (52 bytes each) plus headers;
+     * a one-step delta far less; proofs make updates bigger. */
+    size_t snap = sim_world_update_bytes(f.w, 0, 0, p);
+    size_t delta = sim_world_update_bytes(f.w, 0, p - 1, p);
+    ASSERT_TRUE(snap >= 52 * nsub && snap < 52 * nsub + 400);
+    fprintf(stderr, "snapshot %zu B, last delta %zu B, %zu subtrees\n", snap, delta, nsub);
+    ASSERT_TRUE(delta > 0 && delta < snap / 4);
+    ASSERT_EQ(sim_world_update_bytes(f.w, 0, p - 1, p), delta); /* memoized */
+    ASSERT_EQ(sim_world_update_bytes(f.w, 0, p, p), 0);
+    ASSERT_TRUE(sim_world_update_bytes(g.w, 0, 0, p) > snap + 1000);
+    ASSERT_TRUE(sim_world_update_bytes(g.w, 0, p - 1, p) > delta);
+    sim_metric *h = sim_metrics_find(f.m, "update_publication_bytes");
+    ASSERT_EQ(sim_hist_count(h, 0), p);
+    /* Publication times are increasing. A landmark is allocated ~1 s after
+     * a 600 s boundary, the service fetches on the 300 s grid, so it waits
+     * ~299 s, then the publication delay (exponential, mean 120 s). */
+    for (uint32_t k = 1; k <= p; k++)
+        ASSERT_TRUE(sim_world_pub_time(f.w, 0, k) >= sim_world_pub_time(f.w, 0, k - 1));
+    double lmd = sim_hist_mean(sim_metrics_find(f.m, "landmark_publication_delay"), 0);
+    ASSERT_TRUE(lmd > 299 + 60 && lmd < 299 + 240);
+    wfx_free(&f);
+    wfx_free(&g);
+}
+
+static void corrupt(sim_engine *sim, void *arg)
+{
+    (void)sim;
+    pki_log *l = pki_ca_current(&pki_state_of(arg)->ca[0]);
+    if (l->nref_sigs)
+        l->ref_sigs[0].bytes[3] ^= 0x40;
+}
+
+TEST(update_service_rejects_bad_cosignature)
+{
+    wfx f;
+    ASSERT_OK(wfx_init(&f, 32, 0, 3 * 3600, 0, 600, 0, 1));
+    world(&f, 0, "ed25519");
+    ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
+    /* Corrupt the reference checkpoint's CA signature right before the
+     * fetch at 3900 s, which sees the landmark allocated at ~3601 s. */
+    ASSERT_OK(sim_call_at(f.eng, 3899 * SIM_SEC, corrupt, f.w));
+    sim_engine_set_stop_time(f.eng, 3 * 3600 * SIM_SEC);
+    ASSERT_TRUE(sim_engine_run(f.eng) >= 0);
+    sim_world_finish(f.w);
+    ASSERT_EQ(sim_counter_value(sim_metrics_find(f.m, "update_verify_failures"), 0), 1);
+    ASSERT_EQ(sim_counter_value(sim_metrics_find(f.m, "update_verify_failures"), 1), 0);
+    /* and the landmark came through at the next fetch */
+    const sim_ca_view *v = sim_world_pub_view(f.w, 0, sim_world_pub_latest(f.w, 0), 0);
+    ASSERT_TRUE(v->log[0].last_landmark >= 17);
+    wfx_free(&f);
+}
+
+TEST(update_outage_stops_publications)
+{
+    wfx f;
+    ASSERT_OK(wfx_init(&f, 33, 0, 4 * 3600, 0, 600, 0, 1));
+    world(&f, 0, "ed25519");
+    ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
+    sim_engine_set_stop_time(f.eng, 3600 * SIM_SEC);
+    sim_engine_run(f.eng);
+    double d = 3600;
+    ASSERT_OK(sim_world_act(f.w, "update_outage", "vendor", &d, 1, f.err, sizeof f.err));
+    ASSERT_EQ(sim_world_pub_available(f.w, 0), 0);
+    uint32_t p0 = sim_world_pub_latest(f.w, 0);
+    sim_engine_set_stop_time(f.eng, 7199 * SIM_SEC);
+    sim_engine_run(f.eng);
+    ASSERT_EQ(sim_world_pub_latest(f.w, 0), p0);
+    sim_engine_set_stop_time(f.eng, 4 * 3600 * SIM_SEC);
+    sim_engine_run(f.eng);
+    ASSERT_EQ(sim_world_pub_available(f.w, 0), 1);
+    ASSERT_TRUE(sim_world_pub_latest(f.w, 0) > p0 + 3);
+    sim_world_finish(f.w);
+    wfx_free(&f);
+}
+
+/* Runs the reference scenario; sums every metric number into a digest. */
+static int digest_run(uint64_t seed, uint32_t shard, uint32_t nshards,
+                      wfx *out, const char *alg)
+{
+    if (wfx_init(out, seed, 0, 2 * 3600, 600, 600, shard, nshards))
+        return -1;
+    world(out, 1, alg);
+    double d = 900;
+    if (sim_world_start(out->w, out->err, sizeof out->err))
+        return -1;
+    sim_engine_set_stop_time(out->eng, 1800 * SIM_SEC);
+    sim_engine_run(out->eng);
+    sim_world_act(out->w, "cosigner_outage", "w0", &d, 1, out->err, sizeof out->err);
+    double r[2] = {10, 20};
+    sim_world_act(out->w, "revoke_range", "a", r, 2, out->err, sizeof out->err);
+    sim_engine_set_stop_time(out->eng, 2 * 3600 * SIM_SEC);
+    sim_engine_run(out->eng);
+    sim_world_finish(out->w);
+    return 0;
+}
+
+/* 1 when every metric except sign_cpu_us has identical values. */
+static int same_metrics(const sim_metrics *a, const sim_metrics *b)
+{
+    if (sim_metrics_count(a) != sim_metrics_count(b))
+        return 0;
+    for (size_t i = 0; i < sim_metrics_count(a); i++) {
+        const sim_metric *x = sim_metrics_at(a, i);
+        const sim_metric *y = sim_metrics_find(b, sim_metric_name(x));
+        if (!y)
+            return 0;
+        if (!strcmp(sim_metric_name(x), "sign_cpu_us"))
+            continue;
+        for (size_t c = 0; c < sim_metric_cohorts(x); c++) {
+            switch (sim_metric_kind(x)) {
+            case SIM_METRIC_COUNTER:
+                if (sim_counter_value(x, c) != sim_counter_value(y, c))
+                    return 0;
+                break;
+            case SIM_METRIC_GAUGE:
+                if (sim_gauge_value(x, c) != sim_gauge_value(y, c))
+                    return 0;
+                break;
+            default:
+                if (sim_hist_count(x, c) != sim_hist_count(y, c) ||
+                    sim_hist_sum(x, c) != sim_hist_sum(y, c))
+                    return 0;
+                for (size_t k = 0; k < sim_hist_nbins(x) + 2; k++)
+                    if (sim_hist_bin(x, c, k) != sim_hist_bin(y, c, k))
+                        return 0;
+            }
+            for (size_t k = 0; k < sim_metric_series_len(x); k++)
+                if (sim_metric_series_value(x, c, k) != sim_metric_series_value(y, c, k))
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+TEST(same_seed_same_metrics)
+{
+    wfx a, b, c;
+    ASSERT_OK(digest_run(41, 0, 1, &a, "ml-dsa-44"));
+    ASSERT_OK(digest_run(41, 0, 1, &b, "ml-dsa-44"));
+    ASSERT_OK(digest_run(42, 0, 1, &c, "ml-dsa-44"));
+    ASSERT_TRUE(same_metrics(a.m, b.m));
+    ASSERT_FALSE(same_metrics(a.m, c.m));
+    /* ML-DSA-44 signatures were really made and timed */
+    sim_metric *cpu = sim_metrics_find(a.m, "sign_cpu_us");
+    sim_metric *sig = sim_metrics_find(a.m, "signatures");
+    ASSERT_TRUE(sim_counter_value(sig, 0) > 100);
+    ASSERT_TRUE(sim_counter_value(cpu, 0) > sim_counter_value(sig, 0) * 10);
+    /* and ML-DSA-44 standalone proofs carry 2 x 2420-byte signatures */
+    ASSERT_TRUE(sim_hist_min(sim_metrics_find(a.m, "standalone_proof_bytes"), 0) > 2 * 2420);
+    wfx_free(&a);
+    wfx_free(&b);
+    wfx_free(&c);
+}
+
+TEST(every_shard_replays_the_same_pki)
+{
+    wfx s0, s1, one;
+    ASSERT_OK(digest_run(43, 0, 2, &s0, "ed25519"));
+    ASSERT_OK(digest_run(43, 1, 2, &s1, "ed25519"));
+    ASSERT_OK(digest_run(43, 0, 1, &one, "ed25519"));
+    /* Replicated metrics agree, so the merge keeps one copy; CPU time is
+     * recorded by shard 0 only, so the merged total is shard 0's. */
+    ASSERT_EQ(sim_counter_value(sim_metrics_find(s1.m, "sign_cpu_us"), SIM_ALL_COHORTS), 0);
+    ASSERT_OK(sim_metrics_merge(s0.m, s1.m));
+    ASSERT_TRUE(same_metrics(s0.m, one.m));
+    wfx_free(&s0);
+    wfx_free(&s1);
+    wfx_free(&one);
+}
+
+TEST(configuration_errors_name_the_problem)
+{
+    wfx f;
+    ASSERT_OK(wfx_init(&f, 1, 0, 3600, 0, 600, 0, 1));
+    size_t n;
+    const sim_param_schema *const *s = sim_world_schemas(&n);
+    ASSERT_TRUE(n >= 4);
+    ASSERT_STR_EQ(s[0]->kind, "world");
+    ASSERT_TRUE(sim_world_schema("ca") == &sim_ca_schema);
+    ASSERT_TRUE(sim_world_schema("nope") == NULL);
+    void *c = wfx_cfg("ca", "x");
+    ASSERT_EQ(sim_world_add(f.w, "nope", c, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    sim_param_config_free(&sim_ca_schema, c);
+    ASSERT_TRUE(strstr(f.err, "nope") != NULL);
+    c = wfx_cfg("ca", "x");
+    wfx_item("ca", c, "cosigners", "ghost");
+    ASSERT_EQ(wfx_add(&f, "ca", c), 0);
+    c = wfx_cfg("cosigner", "x");
+    ASSERT_EQ(sim_world_add(f.w, "cosigner", c, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_TRUE(strstr(f.err, "name") != NULL);
+    c = wfx_cfg("ca", "y");
+    wfx_num("ca", c, "quorum", 2);
+    ASSERT_EQ(sim_world_add(f.w, "ca", c, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_TRUE(strstr(f.err, "quorum") != NULL);
+    ASSERT_EQ(sim_world_act(f.w, "log_failure", "x", NULL, 0, f.err, sizeof f.err),
+              MTC_ERR_SIM_STATE);
+    ASSERT_EQ(sim_world_start(f.w, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_TRUE(strstr(f.err, "cosigners") && strstr(f.err, "ghost"));
+    wfx_free(&f);
+
+    ASSERT_OK(wfx_init(&f, 1, 0, 3600, 0, 600, 0, 1));
+    c = wfx_cfg("ca", "x");
+    wfx_str("ca", c, "algorithm", "ed25519");
+    wfx_add(&f, "ca", c);
+    ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
+    ASSERT_EQ(sim_world_act(f.w, "frobnicate", "x", NULL, 0, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_act(f.w, "cosigner_down", "x", NULL, 0, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_TRUE(strstr(f.err, "is a ca") != NULL);
+    ASSERT_EQ(sim_world_act(f.w, "split_view", "x", NULL, 0, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_set(f.w, "x", "lifetime", 100, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_TRUE(strstr(f.err, "live") != NULL);
+    ASSERT_EQ(sim_world_set(f.w, "x", "landmark_interval", -5, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_OK(sim_world_set(f.w, "x", "checkpoint_interval", 5, f.err, sizeof f.err));
+    ASSERT_OK(sim_world_set(f.w, "x", "landmark_interval", 120, f.err, sizeof f.err));
+    wfx_free(&f);
+}
+
+static const test_case cases[] = {
+    {"publications_and_update_sizes", publications_and_update_sizes},
+    {"update_service_rejects_bad_cosignature", update_service_rejects_bad_cosignature},
+    {"update_outage_stops_publications", update_outage_stops_publications},
+    {"same_seed_same_metrics", same_seed_same_metrics},
+    {"every_shard_replays_the_same_pki", every_shard_replays_the_same_pki},
+    {"configuration_errors_name_the_problem", configuration_errors_name_the_problem},
+};
+
+TEST_MAIN(cases)
