@@ -889,6 +889,10 @@ int cmd_run(int argc, char **argv)
                     printf("# run %zu/%zu point %zu replication %ld: %" PRIu64
                            " events, %.2f s wall\n", nruns, total, p, r,
                            sim_engine_events_executed(eng), host_now() - t0);
+                if (!o.quiet && shard.size > 1)
+                    printf("# sharded over %d ranks: %zu bytes of metrics "
+                           "gathered on rank 0\n", shard.size,
+                           lworld_merge_bytes(lw));
             }
             lworld_destroy(lw);
             lhost_destroy(h);

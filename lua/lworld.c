@@ -55,6 +55,7 @@ typedef struct lcall {
 struct lworld {
     lhost *h;
     const sim_shard *shard; /* NULL: not sharded */
+    size_t merge_bytes;     /* metrics bytes gathered from other ranks */
     sim_rng *rng;
     sim_engine *engine;
     sim_metrics *metrics;
@@ -1303,7 +1304,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
     /* Sharded: every rank reaches this merge (it is collective), whatever
      * happened to its own shard; rank 0 then holds the whole run. */
     if (lw->shard && lw->shard->size > 1) {
-        int mrc = sim_shard_merge_metrics(lw->shard, lw->metrics);
+        int mrc = sim_shard_merge_metrics(lw->shard, lw->metrics, &lw->merge_bytes);
         if (mrc != MTC_OK && !lw->failed && !interrupted) {
             lw->failed = 1;
             snprintf(lw->err, sizeof lw->err, "merging the shards' metrics: %s",
@@ -1338,6 +1339,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
 }
 
 sim_metrics *lworld_metrics(lworld *lw) { return lw->metrics; }
+size_t lworld_merge_bytes(const lworld *lw) { return lw->merge_bytes; }
 sim_time lworld_duration(const lworld *lw) { return lw->wc.duration; }
 sim_world *lworld_world(lworld *lw) { return lw->world; }
 sim_engine *lworld_engine(lworld *lw) { return lw->engine; }

@@ -65,6 +65,8 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
 sim_time lworld_duration(const lworld *lw);
 
 sim_metrics *lworld_metrics(lworld *lw);
+/* Sharded runs, rank 0: bytes of metrics gathered from the other ranks. */
+size_t lworld_merge_bytes(const lworld *lw);
 sim_world *lworld_world(lworld *lw);
 sim_engine *lworld_engine(lworld *lw);
 

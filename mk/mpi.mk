@@ -5,3 +5,7 @@ all: $(BUILD)/tests/mpi/shard_driver
 $(BUILD)/tests/mpi/shard_driver: $(BUILD)/obj/tests/mpi/shard_driver.o $(LIBSIM) $(LIBMTC)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+.PHONY: bench-mpi
+bench-mpi: all
+	@sh sim/bench/mpi_scaling.sh $(BUILD)

@@ -124,8 +124,11 @@ int sim_shard_all_ok(const sim_shard *s, int ok)
     return ok != 0;
 }
 
-int sim_shard_merge_metrics(const sim_shard *s, sim_metrics *m)
+int sim_shard_merge_metrics(const sim_shard *s, sim_metrics *m,
+                            size_t *bytes_moved)
 {
+    if (bytes_moved)
+        *bytes_moved = 0;
 #ifdef MTCSIM_HAVE_MPI
     if (!s->mpi || s->size == 1)
         return MTC_OK;
@@ -168,6 +171,8 @@ int sim_shard_merge_metrics(const sim_shard *s, sim_metrics *m)
         if (MPI_Gatherv(mine, (int)mylen, MPI_BYTE, all, counts, displs,
                         MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
             rc = MTC_ERR_IO;
+        if (s->rank == 0 && bytes_moved)
+            *bytes_moved = total - (size_t)lens[0];
         if (s->rank == 0 && rc == MTC_OK)
             for (int r = 1; r < s->size && rc == MTC_OK; r++) {
                 sim_metrics *other = NULL;

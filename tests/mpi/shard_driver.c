@@ -114,7 +114,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "shard_driver: rank %d failed: %s\n", sh.rank, mtc_strerror(rc));
         rc = rc ? rc : MTC_ERR_IO;
     } else {
-        rc = sim_shard_merge_metrics(&sh, m);
+        rc = sim_shard_merge_metrics(&sh, m, NULL);
     }
     if (rc == MTC_OK && sh.rank == 0) {
         uint8_t *buf = NULL;

@@ -61,6 +61,10 @@ int sim_shard_all_ok(const sim_shard *s, int ok);
  * Errors: MTC_ERR_SIM_METRIC (definitions or replicated values differ),
  * MTC_ERR_PARSE (corrupt transport), MTC_ERR_NOMEM, MTC_ERR_IO (MPI).
  */
-int sim_shard_merge_metrics(const sim_shard *s, sim_metrics *m);
+int sim_shard_merge_metrics(const sim_shard *s, sim_metrics *m,
+                            size_t *bytes_moved);
+/* bytes_moved (may be NULL) receives, on rank 0, the total size of the
+ * encodings gathered from the other ranks: the run's communication
+ * volume, for capacity estimates. 0 elsewhere and without MPI. */
 
 #endif
