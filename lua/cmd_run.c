@@ -71,6 +71,7 @@ typedef struct run_opts {
     const char *out;
     char out_dir[LHOST_PATH_MAX];
     int quiet, unsafe, list_params, summary_all;
+    int spread;             /* under mpirun: whole runs per rank */
     uint64_t max_instr;
     uint64_t max_mem_mb;
     char cmdline[4096];
@@ -529,6 +530,193 @@ static void on_progress(void *ctx, sim_time now, uint64_t events)
         fputs(line, stderr);
 }
 
+/* ---- runs spread over MPI ranks ---------------------------------------------- */
+
+/* A growable byte buffer for the results a rank sends to rank 0. */
+typedef struct bytebuf {
+    uint8_t *b;
+    size_t n, cap;
+    int failed;
+} bytebuf;
+
+static void bb_put(bytebuf *bb, const void *p, size_t len)
+{
+    if (bb->failed)
+        return;
+    if (bb->n + len > bb->cap) {
+        size_t cap = bb->cap ? bb->cap : 4096;
+        while (cap < bb->n + len)
+            cap *= 2;
+        uint8_t *nb = realloc(bb->b, cap);
+        if (!nb) {
+            bb->failed = 1;
+            return;
+        }
+        bb->b = nb;
+        bb->cap = cap;
+    }
+    memcpy(bb->b + bb->n, p, len);
+    bb->n += len;
+}
+
+/* One run computed on another rank, as rank 0 receives it. Fields are
+ * host-endian: all ranks of one job run the same binary on one kind of
+ * machine. */
+typedef struct remote_run {
+    uint64_t idx;           /* p * reps + r */
+    int32_t status;         /* SIM_RUN_* */
+    int64_t now;
+    uint64_t events;
+    char err[512];
+    const uint8_t *metrics; /* sim_metrics_encode() bytes, may be empty */
+    uint64_t mlen;
+} remote_run;
+
+static void remote_put(bytebuf *bb, const remote_run *rr)
+{
+    bb_put(bb, &rr->idx, sizeof rr->idx);
+    bb_put(bb, &rr->status, sizeof rr->status);
+    bb_put(bb, &rr->now, sizeof rr->now);
+    bb_put(bb, &rr->events, sizeof rr->events);
+    bb_put(bb, rr->err, sizeof rr->err);
+    bb_put(bb, &rr->mlen, sizeof rr->mlen);
+    bb_put(bb, rr->metrics, (size_t)rr->mlen);
+}
+
+/* Reads the record at *off of buf[0..len); 0 at the end, -1 if corrupt. */
+static int remote_get(const uint8_t *buf, size_t len, size_t *off,
+                      remote_run *rr)
+{
+    size_t head = sizeof rr->idx + sizeof rr->status + sizeof rr->now +
+                  sizeof rr->events + sizeof rr->err + sizeof rr->mlen;
+    if (*off == len)
+        return 0;
+    if (len - *off < head)
+        return -1;
+    const uint8_t *p = buf + *off;
+    memcpy(&rr->idx, p, sizeof rr->idx), p += sizeof rr->idx;
+    memcpy(&rr->status, p, sizeof rr->status), p += sizeof rr->status;
+    memcpy(&rr->now, p, sizeof rr->now), p += sizeof rr->now;
+    memcpy(&rr->events, p, sizeof rr->events), p += sizeof rr->events;
+    memcpy(rr->err, p, sizeof rr->err), p += sizeof rr->err;
+    rr->err[sizeof rr->err - 1] = 0;
+    memcpy(&rr->mlen, p, sizeof rr->mlen), p += sizeof rr->mlen;
+    if (rr->mlen > len - *off - head)
+        return -1;
+    rr->metrics = p;
+    *off += head + (size_t)rr->mlen;
+    return 1;
+}
+
+/*
+ * --spread-runs, after every rank has done its runs: rank 0 gathers the
+ * other ranks' results and records each as its own run, with the
+ * parameters of a world rebuilt (not run) from the same scenario state.
+ * Collective. Returns the command's status.
+ */
+static int collect_spread(const run_opts *o, const plan *pl,
+                          const sim_shard *shard, sim_results *db,
+                          int64_t exp_id, const char *sha, const bytebuf *mine,
+                          run_stats *runs, size_t *nruns, int status)
+{
+    uint8_t *all = NULL;
+    size_t *lens = calloc((size_t)shard->size, sizeof *lens);
+    int rc = lens ? MTC_OK : MTC_ERR_NOMEM;
+    /* every rank must reach the gather, even after a local failure */
+    if (sim_shard_gather(shard, mine->failed ? NULL : mine->b,
+                         mine->failed ? 0 : mine->n, &all, lens ? lens : &(size_t){0}) != MTC_OK)
+        rc = MTC_ERR_IO;
+    if (mine->failed)
+        rc = MTC_ERR_NOMEM;
+    if (shard->rank == 0 && rc == MTC_OK) {
+        size_t base = 0;
+        char err[8192];
+        for (int r = 1; r < shard->size && status == HOST_OK; r++) {
+            base += lens[r - 1];
+            size_t off = 0;
+            remote_run rr;
+            int got;
+            while (status == HOST_OK &&
+                   (got = remote_get(all + base, lens[r], &off, &rr)) != 0) {
+                if (got < 0) {
+                    fprintf(stderr, "mtcsim run: corrupt results from rank %d\n", r);
+                    status = HOST_FAIL;
+                    break;
+                }
+                size_t p = (size_t)(rr.idx / (uint64_t)pl->reps);
+                long rep = (long)(rr.idx % (uint64_t)pl->reps);
+                lhost *h = scenario_state(o, pl, p, (uint64_t)rep, err, sizeof err);
+                lworld *lw = NULL;
+                plan cur;
+                memset(&cur, 0, sizeof cur);
+                sim_metrics *m = NULL;
+                int ok = h != NULL;
+                if (ok)
+                    scenario_params(h, &cur);
+                ok = ok && lworld_build(h, o->seed, (uint64_t)rep, NULL, &lw, err,
+                                        sizeof err) == MTC_OK;
+                if (ok && rr.mlen)
+                    ok = sim_metrics_decode(&m, rr.metrics, (size_t)rr.mlen) == MTC_OK;
+                if (!ok) {
+                    fprintf(stderr, "mtcsim run: recording run %llu from rank %d: %s\n",
+                            (unsigned long long)rr.idx, r, err);
+                    status = HOST_FAIL;
+                }
+                if (ok && db) {
+                    int64_t run_id = 0;
+                    char rank_text[16];
+                    snprintf(rank_text, sizeof rank_text, "%d", r);
+                    sim_run_info ri = {exp_id, (int64_t)p, rep, o->seed, o->scenario,
+                                       sha, MTCSIM_VERSION, 0, lworld_duration(lw)};
+                    if (sim_results_run_begin(db, &ri, &run_id) != MTC_OK ||
+                        record_params(db, run_id, &cur, pl, lw) != MTC_OK ||
+                        sim_results_add_attr(db, run_id, "sandbox",
+                                             o->unsafe ? "off" : "on") != MTC_OK ||
+                        sim_results_add_attr(db, run_id, "mpi_rank", rank_text) !=
+                            MTC_OK ||
+                        (m && sim_results_store_metrics(db, run_id, m) != MTC_OK) ||
+                        sim_results_run_end(db, run_id, rr.status, rr.now, rr.events,
+                                            rr.status == SIM_RUN_FAILED ? rr.err
+                                                                        : NULL) != MTC_OK) {
+                        fprintf(stderr, "mtcsim run: %s: %s\n", o->out,
+                                sim_results_errmsg(db));
+                        status = HOST_FAIL;
+                    }
+                }
+                if (ok && rr.status != SIM_RUN_COMPLETED) {
+                    if (rr.status == SIM_RUN_FAILED)
+                        fprintf(stderr, "mtcsim run: run %llu on rank %d: %s\n",
+                                (unsigned long long)rr.idx, r, rr.err);
+                    status = HOST_FAIL;
+                }
+                if (ok && status == HOST_OK && m) {
+                    run_stats *st = &runs[(*nruns)++];
+                    st->point = p;
+                    st->rep = (size_t)rep;
+                    collect_stats(m, st);
+                }
+                sim_metrics_destroy(m);
+                lworld_destroy(lw);
+                lhost_destroy(h);
+                free_plan(&cur);
+            }
+        }
+        for (size_t p = 0; db && status == HOST_OK && p < pl->npoints; p++)
+            if (sim_results_summarize(db, exp_id, (int64_t)p, 0.95) != MTC_OK) {
+                fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
+                status = HOST_FAIL;
+            }
+    }
+    if (rc != MTC_OK && status == HOST_OK) {
+        fprintf(stderr, "mtcsim run: gathering runs from the ranks: %s\n",
+                mtc_strerror(rc));
+        status = HOST_FAIL;
+    }
+    free(all);
+    free(lens);
+    return status;
+}
+
 /* ---- the command ----------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -554,7 +742,10 @@ static void usage(FILE *f)
         "  --unsafe            full Lua (io, os, package, debug), no limits\n"
         "  --max-instructions N  sandbox limit per scenario entry (default 1e10)\n"
         "  --max-memory MIB    sandbox limit on the scenario's Lua memory (default 4096)\n"
-        "  --params            list the scenario's parameters and sweeps, run nothing\n\n"
+        "  --params            list the scenario's parameters and sweeps, run nothing\n"
+        "  --spread-runs       under mpirun: give whole runs (sweep points x\n"
+        "                      replications) to ranks in turn, instead of sharding\n"
+        "                      every run's browsers over all ranks (the default)\n\n"
         "Exit status: 0 success, 1 a run failed or was interrupted, 2 bad usage or\n"
         "a scenario error found before the simulation. See docs/scenarios.md.\n");
 }
@@ -594,6 +785,8 @@ static int parse_args(int argc, char **argv, run_opts *o)
             o->unsafe = 1;
         } else if (!strcmp(a, "--params")) {
             o->list_params = 1;
+        } else if (!strcmp(a, "--spread-runs")) {
+            o->spread = 1;
         } else if (!strcmp(a, "--summary") && has_v &&
                    (!strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "short"))) {
             o->summary_all = !strcmp(argv[++i], "all");
@@ -740,6 +933,8 @@ int cmd_run(int argc, char **argv)
     size_t nruns = 0;
     lhost *h0 = NULL;
     char err[8192];
+    int spread = 0;
+    bytebuf mine = {NULL, 0, 0, 0};
     if (status != HOST_OK)
         goto done;
 
@@ -808,11 +1003,18 @@ int cmd_run(int argc, char **argv)
 
     size_t total = pl.npoints * (size_t)pl.reps;
     runs = calloc(total, sizeof *runs);
+    spread = o.spread && shard.size > 1;
     double wall0 = host_now();
     for (size_t p = 0; p < pl.npoints && status == HOST_OK && !g_interrupt; p++) {
         for (long r = 0; r < pl.reps && status == HOST_OK && !g_interrupt; r++) {
-            lhost *h = h0;
-            h0 = NULL;
+            size_t idx = p * (size_t)pl.reps + (size_t)r;
+            if (spread && (int)(idx % (size_t)shard.size) != shard.rank)
+                continue;   /* another rank's run; rank 0 records it later */
+            lhost *h = NULL;
+            if (idx == 0) {   /* the planning state is point 0's, rep 0's */
+                h = h0;
+                h0 = NULL;
+            }
             if (!h)
                 h = scenario_state(&o, &pl, p, (uint64_t)r, err, sizeof err);
             if (!h) {   /* e.g. a replication-dependent scenario error */
@@ -823,8 +1025,8 @@ int cmd_run(int argc, char **argv)
             plan cur;
             scenario_params(h, &cur);
             lworld *lw = NULL;
-            int rc = lworld_build(h, o.seed, (uint64_t)r, &shard, &lw, err,
-                                  sizeof err);
+            int rc = lworld_build(h, o.seed, (uint64_t)r,
+                                  spread ? NULL : &shard, &lw, err, sizeof err);
             if (rc != MTC_OK) {
                 fprintf(stderr, "mtcsim run: %s\n", err);
                 status = nruns ? HOST_FAIL : HOST_USAGE;
@@ -868,6 +1070,20 @@ int cmd_run(int argc, char **argv)
             int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
                      : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
                                                : SIM_RUN_FAILED;
+            if (spread && shard.rank != 0) {
+                remote_run rr = {idx, rs, sim_now(eng),
+                                 sim_engine_events_executed(eng), "", NULL, 0};
+                uint8_t *enc = NULL;
+                size_t elen = 0;
+                if (rs == SIM_RUN_FAILED)
+                    snprintf(rr.err, sizeof rr.err, "%.511s", err);
+                else if (sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
+                    mine.failed = 1;
+                rr.metrics = enc;
+                rr.mlen = elen;
+                remote_put(&mine, &rr);
+                free(enc);
+            }
             if (db && status == HOST_OK) {
                 if (sim_results_store_metrics(db, run_id, lworld_metrics(lw)) ||
                     sim_results_run_end(db, run_id, rs, sim_now(eng),
@@ -898,12 +1114,15 @@ int cmd_run(int argc, char **argv)
             lhost_destroy(h);
             free_plan(&cur);
         }
-        if (db && status == HOST_OK &&
+        if (db && status == HOST_OK && !spread &&
             sim_results_summarize(db, exp_id, (int64_t)p, 0.95) != MTC_OK) {
             fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
             status = HOST_FAIL;
         }
     }
+    if (spread)
+        status = collect_spread(&o, &pl, &shard, db, exp_id, sha, &mine, runs,
+                                &nruns, status);
     if (g_interrupt && status == HOST_OK)
         status = HOST_FAIL;
     if (!o.quiet && nruns) {
@@ -918,6 +1137,7 @@ done:
     for (size_t i = 0; runs && i < nruns; i++)
         free(runs[i].s);
     free(runs);
+    free(mine.b);
     lhost_destroy(h0);
     free_plan(&pl);
     free(o.set_name);

@@ -124,6 +124,67 @@ int sim_shard_all_ok(const sim_shard *s, int ok)
     return ok != 0;
 }
 
+int sim_shard_gather(const sim_shard *s, const void *buf, size_t len,
+                     uint8_t **all, size_t *lens)
+{
+    *all = NULL;
+#ifdef MTCSIM_HAVE_MPI
+    if (s->mpi && s->size > 1) {
+        unsigned long long mylen = len, *ll = NULL;
+        int *counts = NULL, *displs = NULL, ok = 1, rc = MTC_OK;
+        size_t total = 0;
+        if (s->rank == 0) {
+            ll = calloc((size_t)s->size, sizeof *ll);
+            counts = calloc((size_t)s->size, sizeof *counts);
+            displs = calloc((size_t)s->size, sizeof *displs);
+            ok = ll && counts && displs;
+        }
+        if (MPI_Gather(&mylen, 1, MPI_UNSIGNED_LONG_LONG, ll, 1,
+                       MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            rc = MTC_ERR_IO;
+        if (s->rank == 0 && ok && rc == MTC_OK) {
+            for (int r = 0; r < s->size; r++) {
+                if (total + ll[r] > (size_t)INT32_MAX) {
+                    rc = MTC_ERR_LIMIT;
+                    break;
+                }
+                lens[r] = (size_t)ll[r];
+                counts[r] = (int)ll[r];
+                displs[r] = (int)total;
+                total += ll[r];
+            }
+            if (rc == MTC_OK && !(*all = malloc(total ? total : 1)))
+                rc = MTC_ERR_NOMEM;
+        }
+        if (!ok && rc == MTC_OK)
+            rc = MTC_ERR_NOMEM;
+        int go = rc == MTC_OK;
+        MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (go && MPI_Gatherv(buf, (int)len, MPI_BYTE, *all, counts, displs,
+                              MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+            rc = MTC_ERR_IO;
+        if (!go && rc == MTC_OK)
+            rc = MTC_ERR_IO; /* rank 0 could not receive */
+        free(ll);
+        free(counts);
+        free(displs);
+        if (rc != MTC_OK) {
+            free(*all);
+            *all = NULL;
+        }
+        return rc;
+    }
+#endif
+    /* One rank: "gathering" is handing back a copy of our own buffer. */
+    lens[0] = len;
+    if (len) {
+        if (!(*all = malloc(len)))
+            return MTC_ERR_NOMEM;
+        memcpy(*all, buf, len);
+    }
+    return MTC_OK;
+}
+
 int sim_shard_merge_metrics(const sim_shard *s, sim_metrics *m,
                             size_t *bytes_moved)
 {

@@ -50,6 +50,16 @@ int sim_shard_barrier(const sim_shard *s);
 /* Broadcasts len bytes from rank 0 to all ranks. */
 int sim_shard_bcast(const sim_shard *s, void *buf, size_t len);
 
+/*
+ * Gathers every rank's buffer on rank 0: *all receives the concatenation
+ * in rank order (malloc'ed, caller frees; NULL when everything is empty)
+ * and lens[r] (caller-provided, s->size entries) each rank's length. Other
+ * ranks get *all = NULL. Collective. Errors: MTC_ERR_LIMIT (over 2 GiB in
+ * total), MTC_ERR_NOMEM, MTC_ERR_IO.
+ */
+int sim_shard_gather(const sim_shard *s, const void *buf, size_t len,
+                     uint8_t **all, size_t *lens);
+
 /* Logical AND of `ok` over all ranks: every rank learns whether all are
  * fine, so that a failure on one rank fails the run on all. */
 int sim_shard_all_ok(const sim_shard *s, int ok);
