@@ -8,6 +8,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Quiet, loopback-only: the sandbox has no other network.
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
+# Without Open MPI the shard layer must still compile cleanly (single-process
+# builds on machines without it).
+tmpo=$(mktemp); trap 'rm -f "$tmpo"' EXIT
+cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Imtc-core/include -Isim/include \
+   $(pkg-config --cflags gsl) -c sim/src/shard.c -o "$tmpo" \
+   || { echo "sim/src/shard.c does not build without MPI"; exit 1; }
 single=$("$D" 7 3000 3) || { echo "single-process run failed"; exit 1; }
 echo "$single" | grep -q '^metrics [0-9a-f]\{64\}$' || { echo "bad output: $single"; exit 1; }
 if ! command -v mpirun >/dev/null 2>&1; then
