@@ -92,12 +92,15 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(
 
 # The user-facing targets: install what is missing, then build in a fresh make
 # so that the pkg-config flags above see the installed packages.
+# Builds use every core; tests then run one at a time (tests/run.sh).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(NPROC) all
 	@sh mk/run.sh $(BUILD)
 
 test: deps
-	@$(MAKE) --no-print-directory test-built
+	@$(MAKE) --no-print-directory -j$(NPROC) test-built
 
 # Everything the tests need, then the optimized suite, then the sanitizer
 # suite (separate build tree, same sources).
