@@ -30,7 +30,7 @@ static double cpu_s(void)
 }
 
 static int run(size_t clients, size_t sites, double days, double hosts,
-               int quiet_prefix, const char *tag)
+               int queue, const char *tag)
 {
     wfx_config pc;
     wfx_defaults(&pc);
@@ -48,7 +48,7 @@ static int run(size_t clients, size_t sites, double days, double hosts,
     wrun r;
     double t_a = now_s();
     const web_sites_config *sp = site;
-    if (wrun_create(&r, &pc, 1, 0, 0, 1, 0, 0, &sp, sites ? 1 : 0,
+    if (wrun_create_q(&r, queue, &pc, 1, 0, 0, 1, 0, 0, &sp, sites ? 1 : 0,
                     (const web_browsers_config *const *)&co, 1)) {
         fprintf(stderr, "bench_web: %s\n", r.err);
         return 1;
@@ -62,7 +62,6 @@ static int run(size_t clients, size_t sites, double days, double hosts,
     web_get_stats(r.wb, &st);
     uint64_t hs = st.full + st.resumed;
     uint64_t events = sim_engine_events_executed(r.sim);
-    (void)quiet_prefix;
     printf("%s_setup_s %.3f s\n", tag, t_b - t_a);
     printf("%s_run_cpu_s %.3f s\n", tag, t_c - t_b);
     printf("%s_events %llu events\n", tag, (unsigned long long)events);
@@ -91,6 +90,7 @@ int main(int argc, char **argv)
 {
     size_t clients = 1000000, sites = 10000;
     double days = 1, hosts = 1;
+    int queue = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--clients"))
             clients = strtoull(argv[i + 1], NULL, 10);
@@ -98,6 +98,8 @@ int main(int argc, char **argv)
             sites = strtoull(argv[i + 1], NULL, 10);
         else if (!strcmp(argv[i], "--days"))
             days = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--queue"))
+            queue = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--hosts"))
             hosts = atof(argv[i + 1]);
         else {
@@ -105,7 +107,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (run(clients, sites, days, hosts, 0, "web"))
+    if (run(clients, sites, days, hosts, queue, "web"))
         return 1;
     return 0;
 }

@@ -434,7 +434,17 @@ static uint64_t hostile(int kind, int mode)
         case 0: at = (i % 2) ? 5 : (sim_time)1 << 50; break;  /* two clumps */
         case 1: at = (sim_time)gsl_ran_pareto(r, 0.5, 1.0); break; /* heavy tail */
         case 2: at = (sim_time)i * 1000000007LL; break;       /* sparse */
-        default: at = (i % 3) ? SIM_TIME_MAX - (sim_time)(i % 7) : (sim_time)i; /* at the end of time */
+        case 3: at = (i % 3) ? SIM_TIME_MAX - (sim_time)(i % 7) : (sim_time)i; break; /* at the end of time */
+        case 4: /* a dense front and a far tail (a web population): the
+                   ladder spawns its first buckets into finer rungs */
+            at = (i % 10) ? (sim_time)gsl_rng_uniform_int(r, 1000)
+                          : (sim_time)gsl_rng_uniform_int(r, 1000000000UL) * 1000;
+            break;
+        default: /* nested densities: rungs below rungs, down to width 1 */
+            at = (i % 2) ? (sim_time)gsl_rng_uniform_int(r, 50)
+               : (i % 4) ? (sim_time)gsl_rng_uniform_int(r, 100000)
+                         : (sim_time)gsl_rng_uniform_int(r, 1000000000UL) * 1000000;
+            break;
         }
         sim_schedule(s, &e[i].ev, at);
     }
@@ -465,7 +475,7 @@ static uint64_t hostile(int kind, int mode)
 
 TEST(queues_hostile)
 {
-    for (int mode = 0; mode < 4; mode++) {
+    for (int mode = 0; mode < 6; mode++) {
         uint64_t h = hostile(SIM_QUEUE_HEAP4, mode);
         ASSERT_NE(h, 0);
         ASSERT_EQ_U64(h, hostile(SIM_QUEUE_CALENDAR, mode));

@@ -69,27 +69,39 @@ int sim__calq_push(sim__calq *q, sim_event *ev);
 sim_event *sim__calq_pop_upto(sim__calq *q, sim_time limit);
 void sim__calq_remove(sim__calq *q, sim_event *ev);
 
-/* Two-tier ("ladder") queue: a small 4-ary heap holds the events before
- * `bot_end`; the span after it is cut into nb buckets of width w, each an
- * unsorted array of event pointers; events after the last bucket go to an
- * unsorted `top` array. When the heap runs dry the next bucket is moved into
- * it; when the buckets run dry the top is re-cut into buckets of about
- * LADDER_K events each. Every event is moved O(1) times, mostly with
- * sequential memory access, and the heap stays cache-resident. */
+/* Ladder queue (after Tang, Goh, Thng, ACM TOMACS 2005): a small 4-ary
+ * heap holds the events before `bot_end`; after it come up to
+ * SIM_LADDER_RUNGS rungs, each a span cut into nb buckets of width w (an
+ * unsorted array of event pointers per bucket); events after rung 0 go to
+ * an unsorted `top` array. Rung i+1 spans exactly the rung-i bucket just
+ * taken, cut finer: a bucket too full to heapify cheaply is spawned into a
+ * new rung instead. When the heap runs dry the next bucket of the deepest
+ * rung is moved into it (or spawned); an exhausted rung is dropped; when
+ * no rung is left the top is re-cut into rung 0. Every event is moved O(1)
+ * times (O(rungs) at worst), mostly with sequential memory access, and the
+ * heap stays small and cache-resident whatever the shape of the time
+ * distribution. */
 typedef struct sim__evvec {
     sim_event **v;
     uint32_t n, cap;
 } sim__evvec;
 
-typedef struct sim__ladder {
-    sim__heap4 heap;
-    sim__evvec *bk;     /* nb buckets */
+#define SIM_LADDER_RUNGS 8
+
+typedef struct sim__rung {
+    sim__evvec *bk;     /* nb buckets (bk_cap allocated) */
     size_t nb, bk_cap;
-    size_t cur;         /* next bucket to move into the heap */
+    size_t cur;         /* next bucket to take */
     sim_time start;     /* start of bucket 0 */
     sim_time w;         /* bucket width, >= 1 */
+    sim_time end;       /* end of the span: start + nb * w (saturated) */
+} sim__rung;
+
+typedef struct sim__ladder {
+    sim__heap4 heap;
+    sim__rung rung[SIM_LADDER_RUNGS];
+    size_t nr;          /* rungs in use; rung nr-1 is the deepest */
     sim_time bot_end;   /* heap holds exactly the events before this */
-    sim_time r_end;     /* start + nb * w: top holds the events from here */
     sim__evvec top;
     size_t n;
 } sim__ladder;
