@@ -357,6 +357,11 @@ int web_create(web **out, const web_env *env,
     for (size_t i = 0; i < ncohorts; i++)
         wb->cohorts[i].cfg = *cohorts[i];
     wb->ncohorts = ncohorts;
+    if (wb->nca > UINT16_MAX) {
+        snprintf(err, errlen, "sites: more than 65535 CAs");
+        rc = MTC_ERR_CONFIG;
+        goto fail;
+    }
     if (wb->nca == 0 && nsites) {
         snprintf(err, errlen, "sites: no CA to issue certificates");
         rc = MTC_ERR_CONFIG;
