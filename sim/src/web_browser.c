@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
 #include <gsl/gsl_randist.h>
 
 #include "mtc/error.h"
@@ -104,6 +106,26 @@ const sim_param_schema sim_browsers_schema = {
     browser_validate};
 
 size_t web_client_state_bytes(void) { return sizeof(web_client); }
+
+void *web__big_calloc(size_t n, size_t size)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = n * size;
+    if (bytes < huge)
+        return calloc(n ? n : 1, size ? size : 1);
+    bytes = (bytes + huge - 1) & ~(huge - 1);
+    void *p = aligned_alloc(huge, bytes);
+    if (!p)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    /* advisory: without THP the table works the same, only slower */
+    (void)madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, bytes);
+    return p;
+}
 
 /* ---- client behaviour ----------------------------------------------------- */
 
@@ -264,7 +286,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         return MTC_ERR_CONFIG;
     }
     wb->nclients = (size_t)mine;
-    wb->clients = calloc(mine ? mine : 1, sizeof *wb->clients);
+    wb->clients = web__big_calloc(mine ? mine : 1, sizeof *wb->clients);
     if (!wb->clients)
         return MTC_ERR_NOMEM;
     size_t n = 0;

@@ -235,7 +235,7 @@ static uint64_t mix64(uint64_t x)
 static int memo_grow(web *wb)
 {
     size_t cap = wb->memo_cap ? 2 * wb->memo_cap : 4096;
-    web_memo_entry *n = calloc(cap, sizeof *n);
+    web_memo_entry *n = web__big_calloc(cap, sizeof *n);
     if (!n)
         return MTC_ERR_NOMEM;
     for (size_t i = 0; i < wb->memo_cap; i++) {
