@@ -487,9 +487,11 @@ int web__sites_create(web *wb, char *err, size_t errlen)
         total += (size_t)wb->site_cfg[g].count;
     wb->nsites = total;
     wb->sites = calloc(total ? total : 1, sizeof *wb->sites);
-    wb->siteh = aligned_alloc(64, (total ? total : 1) * sizeof *wb->siteh);
+    /* C11 aligned_alloc: the size a multiple of the alignment */
+    size_t hbytes = ((total ? total : 1) * sizeof *wb->siteh + 63) & ~(size_t)63;
+    wb->siteh = aligned_alloc(64, hbytes);
     if (wb->siteh)
-        memset(wb->siteh, 0, (total ? total : 1) * sizeof *wb->siteh);
+        memset(wb->siteh, 0, hbytes);
     wb->ca_share = calloc(wb->nsite_groups * wb->nca + 1, sizeof(double));
     if (!wb->sites || !wb->siteh || !wb->ca_share)
         return MTC_ERR_NOMEM;
