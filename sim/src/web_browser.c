@@ -13,7 +13,9 @@
  *
  * Expected load: ~10^6 clients, tens of visits per client-day; every
  * client action is one engine event (the ladder queue handles 10^6
- * pending events at several million per second).
+ * pending events at several million per second). The client table is big
+ * and randomly accessed: it lives on huge pages (web__big_calloc), and each
+ * client event prefetches the next one (sim_engine_peek_hint).
  */
 #include <math.h>
 #include <stdio.h>
