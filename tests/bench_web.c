@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/resource.h>
+
 #include <gsl/gsl_randist.h>
 
 #include "lib/web_run.h"
@@ -130,6 +132,11 @@ static int run(size_t clients, size_t sites, double days, double hosts,
         printf("handshakes_per_s_per_core %.0f handshakes/s\n", (double)hs / (t_c - t_b));
         printf("projected_30d_minutes %.1f min\n", (t_c - t_b) / days * 30 / 60);
     }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        printf("%s_peak_rss_mb %.0f MB\n", tag, (double)ru.ru_maxrss / 1024.0);
+    printf("%s_queue %d %s\n", tag, sim_engine_queue_kind(r.sim),
+           sim_queue_name(sim_engine_queue_kind(r.sim)));
     double hold = hold_rate(queue, clients, hold_events);
     printf("ref_hold_events_per_s %.0f events/s\n", hold);
     printf("%s_vs_hold_event_ratio %.3f ratio\n", tag,
