@@ -437,9 +437,19 @@ static uint64_t hostile(int kind, int mode)
         case 0: at = (i % 2) ? 5 : (sim_time)1 << 50; break;  /* two clumps */
         case 1: at = (sim_time)gsl_ran_pareto(r, 0.5, 1.0); break; /* heavy tail */
         case 2: at = (sim_time)i * 1000000007LL; break;       /* sparse */
+        case 3: at = (i % 3) ? SIM_TIME_MAX - (sim_time)(i % 7) : (sim_time)i; break; /* at the end of time */
         /* dense clusters a few us wide (ladder rungs split down to 1 us) */
         case 4: at = (sim_time)(i / 200) * 5000 + (sim_time)(i % 7); break;
-        default: at = (i % 3) ? SIM_TIME_MAX - (sim_time)(i % 7) : (sim_time)i; /* at the end of time */
+        case 5: /* a dense front and a far tail (a web population): the
+                   ladder spawns its first buckets into finer rungs */
+            at = (i % 10) ? (sim_time)gsl_rng_uniform_int(r, 1000)
+                          : (sim_time)gsl_rng_uniform_int(r, 1000000000UL) * 1000;
+            break;
+        default: /* nested densities: rungs below rungs, down to width 1 */
+            at = (i % 2) ? (sim_time)gsl_rng_uniform_int(r, 50)
+               : (i % 4) ? (sim_time)gsl_rng_uniform_int(r, 100000)
+                         : (sim_time)gsl_rng_uniform_int(r, 1000000000UL) * 1000000;
+            break;
         }
         sim_schedule(s, &e[i].ev, at);
     }
@@ -470,7 +480,7 @@ static uint64_t hostile(int kind, int mode)
 
 TEST(queues_hostile)
 {
-    for (int mode = 0; mode < 5; mode++) {
+    for (int mode = 0; mode < 7; mode++) {
         uint64_t h = hostile(SIM_QUEUE_HEAP4, mode);
         ASSERT_NE(h, 0);
         ASSERT_EQ_U64(h, hostile(SIM_QUEUE_CALENDAR, mode));
@@ -532,7 +542,65 @@ TEST(golden_trace)
     }
 }
 
+/* The peek hint, when given, is the event that runs next (nothing is
+ * scheduled in between here); the ladder and the heap give it whenever
+ * events are pending and their minimum is at hand. */
+typedef struct peek_ctx {
+    const sim_event *expect;
+    size_t given, bad, fired;
+} peek_ctx;
+
+static void peek_fire(sim_engine *sim, sim_event *ev)
+{
+    peek_ctx *c = ev->arg;
+    (void)sim;
+    if (c->expect && c->expect != ev)
+        c->bad++;
+    c->fired++;
+}
+
+static int peek_pred(sim_engine *sim, void *arg)
+{
+    (void)arg;
+    (void)sim;
+    return 1; /* one event per run */
+}
+
+TEST(peek_hint_is_next_or_null)
+{
+    for (int k = 0; k < NKINDS; k++) {
+        sim_engine *s = mk(kinds[k]);
+        size_t n = 3000;
+        sim_event *e = calloc(n, sizeof *e);
+        peek_ctx c = {NULL, 0, 0, 0};
+        gsl_rng *r = sim_rng_alloc_stream(5, 0, SIM_STREAM_TEST, 9);
+        ASSERT_TRUE(sim_engine_peek_hint(s) == NULL);
+        for (size_t i = 0; i < n; i++) {
+            sim_event_init(&e[i], peek_fire, &c);
+            /* ties, a dense front and a far tail */
+            sim_time at = i % 3 == 0 ? (sim_time)(i % 7)
+                        : i % 3 == 1 ? (sim_time)gsl_rng_uniform_int(r, 1000)
+                                     : (sim_time)gsl_rng_uniform_int(r, 1000000000UL);
+            ASSERT_OK(sim_schedule(s, &e[i], at));
+        }
+        sim_engine_set_stop_predicate(s, peek_pred, NULL);
+        while (sim_engine_pending(s) > 0) {
+            c.expect = sim_engine_peek_hint(s);
+            c.given += c.expect != NULL;
+            ASSERT_EQ(sim_engine_run(s), SIM_RUN_PREDICATE);
+        }
+        ASSERT_EQ(c.fired, n);
+        ASSERT_EQ(c.bad, 0);
+        if (kinds[k] != SIM_QUEUE_CALENDAR)
+            ASSERT_TRUE(c.given > n / 2);
+        gsl_rng_free(r);
+        free(e);
+        sim_engine_destroy(s);
+    }
+}
+
 static const test_case cases[] = {
+    {"peek_hint_is_next_or_null", peek_hint_is_next_or_null},
     {"create_errors", create_errors},
     {"order_and_ties", order_and_ties},
     {"ties_exact", ties_exact},

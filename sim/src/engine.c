@@ -132,6 +132,14 @@ size_t sim_engine_pending(const sim_engine *sim) { return sim->pending; }
 
 void sim_engine_set_stop_time(sim_engine *sim, sim_time t) { sim->stop_time = t; }
 
+const sim_event *sim_engine_peek_hint(const sim_engine *sim)
+{
+    const sim__heap4 *h = sim->kind == SIM_QUEUE_LADDER ? &sim->q.lad.heap
+                          : sim->kind == SIM_QUEUE_HEAP4 ? &sim->q.heap
+                                                         : NULL;
+    return h && h->n ? h->a[0].ev : NULL;
+}
+
 void sim_engine_set_stop_predicate(sim_engine *sim, sim_stop_pred pred,
                                    void *arg)
 {

@@ -146,7 +146,31 @@ void web__site_set_changed(web *wb, web_site *s)
             c->rtt_tcp[ta] = (uint8_t)tls_extra_rtt_tcp(t, tls_tcp_flight_bytes(t, wb->sh_len, enc));
             c->rtt_quic[ta] = (uint8_t)tls_extra_rtt_quic(t, tls_quic_flight_bytes(t, wb->sh_len, enc, NULL));
         }
+        web__cert_sync(wb, s->cert[i]);
     }
+    web_site_hot *h = &wb->siteh[s->id];
+    memcpy(h->cert, s->cert, sizeof h->cert);
+    h->ncert = s->ncert;
+}
+
+_Static_assert(sizeof(web_cert_hot) == 128, "web_cert_hot: two cache lines");
+_Static_assert(sizeof(web_site_hot) == 32, "web_site_hot: half a cache line");
+
+void web__cert_sync(web *wb, uint32_t id)
+{
+    const web_cert *c = &wb->certs[id];
+    web_cert_hot *h = &wb->certh[id];
+    h->kind = c->kind;
+    h->lm_zero = c->lm_match == 0;
+    memcpy(h->rtt_tcp, c->rtt_tcp, sizeof h->rtt_tcp);
+    memcpy(h->rtt_quic, c->rtt_quic, sizeof h->rtt_quic);
+    h->ca = (uint16_t)c->ca;
+    memcpy(h->srv_auth, c->srv_auth, sizeof h->srv_auth);
+    h->landmark = c->landmark;
+    h->log_number = c->log_number;
+    h->serial = c->serial;
+    h->not_before = c->not_before;
+    h->not_after = c->not_after;
 }
 
 /* ---- selection ------------------------------------------------------------------- */
@@ -166,7 +190,7 @@ static uint64_t advertised(const web *wb, const web_pubinfo *pi, uint32_t ca,
     return 0;
 }
 
-static int lr_matches(const web *wb, const web_pubinfo *pi, const web_cert *c)
+static int lr_matches(const web *wb, const web_pubinfo *pi, const web_cert_hot *c)
 {
     uint64_t ma = 0;
     uint64_t g = advertised(wb, pi, c->ca, c->log_number, &ma);
@@ -177,19 +201,19 @@ static int lr_matches(const web *wb, const web_pubinfo *pi, const web_cert *c)
  * an advertised group, else a standalone one (its CA ID is in every group
  * and listed on its own otherwise); newest first. *matched: the path
  * matched the client's trust_anchors. pi NULL: no extension (fallback). */
-static uint32_t select_cert(const web *wb, const web_site *s,
+static uint32_t select_cert(const web *wb, const web_site_hot *s,
                             const web_pubinfo *pi, int *matched)
 {
     uint32_t sa = WEB_NO_CERT;
     for (size_t i = 0; i < s->ncert; i++) {
-        const web_cert *c = &wb->certs[s->cert[i]];
+        const web_cert_hot *c = &wb->certh[s->cert[i]];
         if (c->kind == WEB_LR) {
             if (pi && lr_matches(wb, pi, c)) {
                 *matched = 1;
-                return c->id;
+                return s->cert[i];
             }
         } else if (sa == WEB_NO_CERT) {
-            sa = c->id;
+            sa = s->cert[i];
         }
     }
     *matched = pi != NULL && sa != WEB_NO_CERT;
@@ -211,7 +235,7 @@ static uint64_t mix64(uint64_t x)
 static int memo_grow(web *wb)
 {
     size_t cap = wb->memo_cap ? 2 * wb->memo_cap : 4096;
-    web_memo_entry *n = calloc(cap, sizeof *n);
+    web_memo_entry *n = web__big_calloc(cap, sizeof *n);
     if (!n)
         return MTC_ERR_NOMEM;
     for (size_t i = 0; i < wb->memo_cap; i++) {
@@ -239,16 +263,16 @@ static int verify_direct(const sim_ca_view *v, const web_cert *c)
     return (int)res.reason;
 }
 
-/* The relying-party answer for certificate c under the client's view v of
- * its CA (service us). Time validity is checked by the caller. */
-static int verify_memo(web *wb, const web_cert *c, size_t us,
-                       const sim_ca_view *v)
+/* The relying-party answer for certificate id under the client's view v
+ * of its CA (service us). Time validity is checked by the caller. */
+static int verify_memo(web *wb, uint32_t id, size_t us, const sim_ca_view *v)
 {
+    web_cert_hot *hc = &wb->certh[id];
     uint16_t mode;
     uint32_t version, cus;
     sim_time since;
-    if (c->kind == WEB_SA && c->lm_match == 0 &&
-        !wb->pki->is_revoked(wb->pki->ctx, c->ca, c->serial, &since)) {
+    if (hc->kind == WEB_SA && hc->lm_zero &&
+        !wb->pki->is_revoked(wb->pki->ctx, hc->ca, hc->serial, &since)) {
         mode = 1;
         version = 0;
         cus = 0;
@@ -257,6 +281,17 @@ static int verify_memo(web *wb, const web_cert *c, size_t us,
         version = v->version;
         cus = (uint32_t)us;
     }
+    /* the front entries: keys this certificate was looked up with */
+    web_memo_front *fe = &hc->front[(version ^ cus ^ mode) % WEB_MEMO_FRONT];
+    if (fe->mode == mode && fe->version == version && fe->us == cus) {
+        wb->st.verify_memo_hits++;
+        if (wb->env.check_invariants &&
+            verify_direct(v, &wb->certs[id]) != (int)fe->reason)
+            wb->st.invariant_violations++;
+        return fe->reason;
+    }
+    const web_cert *c = &wb->certs[id];
+    int reason;
     if (wb->memo_used * 2 >= wb->memo_cap && memo_grow(wb) != MTC_OK) {
         wb->st.verify_runs++;
         return verify_direct(v, c);
@@ -275,20 +310,30 @@ static int verify_memo(web *wb, const web_cert *c, size_t us,
             if (wb->env.check_invariants &&
                 verify_direct(v, c) != (int)e->reason)
                 wb->st.invariant_violations++;
-            return e->reason;
+            reason = e->reason;
+            goto front;
         }
         j = (j + 1) & (wb->memo_cap - 1);
     }
-    int reason = verify_direct(v, c);
+    reason = verify_direct(v, c);
     wb->st.verify_runs++;
     web_memo_entry *e = &wb->memo[j];
-    e->cert = c->id + 1;
+    e->cert = id + 1;
     e->mode = mode;
     e->version = version;
     e->ca_us = cus;
     e->reason = (uint16_t)reason;
     e->cert_hash = c->hash;
     wb->memo_used++;
+front:
+    /* services beyond 65535 are never cached in front (the memo holds
+     * them); reasons fit a byte (MTC_RP_REASON_COUNT) */
+    if (cus <= UINT16_MAX && reason >= 0 && reason <= UINT8_MAX) {
+        fe->mode = (uint8_t)mode;
+        fe->version = version;
+        fe->us = (uint16_t)cus;
+        fe->reason = (uint8_t)reason;
+    }
     return reason;
 }
 
@@ -303,7 +348,7 @@ typedef struct hs_result {
     uint32_t cert;          /* the certificate finally accepted (or tried) */
 } hs_result;
 
-static int check_time(const web *wb, const web_cert *c, sim_time now, int reason)
+static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int reason)
 {
     if (reason != MTC_RP_OK)
         return reason;
@@ -317,18 +362,17 @@ static int check_time(const web *wb, const web_cert *c, sim_time now, int reason
 
 /* One attempt: bytes, flight and verification of certificate id. */
 static int attempt(web *wb, const web_client *cl, const web_cohort *co,
-                   const web_site *s, uint32_t id, int matched, uint32_t ch_len,
+                   uint32_t id, int matched, uint32_t ch_len,
                    int ta_sent, sim_time now, hs_result *r)
 {
-    const web_cert *c = &wb->certs[id];
-    (void)s;
+    const web_cert_hot *c = &wb->certh[id];
     /* trust_anchors sent <=> the path matched (every held path has an ID). */
     int ta = ta_sent && matched;
     r->auth += ch_len + c->srv_auth[ta];
     r->rtt_tcp += c->rtt_tcp[ta];
     r->rtt_quic += c->rtt_quic[ta];
     const sim_ca_view *v = wb->pki->pub_view(wb->pki->ctx, co->us, cl->pub, c->ca);
-    int reason = v ? verify_memo(wb, c, co->us, v) : MTC_RP_UNKNOWN_ISSUER;
+    int reason = v ? verify_memo(wb, id, co->us, v) : MTC_RP_UNKNOWN_ISSUER;
     reason = check_time(wb, c, now, reason);
     if (wb->m.verify)
         sim_counter_add(wb->m.verify, (size_t)reason, 1);
@@ -432,10 +476,11 @@ static void slow_check(web *wb, const web_cohort *co, uint32_t apub,
     free(ids);
 }
 
-static void full_handshake(web *wb, web_client *cl, web_site *s, sim_time now,
+static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
                            gsl_rng *rng, hs_result *r)
 {
     const web_cohort *co = &wb->cohorts[cl->cohort];
+    const web_site_hot *s = &wb->siteh[site];
     memset(r, 0, sizeof *r);
     r->cert = WEB_NO_CERT;
     const web_pubinfo *adv = NULL;
@@ -448,27 +493,29 @@ static void full_handshake(web *wb, web_client *cl, web_site *s, sim_time now,
     int matched = 0;
     uint32_t id = select_cert(wb, s, adv, &matched);
     if (wb->env.check_invariants && adv)
-        slow_check(wb, co, apub, s, id, matched, adv);
+        slow_check(wb, co, apub, &wb->sites[site], id, matched, adv);
     if (id == WEB_NO_CERT)
         return;
-    const web_cert *c = &wb->certs[id];
+    /* read before web__pubinfo below, which may move the table */
+    uint32_t ch_len = adv ? adv->ch_ext_len : 0;
+    int ta_sent = adv != NULL;
+    const web_cert_hot *c = &wb->certh[id];
     if (c->kind == WEB_LR) {
         /* Did the client really hold that landmark? */
-        const web_pubinfo *own = web__pubinfo(wb, co->us, cl->pub);
+        const web_pubinfo *own = apub == cl->pub ? adv : web__pubinfo(wb, co->us, cl->pub);
         if (own && !lr_matches(wb, own, c))
             wb->st.lr_unadvertised++;
     }
-    uint32_t ch_len = adv ? adv->ch_ext_len : 0;
-    int reason = attempt(wb, cl, co, s, id, matched, ch_len, adv != NULL, now, r);
-    if (reason != MTC_RP_OK && c->kind == WEB_LR && adv) {
+    int reason = attempt(wb, cl, co, id, matched, ch_len, ta_sent, now, r);
+    if (reason != MTC_RP_OK && c->kind == WEB_LR && ta_sent) {
         /* draft-ietf-tls-trust-anchor-ids 5.6: a new connection asking
          * only for a trust anchor from the server's EncryptedExtensions
          * that the client trusts: the CA ID. */
         r->retried = 1;
         uint32_t sa = WEB_NO_CERT;
         for (size_t i = 0; i < s->ncert; i++)
-            if (wb->certs[s->cert[i]].kind == WEB_SA &&
-                wb->certs[s->cert[i]].ca == c->ca) {
+            if (wb->certh[s->cert[i]].kind == WEB_SA &&
+                wb->certh[s->cert[i]].ca == c->ca) {
                 sa = s->cert[i];
                 break;
             }
@@ -478,17 +525,16 @@ static void full_handshake(web *wb, web_client *cl, web_site *s, sim_time now,
             /* New connection: TCP handshake + TLS flight; QUIC: one. */
             r->rtt_tcp += 2;
             r->rtt_quic += 1;
-            reason = attempt(wb, cl, co, s, sa, 1, ch1, 1, now, r);
+            reason = attempt(wb, cl, co, sa, 1, ch1, 1, now, r);
         }
     }
     r->ok = reason == MTC_RP_OK;
-    r->sigless = r->ok && wb->certs[r->cert].kind == WEB_LR;
+    r->sigless = r->ok && wb->certh[r->cert].kind == WEB_LR;
 }
 
 void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
                   gsl_rng *rng)
 {
-    web_site *s = &wb->sites[site];
     const web_cohort *co = &wb->cohorts[cl->cohort];
     size_t k = cl->cohort;
     uint32_t now_s = (uint32_t)(now / SIM_SEC);
@@ -500,19 +546,19 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
                 return;
             }
     }
-    if (s->ncert == 0) {
+    if (wb->siteh[site].ncert == 0) {
         wb->st.no_cert++;
         sim_counter_add(wb->m.no_cert, k, 1);
         return;
     }
     hs_result r;
-    full_handshake(wb, cl, s, now, rng, &r);
+    full_handshake(wb, cl, site, now, rng, &r);
     if (r.cert == WEB_NO_CERT) {
         wb->st.no_cert++;
         sim_counter_add(wb->m.no_cert, k, 1);
         return;
     }
-    const web_cert *c = &wb->certs[r.cert];
+    const web_cert_hot *c = &wb->certh[r.cert];
     wb->st.full++;
     wb->st.auth_bytes_sum += r.auth;
     sim_counter_add(wb->m.full, k, 1);

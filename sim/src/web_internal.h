@@ -54,6 +54,47 @@ typedef struct web_cert {
     uint8_t rtt_tcp[2], rtt_quic[2];
 } web_cert;
 
+/* What a handshake reads of a certificate: a copy of web_cert fields kept
+ * by web__cert_sync (after every change to them), plus the certificate's
+ * memo front entries, in two adjacent cache lines. Why: per handshake the
+ * site, its certificates and the memo are random accesses into tables of
+ * tens of MB; the profile showed three cache misses (site, certificate,
+ * memo slot) taking most of a handshake. The hot copies are dense (128 B
+ * per certificate, 32 B per site), so the popular ones stay in cache.
+ *
+ * Memo front entries: direct-mapped on the key (mode, service, view
+ * version), each the key and answer of an earlier memo lookup of this
+ * certificate. Memo entries are never removed, so a front hit is a memo
+ * hit on the same key with the same answer: it only skips the probe of
+ * the big table, and is counted as a memo hit. */
+#define WEB_MEMO_FRONT 8
+
+typedef struct web_memo_front {
+    uint32_t version;
+    uint16_t us;
+    uint8_t mode;           /* 0: empty */
+    uint8_t reason;
+} web_memo_front;
+
+typedef struct web_cert_hot {
+    uint8_t kind;           /* WEB_SA, WEB_LR */
+    uint8_t lm_zero;        /* lm_match == 0 */
+    uint8_t rtt_tcp[2], rtt_quic[2];
+    uint16_t ca;            /* CA index (< 65536, checked at creation) */
+    uint32_t srv_auth[2];
+    uint32_t pad;
+    uint64_t landmark, log_number, serial;
+    int64_t not_before, not_after;
+    web_memo_front front[WEB_MEMO_FRONT];
+} web_cert_hot;
+
+/* The certificates and count of a site, densely. */
+typedef struct web_site_hot {
+    uint32_t cert[WEB_SITE_CERTS]; /* = web_site.cert */
+    uint32_t ncert;
+    uint32_t pad[3];
+} web_site_hot;
+
 typedef struct web_site {
     sim_event ev;           /* next site action */
     struct web *wb;
@@ -140,6 +181,8 @@ struct web {
     double *ca_share;       /* per group x CA cumulative share */
     /* certificates */
     web_cert *certs;
+    web_cert_hot *certh;    /* parallel to certs (same capacity) */
+    web_site_hot *siteh;    /* parallel to sites */
     size_t ncerts, certs_cap;
     uint32_t *cert_free;
     size_t ncert_free, cert_free_cap;
@@ -162,6 +205,13 @@ struct web {
     int64_t epoch;
 };
 
+/* Zeroed memory for a big, randomly accessed table (clients, memo):
+ * 2 MiB aligned and, where the kernel allows (THP "madvise" mode), backed
+ * by huge pages, so that a random access costs a cache miss but not also
+ * a page walk (10^6 clients are 100+ MB: 4 KiB pages miss the TLB on
+ * nearly every access). Free with free(). NULL when out of memory. */
+void *web__big_calloc(size_t n, size_t size);
+
 /* web_site.c */
 int web__sites_create(web *wb, char *err, size_t errlen);
 int web__sites_start(web *wb, char *err, size_t errlen);
@@ -182,7 +232,10 @@ const web_pubinfo *web__pubinfo(web *wb, size_t us, uint32_t pub);
 /* One connection from client c to site s at now (full or resumed). */
 void web__connect(web *wb, web_client *c, uint32_t site, sim_time now,
                   gsl_rng *r);
-/* Recomputes the site's EncryptedExtensions length after its set changed. */
+/* Recomputes the site's EncryptedExtensions length after its set changed
+ * (and the hot copies of the site and its certificates). */
 void web__site_set_changed(web *wb, web_site *s);
+/* Refreshes certh[id] from certs[id] (keeps the memo front entry). */
+void web__cert_sync(web *wb, uint32_t id);
 
 #endif

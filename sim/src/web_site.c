@@ -181,6 +181,13 @@ static uint32_t cert_alloc(web *wb)
         if (!n)
             return WEB_NO_CERT;
         wb->certs = n;
+        web_cert_hot *h = aligned_alloc(64, cap * sizeof *h);
+        if (!h)
+            return WEB_NO_CERT;
+        if (wb->ncerts)
+            memcpy(h, wb->certh, wb->ncerts * sizeof *h);
+        free(wb->certh);
+        wb->certh = h;
         wb->certs_cap = cap;
     }
     return (uint32_t)wb->ncerts++;
@@ -251,6 +258,8 @@ static uint32_t cert_install(web *wb, web_site *s, const sim_cert_event *ev)
         c->lm_match = 0;
         c->lm_known = 0;
     }
+    memset(&wb->certh[id], 0, sizeof wb->certh[id]);
+    web__cert_sync(wb, id);
     return id;
 }
 
@@ -392,6 +401,7 @@ static void site_cert_cb(void *ctx, const sim_cert_event *ev)
                         c->end == st[k].end)
                         c->lm_match = ev->landmark;
             c->lm_known = have ? 1 : 0;
+            web__cert_sync(wb, s->cert[i]);
         }
         uint32_t id = cert_install(wb, s, ev);
         if (id == WEB_NO_CERT)
@@ -414,6 +424,7 @@ static void site_cert_cb(void *ctx, const sim_cert_event *ev)
             if (c->kind == WEB_SA && c->serial == ev->serial && c->ca == ev->ca) {
                 c->lm_match = 0;
                 c->lm_known = 1;
+                web__cert_sync(wb, s->cert[i]);
             }
         }
     }
@@ -476,8 +487,13 @@ int web__sites_create(web *wb, char *err, size_t errlen)
         total += (size_t)wb->site_cfg[g].count;
     wb->nsites = total;
     wb->sites = calloc(total ? total : 1, sizeof *wb->sites);
+    /* C11 aligned_alloc: the size a multiple of the alignment */
+    size_t hbytes = ((total ? total : 1) * sizeof *wb->siteh + 63) & ~(size_t)63;
+    wb->siteh = aligned_alloc(64, hbytes);
+    if (wb->siteh)
+        memset(wb->siteh, 0, hbytes);
     wb->ca_share = calloc(wb->nsite_groups * wb->nca + 1, sizeof(double));
-    if (!wb->sites || !wb->ca_share)
+    if (!wb->sites || !wb->siteh || !wb->ca_share)
         return MTC_ERR_NOMEM;
     /* CA shares per group, resolved by CA name. */
     for (size_t g = 0; g < wb->nsite_groups; g++) {
@@ -517,7 +533,7 @@ int web__sites_create(web *wb, char *err, size_t errlen)
             s->group = (uint32_t)g;
             s->alg = key_algs[c->key_alg];
             for (size_t k = 0; k < WEB_SITE_CERTS; k++)
-                s->cert[k] = WEB_NO_CERT;
+                s->cert[k] = wb->siteh[id].cert[k] = WEB_NO_CERT;
             s->pending_lr = WEB_NO_CERT;
             s->renew_at = s->lr_install_at = s->next_expiry = SIM_TIME_MAX;
             s->ticket_cur = s->ticket_sa = UINT64_MAX;
@@ -562,7 +578,9 @@ void web__sites_destroy(web *wb)
     for (size_t i = 0; i < wb->ncerts; i++)
         free(wb->certs[i].der);
     free(wb->certs);
+    free(wb->certh);
     free(wb->cert_free);
     free(wb->sites);
+    free(wb->siteh);
     free(wb->ca_share);
 }

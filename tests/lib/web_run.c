@@ -28,9 +28,21 @@ int wrun_create(wrun *r, const wfx_config *pc, uint64_t seed, uint64_t rep,
                 size_t nsites, const web_browsers_config *const *cohorts,
                 size_t ncohorts)
 {
+    return wrun_create_q(r, SIM_QUEUE_DEFAULT, pc, seed, rep, shard, nshards,
+                         warmup, check_invariants, sites, nsites, cohorts,
+                         ncohorts);
+}
+
+int wrun_create_q(wrun *r, int queue, const wfx_config *pc, uint64_t seed,
+                  uint64_t rep, uint32_t shard, uint32_t nshards,
+                  sim_time warmup, int check_invariants,
+                  const web_sites_config *const *sites, size_t nsites,
+                  const web_browsers_config *const *cohorts, size_t ncohorts)
+{
     memset(r, 0, sizeof *r);
     sim_metrics_config mc = {warmup, 0, SIM_HOUR, 0};
-    if (sim_engine_create(&r->sim, NULL) ||
+    sim_engine_config ec = {queue, 0};
+    if (sim_engine_create(&r->sim, &ec) ||
         sim_metrics_create(&r->metrics, &mc, sim_engine_clock(r->sim)) ||
         sim_rng_create(&r->rng, seed, rep) || wfx_create(&r->pki, pc, r->sim)) {
         snprintf(r->err, sizeof r->err, "environment");

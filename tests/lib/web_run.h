@@ -30,6 +30,12 @@ int wrun_create(wrun *r, const wfx_config *pc, uint64_t seed, uint64_t rep,
                 int check_invariants, const web_sites_config *const *sites,
                 size_t nsites, const web_browsers_config *const *cohorts,
                 size_t ncohorts);
+/* The same on an engine with the given queue (enum sim_queue_kind). */
+int wrun_create_q(wrun *r, int queue, const wfx_config *pc, uint64_t seed,
+                  uint64_t rep, uint32_t shard, uint32_t nshards,
+                  sim_time warmup, int check_invariants,
+                  const web_sites_config *const *sites, size_t nsites,
+                  const web_browsers_config *const *cohorts, size_t ncohorts);
 /* Runs to time t (inclusive), then finishes the metrics. */
 void wrun_until(wrun *r, sim_time t);
 void wrun_free(wrun *r);

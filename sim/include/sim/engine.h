@@ -123,6 +123,13 @@ void sim_engine_stop(sim_engine *sim);
 int sim_engine_run(sim_engine *sim);
 
 uint64_t sim_engine_events_executed(const sim_engine *sim);
+
+/* A hint for prefetching: the event that runs next unless another is
+ * scheduled before it or it is cancelled, when the queue knows it without
+ * work (its minimum is at hand); else NULL. Handlers of large populations
+ * use it to start loading the next entity's state while they run. Never
+ * dereference it for anything but a prefetch. */
+const sim_event *sim_engine_peek_hint(const sim_engine *sim);
 size_t sim_engine_pending(const sim_engine *sim);
 
 /* Prepares ev (not pending, handler fn, payload arg). */
