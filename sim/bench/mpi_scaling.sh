@@ -11,9 +11,9 @@ set -eu
 build=${1:-build}
 M="$build/mtcsim"
 S=sim/bench/mpi_scaling.lua
-CLIENTS=${CLIENTS:-200000}
+CLIENTS=${CLIENTS:-1000000}
 DAYS=${DAYS:-1}
-REPS=${REPS:-2}
+REPS=${REPS:-1}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
