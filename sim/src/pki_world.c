@@ -92,6 +92,20 @@ static int sig_alloc(pki_sig *out, const pki_signer *s)
     return out->bytes ? MTC_OK : MTC_ERR_NOMEM;
 }
 
+/* After a real signing that started at CPU time t0: charges its CPU time to
+ * the signer, or frees the signature buffer when signing failed. */
+static int sig_done(pki_state *ps, pki_signer *s, pki_sig *out, int rc,
+                    uint64_t t0)
+{
+    uint64_t t1 = cpu_ns();
+    if (rc != MTC_OK) {
+        pki_sig_free(out);
+        return rc;
+    }
+    account(ps, s, t1 - t0);
+    return MTC_OK;
+}
+
 int pki_sign_subtree(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
                      uint64_t start, uint64_t end, const mtc_hash *h,
                      pki_sig *out)
@@ -102,13 +116,7 @@ int pki_sign_subtree(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
     uint64_t t0 = cpu_ns();
     rc = mtc_cosign_subtree(&s->cos, log_id, start, end, h, out->bytes,
                             &out->len);
-    uint64_t t1 = cpu_ns();
-    if (rc != MTC_OK) {
-        pki_sig_free(out);
-        return rc;
-    }
-    account(ps, s, t1 - t0);
-    return MTC_OK;
+    return sig_done(ps, s, out, rc, t0);
 }
 
 int pki_sign_checkpoint(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
@@ -121,13 +129,7 @@ int pki_sign_checkpoint(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
     uint64_t t0 = cpu_ns();
     rc = mtc_cosign_checkpoint(&s->cos, log_id, ts, size, root, out->bytes,
                                &out->len);
-    uint64_t t1 = cpu_ns();
-    if (rc != MTC_OK) {
-        pki_sig_free(out);
-        return rc;
-    }
-    account(ps, s, t1 - t0);
-    return MTC_OK;
+    return sig_done(ps, s, out, rc, t0);
 }
 
 void pki_sig_free(pki_sig *s)
