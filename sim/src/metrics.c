@@ -935,25 +935,19 @@ static const uint8_t *take(rbuf *r, size_t len)
     return p;
 }
 
-static uint64_t get_u64(rbuf *r)
+/* An n-byte little-endian unsigned integer; 0 (and r->err) when short. */
+static uint64_t get_le(rbuf *r, int n)
 {
-    const uint8_t *b = take(r, 8);
+    const uint8_t *b = take(r, (size_t)n);
     uint64_t v = 0;
     if (b)
-        for (int i = 7; i >= 0; i--)
+        for (int i = n - 1; i >= 0; i--)
             v = (v << 8) | b[i];
     return v;
 }
 
-static uint32_t get_u32(rbuf *r)
-{
-    const uint8_t *b = take(r, 4);
-    uint32_t v = 0;
-    if (b)
-        for (int i = 3; i >= 0; i--)
-            v = (v << 8) | b[i];
-    return v;
-}
+static uint64_t get_u64(rbuf *r) { return get_le(r, 8); }
+static uint32_t get_u32(rbuf *r) { return (uint32_t)get_le(r, 4); }
 
 static uint8_t get_u8(rbuf *r)
 {
