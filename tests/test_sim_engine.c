@@ -599,6 +599,64 @@ TEST(peek_hint_is_next_or_null)
     }
 }
 
+/* Removal from big buckets and the top of the ladder is recorded and
+ * settled later (queue_ladder.c): a cancelled event may be freed at once
+ * (ASan would see any later touch), rescheduling far-future events over
+ * and over must not keep their old entries alive without bound, and the
+ * events that remain fire exactly once, in order, on every queue. */
+TEST(cancel_free_and_churn)
+{
+    const size_t n = 20000;
+    for (int k = 0; k < NKINDS; k++) {
+        sim_engine *s = mk(kinds[k]);
+        ASSERT_TRUE(s != NULL);
+        tev **e = calloc(n, sizeof *e);
+        trace tr = {calloc(n, sizeof(sim_time)), calloc(n, 8), 0, n};
+        ASSERT_TRUE(e && tr.t && tr.tag);
+        gsl_rng *r = sim_rng_alloc_stream(7, 0, SIM_STREAM_TEST, 3);
+        for (size_t i = 0; i < n; i++) {
+            e[i] = malloc(sizeof *e[i]);
+            ASSERT_TRUE(e[i] != NULL);
+            sim_event_init(&e[i]->ev, on_fire, &tr);
+            e[i]->tag = i;
+            ASSERT_OK(sim_schedule(s, &e[i]->ev,
+                                   1000000 + (sim_time)gsl_rng_uniform_int(r, 1000000000)));
+        }
+        /* a first pop cuts the ladder's rungs: later removals hit buckets */
+        sim_engine_set_stop_time(s, 1000);
+        ASSERT_EQ(sim_engine_run(s), SIM_RUN_STOP_TIME);
+        size_t live = n;
+        for (size_t i = 0; i < n; i += 2) { /* cancel and free half */
+            ASSERT_OK(sim_cancel(s, &e[i]->ev));
+            free(e[i]);
+            e[i] = NULL;
+            live--;
+        }
+        /* churn: 50 reschedules of every remaining event */
+        for (int round = 0; round < 50; round++)
+            for (size_t i = 1; i < n; i += 2)
+                ASSERT_OK(sim_reschedule(s, &e[i]->ev,
+                                         2000 + (sim_time)gsl_rng_uniform_int(r, 2000000000)));
+        ASSERT_EQ(sim_engine_pending(s), live);
+        sim_engine_set_stop_time(s, SIM_TIME_MAX);
+        ASSERT_EQ(sim_engine_run(s), SIM_RUN_EMPTY);
+        ASSERT_EQ(tr.n, live);
+        for (size_t j = 0; j < tr.n; j++) {
+            ASSERT_TRUE(tr.tag[j] % 2 == 1);
+            ASSERT_TRUE(e[tr.tag[j]]->ev.time == tr.t[j]);
+            if (j)
+                ASSERT_TRUE(tr.t[j] >= tr.t[j - 1]);
+        }
+        for (size_t i = 0; i < n; i++)
+            free(e[i]);
+        free(e);
+        free(tr.t);
+        free(tr.tag);
+        gsl_rng_free(r);
+        sim_engine_destroy(s);
+    }
+}
+
 static const test_case cases[] = {
     {"peek_hint_is_next_or_null", peek_hint_is_next_or_null},
     {"create_errors", create_errors},
@@ -607,6 +665,7 @@ static const test_case cases[] = {
     {"schedule_errors", schedule_errors},
     {"cancel_reschedule_random", cancel_reschedule_random},
     {"cancel_semantics", cancel_semantics},
+    {"cancel_free_and_churn", cancel_free_and_churn},
     {"stop_time_predicate_stop", stop_time_predicate_stop},
     {"call_at_pool", call_at_pool},
     {"determinism_hash", determinism_hash},

@@ -168,7 +168,7 @@ static inline int q_push(sim_engine *sim, sim_event *ev)
 static inline void q_remove(sim_engine *sim, sim_event *ev)
 {
     switch (sim->kind) {
-    case SIM_QUEUE_LADDER: sim__ladder_remove(&sim->q.lad, ev); break;
+    case SIM_QUEUE_LADDER: sim__ladder_remove(&sim->q.lad, ev->time, ev->seq); break;
     case SIM_QUEUE_HEAP4: sim__heap4_remove(&sim->q.heap, ev); break;
     default: sim__calq_remove(&sim->q.cal, ev); break;
     }
@@ -230,24 +230,38 @@ int sim_reschedule(sim_engine *sim, sim_event *ev, sim_time at)
 {
     if (at < sim->now)
         return MTC_ERR_SIM_PAST;
-    if (ev->flags & EV_PENDING) {
-        sim_time old_time = ev->time;
-        uint64_t old_seq = ev->seq;
-        sim_cancel(sim, ev);
-        int rc = sim_schedule(sim, ev, at);
+    if (!(ev->flags & EV_PENDING))
+        return sim_schedule(sim, ev, at);
+    sim_time old_time = ev->time;
+    uint64_t old_seq = ev->seq;
+    if (sim->kind == SIM_QUEUE_LADDER) {
+        /* The ladder removes by key and never fails to: add the new entry
+         * first, so that a failure leaves everything as it was. */
+        ev->time = at;
+        ev->seq = sim->seq;
+        int rc = sim__ladder_push(&sim->q.lad, ev);
         if (rc) {
-            /* Put it back where it was: same (time, seq), so the order is
-             * unchanged. The queue had room for it a moment ago. */
             ev->time = old_time;
             ev->seq = old_seq;
-            if (q_push(sim, ev) == MTC_OK) {
-                ev->flags |= EV_PENDING;
-                sim->pending++;
-            }
+            return rc;
         }
-        return rc;
+        sim->seq++;
+        sim__ladder_remove(&sim->q.lad, old_time, old_seq);
+        return MTC_OK;
     }
-    return sim_schedule(sim, ev, at);
+    sim_cancel(sim, ev);
+    int rc = sim_schedule(sim, ev, at);
+    if (rc) {
+        /* Put it back where it was: same (time, seq), so the order is
+         * unchanged. The queue had room for it a moment ago. */
+        ev->time = old_time;
+        ev->seq = old_seq;
+        if (q_push(sim, ev) == MTC_OK) {
+            ev->flags |= EV_PENDING;
+            sim->pending++;
+        }
+    }
+    return rc;
 }
 
 static void call_trampoline(sim_engine *sim, sim_event *ev)

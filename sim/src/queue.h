@@ -46,6 +46,12 @@ int sim__heap4_push(sim__heap4 *h, sim_event *ev);
 sim_event *sim__heap4_pop_upto(sim__heap4 *h, sim_time limit);
 /* Removes a pending event (found through ev->slot, or by scanning). */
 void sim__heap4_remove(sim__heap4 *h, sim_event *ev);
+/* Node-level access for the ladder (untracked heaps): push a node; pop the
+ * minimum node if its time <= limit (1) or not (0); remove the node with
+ * this seq, found by scanning (1), or report it absent (0). */
+int sim__heap4_push_node(sim__heap4 *h, sim__hnode x);
+int sim__heap4_pop_node_upto(sim__heap4 *h, sim_time limit, sim__hnode *out);
+int sim__heap4_remove_seq(sim__heap4 *h, uint64_t seq);
 
 /* Calendar queue (R. Brown, CACM 31(10), 1988): nb (a power of two) buckets
  * of `width` us, each a sorted doubly linked list; a "year" is nb*width.
@@ -72,39 +78,60 @@ void sim__calq_remove(sim__calq *q, sim_event *ev);
 /* Ladder queue (after Tang, Goh, Thng, ACM TOMACS 15(3), 2005): an
  * unsorted `top` for the far future, a stack of rungs of unsorted buckets
  * (each rung refines one bucket of the rung above), and a small 4-ary heap
- * as the bottom, holding exactly the events before `bot_end`. Every event
+ * as the bottom, holding exactly the entries before `bot_end`. Every entry
  * is moved O(1) times, mostly by sequential appends, and the heap stays a
- * few events deep. See queue_ladder.c. */
-typedef struct sim__evvec {
-    sim_event **v;
+ * few entries deep.
+ *
+ * Entries are (time, seq, event) nodes, so moving them between tiers never
+ * touches the events (with 10^6 pending events in a large table, each touch
+ * was a cache miss). Removal is by key: an entry in a small bucket or the
+ * heap is taken out at once; one in a large bucket or the top is recorded
+ * in a set of stale seqs and dropped when it reaches the heap (seq is
+ * unique per scheduling, so the key never names another entry). See
+ * queue_ladder.c. */
+typedef struct sim__nvec {
+    sim__hnode *v;
     uint32_t n, cap;
-} sim__evvec;
+} sim__nvec;
 
 /* Bucket i covers [start + i*w, start + (i+1)*w), the last one up to end. */
 typedef struct sim__rung {
-    sim__evvec *bk;
+    sim__nvec *bk;
     size_t nb, cap;     /* buckets in use, allocated (kept for reuse) */
     size_t cur;         /* next bucket to consume */
     sim_time start, w, end;
 } sim__rung;
 
+/* Open-addressing set of seqs (linear probing, backward-shift deletion). */
+typedef struct sim__seqset {
+    uint64_t *k;        /* SIM__SEQ_NONE: empty */
+    size_t cap, n;      /* cap: a power of two, or 0 */
+} sim__seqset;
+
+#define SIM__SEQ_NONE UINT64_MAX
 #define SIM__LADDER_DEPTH 8
 
 typedef struct sim__ladder {
     sim__heap4 heap;
     sim__rung rung[SIM__LADDER_DEPTH];
     int depth;          /* rungs in use */
-    sim_time bot_end;   /* the heap holds exactly the events before this */
-    sim__evvec top;     /* events at or after the end of rung 0 */
-    size_t n;
+    sim_time bot_end;   /* the heap holds exactly the entries before this */
+    sim__nvec top;      /* entries at or after the end of rung 0 */
+    size_t n;           /* entries held, stale ones included */
+    sim__seqset stale;  /* removed entries still held (by seq) */
 } sim__ladder;
 
 int sim__ladder_init(sim__ladder *q);
 void sim__ladder_free(sim__ladder *q);
+/* Adds an entry for ev at (ev->time, ev->seq). Never writes to ev. */
 int sim__ladder_push(sim__ladder *q, sim_event *ev);
-/* *out = the minimum if its time <= limit, else NULL. Moving a bucket into
- * the heap may need memory: MTC_ERR_NOMEM, with the order intact. */
+/* *out = the event of the minimum live entry if its time <= limit, else
+ * NULL. Moving a bucket into the heap may need memory: MTC_ERR_NOMEM,
+ * with the order intact. */
 int sim__ladder_pop_upto(sim__ladder *q, sim_time limit, sim_event **out);
-void sim__ladder_remove(sim__ladder *q, sim_event *ev);
+/* Removes the entry (time, seq), which must be held and live. Never fails
+ * (without memory for the stale set it searches the entry's bucket) and
+ * never touches the event, so a removed event may be freed at once. */
+void sim__ladder_remove(sim__ladder *q, sim_time time, uint64_t seq);
 
 #endif

@@ -151,3 +151,45 @@ void sim__heap4_remove(sim__heap4 *h, sim_event *ev)
     else
         sift_down(h->a, n, i, x, h->track);
 }
+
+int sim__heap4_push_node(sim__heap4 *h, sim__hnode x)
+{
+    if (h->n == h->cap) {
+        int rc = grow(h);
+        if (rc)
+            return rc;
+    }
+    sift_up(h->a, h->n++, x, h->track);
+    return MTC_OK;
+}
+
+int sim__heap4_pop_node_upto(sim__heap4 *h, sim_time limit, sim__hnode *out)
+{
+    if (h->n == 0 || h->a[0].time > limit)
+        return 0;
+    *out = h->a[0];
+    size_t n = --h->n;
+    if (n) {
+        sift_down(h->a, n, 0, h->a[n], h->track);
+        __builtin_prefetch(h->a[0].ev);
+    }
+    return 1;
+}
+
+int sim__heap4_remove_seq(sim__heap4 *h, uint64_t seq)
+{
+    size_t i;
+    for (i = 0; i < h->n && h->a[i].seq != seq; i++)
+        ;
+    if (i == h->n)
+        return 0;
+    size_t n = --h->n;
+    if (i == n)
+        return 1;
+    sim__hnode x = h->a[n];
+    if (i > 0 && node_before(&x, &h->a[(i - 1) >> 2]))
+        sift_up(h->a, i, x, h->track);
+    else
+        sift_down(h->a, n, i, x, h->track);
+    return 1;
+}

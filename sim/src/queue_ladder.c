@@ -16,11 +16,15 @@
  * top; within the heap the order is (time, seq). So the order is exact
  * and identical to the other queues'.
  *
- * Location of a pending event, in the high bits of ev->flags (the engine
- * uses the low byte): LOC_HEAP (found by scanning the small heap, so that
- * sifting never writes to events), LOC_BUCKET with the rung depth (slot =
- * index within the bucket, which is recomputed from the time), LOC_TOP
- * (slot = index in top).
+ * Entries carry their key, (time, seq), next to the event pointer: cuts,
+ * splits and moves into the heap read and copy entries sequentially and
+ * never touch an event. An entry is found for removal from its time alone
+ * (the partition above says which tier and bucket holds it). Removal from
+ * a small bucket or the heap is immediate; from a big bucket or the top
+ * (thousands of entries) the seq is recorded as stale and the entry is
+ * dropped when it surfaces, and when stale entries reach half of those
+ * held they are purged in one pass, so memory stays within twice the
+ * pending events.
  */
 #include "queue.h"
 
@@ -39,20 +43,17 @@
 #ifndef LADDER_LEAF
 #define LADDER_LEAF 4       /* ...of buckets of about this many events */
 #endif
-#define LOC_SHIFT 8
-#define LOC_MASK (3u << LOC_SHIFT)
-#define LOC_HEAP (1u << LOC_SHIFT)
-#define LOC_BUCKET (2u << LOC_SHIFT)
-#define LOC_TOP (3u << LOC_SHIFT)
-#define DEPTH_SHIFT 10
-#define DEPTH_MASK (7u << DEPTH_SHIFT)
+#ifndef LADDER_FANOUT
+#define LADDER_FANOUT 1024  /* ...but at most this many per split */
+#endif
+#ifndef LADDER_KEEP_CAP
+#define LADDER_KEEP_CAP 4096 /* consumed buckets keep arrays up to this */
+#endif
+#ifndef LADDER_SCAN_MAX
+#define LADDER_SCAN_MAX 64  /* remove by search from vectors up to this size */
+#endif
 
-static inline void set_loc(sim_event *ev, uint32_t loc)
-{
-    ev->flags = (ev->flags & ~(LOC_MASK | DEPTH_MASK)) | loc;
-}
-
-static int vec_reserve(sim__evvec *v, size_t need)
+static int vec_reserve(sim__nvec *v, size_t need)
 {
     if (need <= v->cap)
         return MTC_OK;
@@ -61,7 +62,7 @@ static int vec_reserve(sim__evvec *v, size_t need)
     uint32_t cap = v->cap ? v->cap : 8;
     while (cap < need)
         cap *= 2;
-    sim_event **nv = realloc(v->v, cap * sizeof *nv);
+    sim__hnode *nv = realloc(v->v, cap * sizeof *nv);
     if (!nv)
         return MTC_ERR_NOMEM;
     v->v = nv;
@@ -69,25 +70,135 @@ static int vec_reserve(sim__evvec *v, size_t need)
     return MTC_OK;
 }
 
-static inline int vec_push(sim__evvec *v, sim_event *ev)
+static inline int vec_push(sim__nvec *v, sim__hnode x)
 {
     if (v->n == v->cap) {
         int rc = vec_reserve(v, (size_t)v->n + 1);
         if (rc)
             return rc;
     }
-    ev->slot = v->n;
-    v->v[v->n++] = ev;
+    v->v[v->n++] = x;
     return MTC_OK;
 }
 
-static void vec_remove(sim__evvec *v, sim_event *ev)
+/* Capacity for exactly `need` more entries, also releasing most of an
+ * allocation left much larger by an earlier, denser use of this bucket:
+ * bucket arrays are reused from cut to cut, and without this their
+ * capacities ratchet up to the densest cut ever seen. */
+static int vec_fit(sim__nvec *v, size_t need)
 {
-    uint32_t i = ev->slot;
-    sim_event *last = v->v[--v->n];
-    if (i != v->n) {
-        v->v[i] = last;
-        last->slot = i;
+    if (v->n == 0 && v->cap > 64 && v->cap / 4 > need) {
+        uint32_t cap = 8;
+        while (cap < need)
+            cap *= 2;
+        sim__hnode *nv = realloc(v->v, cap * sizeof *nv);
+        if (nv) { /* else keep the larger block: still correct */
+            v->v = nv;
+            v->cap = cap;
+        }
+    }
+    return vec_reserve(v, need);
+}
+
+/* Frees the array of a consumed (empty) bucket that grew big: rung 0's
+ * buckets fill with near-term pushes, and keeping each one's peak
+ * capacity until the next cut held ~20x the pending events in memory. */
+static void release_big(sim__nvec *v)
+{
+    if (v->n == 0 && v->cap > LADDER_KEEP_CAP) {
+        free(v->v);
+        v->v = NULL;
+        v->cap = 0;
+    }
+}
+
+/* Removes the entry with this seq (order within a vector is free). */
+static int vec_remove_seq(sim__nvec *v, uint64_t seq)
+{
+    for (uint32_t i = 0; i < v->n; i++)
+        if (v->v[i].seq == seq) {
+            v->v[i] = v->v[--v->n];
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- the stale set ---- */
+
+static inline size_t seq_hash(uint64_t x, size_t mask)
+{
+    x ^= x >> 31;
+    x *= UINT64_C(0x9e3779b97f4a7c15);
+    x ^= x >> 29;
+    return (size_t)x & mask;
+}
+
+static int seqset_grow(sim__seqset *s)
+{
+    size_t cap = s->cap ? 2 * s->cap : 64;
+    uint64_t *k = malloc(cap * sizeof *k);
+    if (!k)
+        return MTC_ERR_NOMEM;
+    for (size_t i = 0; i < cap; i++)
+        k[i] = SIM__SEQ_NONE;
+    for (size_t i = 0; i < s->cap; i++) {
+        if (s->k[i] == SIM__SEQ_NONE)
+            continue;
+        size_t j = seq_hash(s->k[i], cap - 1);
+        while (k[j] != SIM__SEQ_NONE)
+            j = (j + 1) & (cap - 1);
+        k[j] = s->k[i];
+    }
+    free(s->k);
+    s->k = k;
+    s->cap = cap;
+    return MTC_OK;
+}
+
+static int seqset_add(sim__seqset *s, uint64_t seq)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        int rc = seqset_grow(s);
+        if (rc)
+            return rc;
+    }
+    size_t mask = s->cap - 1, j = seq_hash(seq, mask);
+    while (s->k[j] != SIM__SEQ_NONE)
+        j = (j + 1) & mask;
+    s->k[j] = seq;
+    s->n++;
+    return MTC_OK;
+}
+
+/* 1 if seq was in the set (and is no longer). */
+static int seqset_take(sim__seqset *s, uint64_t seq)
+{
+    if (s->n == 0)
+        return 0;
+    size_t mask = s->cap - 1, j = seq_hash(seq, mask);
+    while (s->k[j] != seq) {
+        if (s->k[j] == SIM__SEQ_NONE)
+            return 0;
+        j = (j + 1) & mask;
+    }
+    /* backward-shift deletion keeps every probe chain unbroken */
+    size_t i = j;
+    for (;;) {
+        s->k[i] = SIM__SEQ_NONE;
+        size_t k = i;
+        for (;;) {
+            k = (k + 1) & mask;
+            if (s->k[k] == SIM__SEQ_NONE) {
+                s->n--;
+                return 1;
+            }
+            size_t h = seq_hash(s->k[k], mask);
+            /* k's entry may move to i iff i lies on its probe path h..k */
+            if (i <= k ? (h <= i || h > k) : (h <= i && h > k))
+                break;
+        }
+        s->k[i] = s->k[k];
+        i = k;
     }
 }
 
@@ -109,6 +220,7 @@ void sim__ladder_free(sim__ladder *q)
         free(q->rung[d].bk);
     }
     free(q->top.v);
+    free(q->stale.k);
     memset(q, 0, sizeof *q);
 }
 
@@ -130,7 +242,7 @@ static inline size_t bucket_of(const sim__rung *r, sim_time t)
 static int rung_buckets(sim__rung *r, size_t nb)
 {
     if (nb > r->cap) {
-        sim__evvec *bk = realloc(r->bk, nb * sizeof *bk);
+        sim__nvec *bk = realloc(r->bk, nb * sizeof *bk);
         if (!bk)
             return MTC_ERR_NOMEM;
         memset(bk + r->cap, 0, (nb - r->cap) * sizeof *bk);
@@ -144,34 +256,23 @@ static int rung_buckets(sim__rung *r, size_t nb)
     return MTC_OK;
 }
 
-static int heap_push(sim__ladder *q, sim_event *ev)
+/* The vector that holds (or would hold) an entry at time t; NULL: the
+ * heap. */
+static sim__nvec *home_of(sim__ladder *q, sim_time t)
 {
-    int rc = sim__heap4_push(&q->heap, ev);
-    if (rc == MTC_OK)
-        set_loc(ev, LOC_HEAP);
-    return rc;
+    if (t < q->bot_end)
+        return NULL;
+    int d = q->depth - 1;
+    while (d >= 0 && t >= q->rung[d].end)
+        d--;
+    return d >= 0 ? &q->rung[d].bk[bucket_of(&q->rung[d], t)] : &q->top;
 }
 
 int sim__ladder_push(sim__ladder *q, sim_event *ev)
 {
-    int rc;
-    sim_time t = ev->time;
-    if (t < q->bot_end) {
-        rc = heap_push(q, ev);
-    } else {
-        int d = q->depth - 1;
-        while (d >= 0 && t >= q->rung[d].end)
-            d--;
-        if (d >= 0) {
-            rc = vec_push(&q->rung[d].bk[bucket_of(&q->rung[d], t)], ev);
-            if (rc == MTC_OK)
-                set_loc(ev, LOC_BUCKET | ((uint32_t)d << DEPTH_SHIFT));
-        } else {
-            rc = vec_push(&q->top, ev);
-            if (rc == MTC_OK)
-                set_loc(ev, LOC_TOP);
-        }
-    }
+    sim__hnode x = {ev->time, ev->seq, ev};
+    sim__nvec *v = home_of(q, x.time);
+    int rc = v ? vec_push(v, x) : sim__heap4_push_node(&q->heap, x);
     if (rc == MTC_OK)
         q->n++;
     return rc;
@@ -198,8 +299,9 @@ static int cut_rung0(sim__ladder *q)
     assert(n > 0); /* the other tiers are empty and q->n > 0 */
     size_t stride = n / SAMPLE + 1;
     sim_time lo = SIM_TIME_MAX;
+    const sim__hnode *tv = q->top.v;
     for (size_t i = 0; i < n; i++) {
-        sim_time t = q->top.v[i]->time;
+        sim_time t = tv[i].time;
         if (t < lo)
             lo = t;
         if (i % stride == 0 && m < SAMPLE)
@@ -232,34 +334,30 @@ static int cut_rung0(sim__ladder *q)
     r->end = (sim_time)end;
     /* count first, reserve, then move: an allocation failure leaves the
      * top untouched */
-    for (size_t i = 0; i < n; i++) {
-        sim_time t = q->top.v[i]->time;
-        if (t < r->end || r->end == SIM_TIME_MAX)
-            r->bk[bucket_of(r, t)].n++;
-    }
+    int all = r->end == SIM_TIME_MAX;
+    for (size_t i = 0; i < n; i++)
+        if (all || tv[i].time < r->end)
+            r->bk[bucket_of(r, tv[i].time)].n++;
     for (size_t b = 0; b < nb; b++) {
         size_t c = r->bk[b].n;
         r->bk[b].n = 0;
         if (rc == MTC_OK)
-            rc = vec_reserve(&r->bk[b], c);
+            rc = vec_fit(&r->bk[b], c);
     }
     if (rc)
         return rc;
-    sim_event **v = q->top.v;
+    sim__hnode *v = q->top.v;
     size_t keep = 0;
     for (size_t i = 0; i < n; i++) {
-        sim_event *ev = v[i];
-        if (ev->time >= r->end && r->end != SIM_TIME_MAX) {
-            v[keep] = ev;
-            ev->slot = (uint32_t)keep++;
+        sim__hnode x = v[i];
+        if (!all && x.time >= r->end) {
+            v[keep++] = x;
             continue;
         }
-        sim__evvec *bk = &r->bk[bucket_of(r, ev->time)];
-        ev->slot = bk->n;
-        bk->v[bk->n++] = ev;
-        set_loc(ev, LOC_BUCKET);
+        sim__nvec *bk = &r->bk[bucket_of(r, x.time)];
+        bk->v[bk->n++] = x;
     }
-    q->top.n = keep;
+    q->top.n = (uint32_t)keep;
     q->depth = 1;
     q->bot_end = lo;
     return MTC_OK;
@@ -268,17 +366,24 @@ static int cut_rung0(sim__ladder *q)
 /* Splits bucket b = [bstart, bend) of the deepest rung into a new rung of
  * buckets of about LADDER_LEAF events. MTC_OK, or an error with nothing
  * moved. */
-static int split(sim__ladder *q, sim__evvec *b, sim_time bstart, sim_time bend)
+static int split(sim__ladder *q, sim__nvec *b, sim_time bstart, sim_time bend)
 {
     int d = q->depth;
     sim__rung *r = &q->rung[d];
     sim_time mx = bstart;
     for (uint32_t i = 0; i < b->n; i++)
-        if (b->v[i]->time > mx)
-            mx = b->v[i]->time;
+        if (b->v[i].time > mx)
+            mx = b->v[i].time;
     if (mx == bstart)
         return MTC_ERR_LIMIT; /* all at one time: nothing to split */
+    /* A bucket of 10^5 events (rung 0 cut while most events were far
+     * off, then filled by near-term pushes) split straight into 10^5/4
+     * buckets would scatter its entries at random over megabytes; at
+     * most LADDER_FANOUT buckets keep every bucket tail in cache, and
+     * the children that are still big split again. */
     size_t nb = b->n / LADDER_LEAF + 1;
+    if (nb > LADDER_FANOUT)
+        nb = LADDER_FANOUT;
     uint64_t span = (uint64_t)mx - (uint64_t)bstart + 1;
     if (nb > span)
         nb = (size_t)span; /* no bucket narrower than 1 us */
@@ -290,31 +395,31 @@ static int split(sim__ladder *q, sim__evvec *b, sim_time bstart, sim_time bend)
     r->w = (sim_time)w;
     r->end = bend;
     for (uint32_t i = 0; i < b->n; i++)
-        r->bk[bucket_of(r, b->v[i]->time)].n++;
+        r->bk[bucket_of(r, b->v[i].time)].n++;
     for (size_t k = 0; k < nb; k++) {
         size_t c = r->bk[k].n;
         r->bk[k].n = 0;
         if (rc == MTC_OK)
-            rc = vec_reserve(&r->bk[k], c);
+            rc = vec_fit(&r->bk[k], c);
     }
     if (rc)
         return rc;
-    uint32_t loc = LOC_BUCKET | ((uint32_t)d << DEPTH_SHIFT);
     for (uint32_t i = 0; i < b->n; i++) {
-        sim_event *ev = b->v[i];
-        sim__evvec *bk = &r->bk[bucket_of(r, ev->time)];
-        ev->slot = bk->n;
-        bk->v[bk->n++] = ev;
-        set_loc(ev, loc);
+        sim__nvec *bk = &r->bk[bucket_of(r, b->v[i].time)];
+        bk->v[bk->n++] = b->v[i];
+        /* these events fire within the next few hundred: load them now,
+         * many misses in flight at once */
+        __builtin_prefetch(b->v[i].ev);
     }
     b->n = 0;
+    release_big(b);
     q->depth = d + 1;
     q->bot_end = bstart;
     return MTC_OK;
 }
 
 /* Refills the empty heap from the rungs (cutting rung 0 when there is
- * none). 1 when the heap has events, 0 when the queue is empty, < 0 on
+ * none). 1 when the heap has entries, 0 when the queue is empty, < 0 on
  * error with the order intact. */
 static int refill(sim__ladder *q)
 {
@@ -335,7 +440,7 @@ static int refill(sim__ladder *q)
             q->depth--;
             continue;
         }
-        sim__evvec *b = &r->bk[r->cur];
+        sim__nvec *b = &r->bk[r->cur];
         sim_time bstart = sat_offset(r->start, r->cur, (uint64_t)r->w);
         sim_time bend = r->cur + 1 == r->nb
                             ? r->end
@@ -351,23 +456,25 @@ static int refill(sim__ladder *q)
             split(q, b, bstart, bend) == MTC_OK)
             continue;
         /* move the bucket into the heap; on failure put back what was
-         * not moved (the heap keeps what it got: still ordered) */
+         * not moved (the heap keeps what it got: still ordered). These
+         * events fire next: start loading them now, together, rather than
+         * one cache miss at a time when each fires (a prefetch of a stale
+         * entry's event, even a freed one, is harmless). */
         uint32_t n = b->n;
         q->bot_end = bend;
+        for (uint32_t i = 0; i < n; i++)
+            __builtin_prefetch(b->v[i].ev);
         for (uint32_t i = 0; i < n; i++) {
-            if (i + 8 < n)
-                __builtin_prefetch(b->v[i + 8]);
-            if (heap_push(q, b->v[i]) != MTC_OK) {
+            if (sim__heap4_push_node(&q->heap, b->v[i]) != MTC_OK) {
                 memmove(b->v, b->v + i, (n - i) * sizeof *b->v);
                 b->n = n - i;
-                for (uint32_t j = 0; j < b->n; j++)
-                    b->v[j]->slot = j;
                 r->cur--;
                 q->bot_end = bstart;
                 return q->heap.n ? 1 : MTC_ERR_NOMEM;
             }
         }
         b->n = 0;
+        release_big(b);
     }
     return 1;
 }
@@ -375,32 +482,70 @@ static int refill(sim__ladder *q)
 int sim__ladder_pop_upto(sim__ladder *q, sim_time limit, sim_event **out)
 {
     *out = NULL;
-    if (q->heap.n == 0) {
-        int r = refill(q);
-        if (r <= 0)
-            return r;
-    }
-    *out = sim__heap4_pop_upto(&q->heap, limit);
-    if (*out)
+    for (;;) {
+        if (q->heap.n == 0) {
+            int r = refill(q);
+            if (r <= 0)
+                return r;
+        }
+        sim__hnode x;
+        if (!sim__heap4_pop_node_upto(&q->heap, limit, &x))
+            return MTC_OK;
         q->n--;
-    return MTC_OK;
+        if (seqset_take(&q->stale, x.seq))
+            continue;
+        *out = x.ev;
+        return MTC_OK;
+    }
 }
 
-void sim__ladder_remove(sim__ladder *q, sim_event *ev)
+/* Drops every stale entry from the vectors (and the heap) in one pass. */
+static void purge_stale(sim__ladder *q)
 {
-    switch (ev->flags & LOC_MASK) {
-    case LOC_HEAP:
-        sim__heap4_remove(&q->heap, ev);
-        break;
-    case LOC_BUCKET: {
-        sim__rung *r = &q->rung[(ev->flags & DEPTH_MASK) >> DEPTH_SHIFT];
-        vec_remove(&r->bk[bucket_of(r, ev->time)], ev);
-        break;
+    for (int d = 0; d < q->depth && q->stale.n; d++) {
+        sim__rung *r = &q->rung[d];
+        for (size_t b = r->cur; b < r->nb; b++) {
+            sim__nvec *v = &r->bk[b];
+            for (uint32_t i = 0; i < v->n;)
+                if (seqset_take(&q->stale, v->v[i].seq)) {
+                    v->v[i] = v->v[--v->n];
+                    q->n--;
+                } else {
+                    i++;
+                }
+        }
     }
-    default:
-        vec_remove(&q->top, ev);
-        break;
+    for (uint32_t i = 0; i < q->top.n && q->stale.n;)
+        if (seqset_take(&q->stale, q->top.v[i].seq)) {
+            q->top.v[i] = q->top.v[--q->top.n];
+            q->n--;
+        } else {
+            i++;
+        }
+    for (size_t i = 0; i < q->heap.n && q->stale.n;)
+        if (seqset_take(&q->stale, q->heap.a[i].seq)) {
+            sim__heap4_remove_seq(&q->heap, q->heap.a[i].seq);
+            q->n--;
+            i = 0; /* the heap moved: rescan (it is small) */
+        } else {
+            i++;
+        }
+}
+
+void sim__ladder_remove(sim__ladder *q, sim_time time, uint64_t seq)
+{
+    sim__nvec *v = home_of(q, time);
+    if (!v) {
+        if (sim__heap4_remove_seq(&q->heap, seq))
+            q->n--;
+        return;
     }
-    set_loc(ev, 0);
-    q->n--;
+    if (v->n > LADDER_SCAN_MAX && seqset_add(&q->stale, seq) == MTC_OK) {
+        if (q->stale.n > LADDER_SCAN_MAX && 2 * q->stale.n > q->n)
+            purge_stale(q);
+        return;
+    }
+    /* small bucket, or no memory to record it: search */
+    if (vec_remove_seq(v, seq))
+        q->n--;
 }
