@@ -539,7 +539,45 @@ TEST(ci_coverage)
     gsl_rng_free(r);
 }
 
+/* The integer fast path records exactly what the general one does, for
+ * values under, inside and above the bins, repeated (cache hits) and
+ * colliding in the cache. */
+TEST(observe_u32_equals_observe)
+{
+    sim_metrics *a, *b;
+    ASSERT_OK(sim_metrics_create(&a, NULL, NULL));
+    ASSERT_OK(sim_metrics_create(&b, NULL, NULL));
+    sim_metric *ha, *hb;
+    ASSERT_OK(sim_metrics_histogram(a, "bytes", "B", 3, 0, 10, 1e6, 100, &ha));
+    ASSERT_OK(sim_metrics_histogram(b, "bytes", "B", 3, 0, 10, 1e6, 100, &hb));
+    gsl_rng *r = sim_rng_alloc_stream(11, 0, SIM_STREAM_TEST, 9);
+    uint32_t few[5] = {0, 9, 10, 4000, 1000000};
+    for (int i = 0; i < 200000; i++) {
+        double u = gsl_rng_uniform(r);
+        uint32_t x = u < 0.3 ? few[gsl_rng_uniform_int(r, 5)]
+                   : u < 0.6 ? (uint32_t)gsl_rng_uniform_int(r, 64) * 997u
+                   : u < 0.99 ? (uint32_t)gsl_rng_uniform_int(r, 3000000)
+                              : UINT32_MAX - (uint32_t)gsl_rng_uniform_int(r, 3);
+        size_t c = gsl_rng_uniform_int(r, 3);
+        sim_hist_observe(ha, c, (double)x);
+        sim_hist_observe_u32(hb, c, x);
+    }
+    gsl_rng_free(r);
+    uint8_t *ba, *bb;
+    size_t la, lb;
+    ASSERT_OK(sim_metrics_encode(a, &ba, &la));
+    ASSERT_OK(sim_metrics_encode(b, &bb, &lb));
+    ASSERT_EQ(la, lb);
+    ASSERT_MEM_EQ(ba, bb, la);
+    ASSERT_TRUE(same_values(a, b));
+    free(ba);
+    free(bb);
+    sim_metrics_destroy(a);
+    sim_metrics_destroy(b);
+}
+
 static const test_case cases[] = {
+    {"observe_u32_equals_observe", observe_u32_equals_observe},
     {"define_errors", define_errors},
     {"series_and_warmup", series_and_warmup},
     {"series_cap", series_cap},

@@ -23,6 +23,7 @@
 __extension__ typedef __int128 fx_t;
 
 #define FX_ONE 4294967296.0 /* 2^32 */
+#define SIM__HCACHE 8
 #define NAME_MAX_LEN 127
 #define UNIT_MAX_LEN 31
 #define LABEL_MAX_LEN 63
@@ -53,6 +54,10 @@ struct sim_metric {
     uint64_t *hcount;
     fx_t *hsum;
     double *hmin, *hmax;
+    /* sim_hist_observe_u32's bin cache: direct-mapped on x (bins of a
+     * metric never change; copying a metric copies a still-valid cache) */
+    uint32_t hc_x[SIM__HCACHE];
+    uint32_t hc_bin[SIM__HCACHE];   /* bin index + 1; 0 = empty */
 };
 
 struct sim_metrics {
@@ -447,6 +452,34 @@ void sim_hist_observe(sim_metric *h, size_t cohort, double x)
         h->hmin[cohort] = x;
     if (x > h->hmax[cohort])
         h->hmax[cohort] = x;
+}
+
+void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x)
+{
+    assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);
+    sim_metrics *m = h->reg;
+    if (m->finished || now_of(m) < m->cfg.warmup_end)
+        return;
+    size_t slot = (size_t)((x * UINT32_C(0x9e3779b1)) >> 29);
+    size_t b;
+    if (h->hc_bin[slot] && h->hc_x[slot] == x) {
+        b = h->hc_bin[slot] - 1;
+    } else {
+        b = bin_index(h, (double)x);
+        if (b < UINT32_MAX) {
+            h->hc_x[slot] = x;
+            h->hc_bin[slot] = (uint32_t)b + 1;
+        }
+    }
+    h->bins[cohort * (h->nbins + 2) + b]++;
+    h->hcount[cohort]++;
+    /* to_fx((double)x) exactly: x * 2^32 has at most 32 significant bits */
+    h->hsum[cohort] = add_fx(h->hsum[cohort], (fx_t)x << 32);
+    double dx = (double)x;
+    if (dx < h->hmin[cohort])
+        h->hmin[cohort] = dx;
+    if (dx > h->hmax[cohort])
+        h->hmax[cohort] = dx;
 }
 
 void sim_metrics_finish(sim_metrics *m, sim_time end)

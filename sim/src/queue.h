@@ -86,8 +86,8 @@ void sim__calq_remove(sim__calq *q, sim_event *ev);
  * touches the events (with 10^6 pending events in a large table, each touch
  * was a cache miss). Removal is by key: an entry in a small bucket or the
  * heap is taken out at once; one in a large bucket or the top is recorded
- * in a set of stale seqs and dropped when it reaches the heap (seq is
- * unique per scheduling, so the key never names another entry). See
+ * as stale and dropped when it surfaces (seq is unique per scheduling, so
+ * the key never names another entry). See
  * queue_ladder.c. */
 typedef struct sim__nvec {
     sim__hnode *v;
@@ -102,13 +102,6 @@ typedef struct sim__rung {
     sim_time start, w, end;
 } sim__rung;
 
-/* Open-addressing set of seqs (linear probing, backward-shift deletion). */
-typedef struct sim__seqset {
-    uint64_t *k;        /* SIM__SEQ_NONE: empty */
-    size_t cap, n;      /* cap: a power of two, or 0 */
-} sim__seqset;
-
-#define SIM__SEQ_NONE UINT64_MAX
 #define SIM__LADDER_DEPTH 8
 
 typedef struct sim__ladder {
@@ -118,7 +111,7 @@ typedef struct sim__ladder {
     sim_time bot_end;   /* the heap holds exactly the entries before this */
     sim__nvec top;      /* entries at or after the end of rung 0 */
     size_t n;           /* entries held, stale ones included */
-    sim__seqset stale;  /* removed entries still held (by seq) */
+    sim__heap4 stale;   /* keys of removed entries still held */
 } sim__ladder;
 
 int sim__ladder_init(sim__ladder *q);

@@ -22,9 +22,10 @@
  * (the partition above says which tier and bucket holds it). Removal from
  * a small bucket or the heap is immediate; from a big bucket or the top
  * (thousands of entries) the seq is recorded as stale and the entry is
- * dropped when it surfaces, and when stale entries reach half of those
- * held they are purged in one pass, so memory stays within twice the
- * pending events.
+ * dropped when it surfaces (the stale keys form a min-heap: the next one
+ * to surface is its minimum, one comparison per pop), and when stale
+ * entries reach a quarter of those held they are purged in one pass, so
+ * memory stays within 4/3 of the pending events.
  */
 #include "queue.h"
 
@@ -123,83 +124,22 @@ static int vec_remove_seq(sim__nvec *v, uint64_t seq)
     return 0;
 }
 
-/* ---- the stale set ---- */
+/* ---- stale entries ----
+ *
+ * The keys of removed entries still held, in a min-heap on (time, seq).
+ * The queue surfaces entries in (time, seq) order, so the next stale entry
+ * to surface is always the stale heap's minimum: a popped entry is stale
+ * iff its key equals that minimum. One comparison per pop, no lookup. */
 
-static inline size_t seq_hash(uint64_t x, size_t mask)
+static inline int is_next_stale(const sim__ladder *q, const sim__hnode *x)
 {
-    x ^= x >> 31;
-    x *= UINT64_C(0x9e3779b97f4a7c15);
-    x ^= x >> 29;
-    return (size_t)x & mask;
+    return q->stale.n && q->stale.a[0].seq == x->seq;
 }
 
-static int seqset_grow(sim__seqset *s)
+static int cmp_u64(const void *x, const void *y)
 {
-    size_t cap = s->cap ? 2 * s->cap : 64;
-    uint64_t *k = malloc(cap * sizeof *k);
-    if (!k)
-        return MTC_ERR_NOMEM;
-    for (size_t i = 0; i < cap; i++)
-        k[i] = SIM__SEQ_NONE;
-    for (size_t i = 0; i < s->cap; i++) {
-        if (s->k[i] == SIM__SEQ_NONE)
-            continue;
-        size_t j = seq_hash(s->k[i], cap - 1);
-        while (k[j] != SIM__SEQ_NONE)
-            j = (j + 1) & (cap - 1);
-        k[j] = s->k[i];
-    }
-    free(s->k);
-    s->k = k;
-    s->cap = cap;
-    return MTC_OK;
-}
-
-static int seqset_add(sim__seqset *s, uint64_t seq)
-{
-    if (2 * (s->n + 1) > s->cap) {
-        int rc = seqset_grow(s);
-        if (rc)
-            return rc;
-    }
-    size_t mask = s->cap - 1, j = seq_hash(seq, mask);
-    while (s->k[j] != SIM__SEQ_NONE)
-        j = (j + 1) & mask;
-    s->k[j] = seq;
-    s->n++;
-    return MTC_OK;
-}
-
-/* 1 if seq was in the set (and is no longer). */
-static int seqset_take(sim__seqset *s, uint64_t seq)
-{
-    if (s->n == 0)
-        return 0;
-    size_t mask = s->cap - 1, j = seq_hash(seq, mask);
-    while (s->k[j] != seq) {
-        if (s->k[j] == SIM__SEQ_NONE)
-            return 0;
-        j = (j + 1) & mask;
-    }
-    /* backward-shift deletion keeps every probe chain unbroken */
-    size_t i = j;
-    for (;;) {
-        s->k[i] = SIM__SEQ_NONE;
-        size_t k = i;
-        for (;;) {
-            k = (k + 1) & mask;
-            if (s->k[k] == SIM__SEQ_NONE) {
-                s->n--;
-                return 1;
-            }
-            size_t h = seq_hash(s->k[k], mask);
-            /* k's entry may move to i iff i lies on its probe path h..k */
-            if (i <= k ? (h <= i || h > k) : (h <= i && h > k))
-                break;
-        }
-        s->k[i] = s->k[k];
-        i = k;
-    }
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
 }
 
 int sim__ladder_init(sim__ladder *q)
@@ -208,6 +148,7 @@ int sim__ladder_init(sim__ladder *q)
     /* no rung yet: every event (times are >= 0) goes to the top, and the
      * first pop cuts rung 0 */
     q->bot_end = 0;
+    sim__heap4_init(&q->stale, 0);
     return sim__heap4_init(&q->heap, 0);
 }
 
@@ -220,7 +161,7 @@ void sim__ladder_free(sim__ladder *q)
         free(q->rung[d].bk);
     }
     free(q->top.v);
-    free(q->stale.k);
+    sim__heap4_free(&q->stale);
     memset(q, 0, sizeof *q);
 }
 
@@ -492,44 +433,60 @@ int sim__ladder_pop_upto(sim__ladder *q, sim_time limit, sim_event **out)
         if (!sim__heap4_pop_node_upto(&q->heap, limit, &x))
             return MTC_OK;
         q->n--;
-        if (seqset_take(&q->stale, x.seq))
+        if (is_next_stale(q, &x)) {
+            sim__hnode y;
+            sim__heap4_pop_node_upto(&q->stale, SIM_TIME_MAX, &y);
             continue;
+        }
         *out = x.ev;
         return MTC_OK;
     }
 }
 
-/* Drops every stale entry from the vectors (and the heap) in one pass. */
+/* 1 if v holds the seq in the sorted array k[0..n). */
+static int in_sorted(const uint64_t *k, size_t n, uint64_t seq)
+{
+    return bsearch(&seq, k, n, sizeof *k, cmp_u64) != NULL;
+}
+
+static size_t purge_vec(sim__nvec *v, const uint64_t *k, size_t nk)
+{
+    size_t dropped = 0;
+    for (uint32_t i = 0; i < v->n;)
+        if (in_sorted(k, nk, v->v[i].seq)) {
+            v->v[i] = v->v[--v->n];
+            dropped++;
+        } else {
+            i++;
+        }
+    return dropped;
+}
+
+/* Drops every stale entry in one pass. Without memory for the sorted key
+ * list it does nothing (stale entries are still dropped as they surface). */
 static void purge_stale(sim__ladder *q)
 {
-    for (int d = 0; d < q->depth && q->stale.n; d++) {
+    size_t nk = q->stale.n;
+    uint64_t *k = malloc(nk * sizeof *k);
+    if (!k)
+        return;
+    for (size_t i = 0; i < nk; i++)
+        k[i] = q->stale.a[i].seq;
+    qsort(k, nk, sizeof *k, cmp_u64);
+    size_t dropped = 0;
+    for (int d = 0; d < q->depth; d++) {
         sim__rung *r = &q->rung[d];
-        for (size_t b = r->cur; b < r->nb; b++) {
-            sim__nvec *v = &r->bk[b];
-            for (uint32_t i = 0; i < v->n;)
-                if (seqset_take(&q->stale, v->v[i].seq)) {
-                    v->v[i] = v->v[--v->n];
-                    q->n--;
-                } else {
-                    i++;
-                }
-        }
+        for (size_t b = r->cur; b < r->nb; b++)
+            dropped += purge_vec(&r->bk[b], k, nk);
     }
-    for (uint32_t i = 0; i < q->top.n && q->stale.n;)
-        if (seqset_take(&q->stale, q->top.v[i].seq)) {
-            q->top.v[i] = q->top.v[--q->top.n];
-            q->n--;
-        } else {
-            i++;
-        }
-    for (size_t i = 0; i < q->heap.n && q->stale.n;)
-        if (seqset_take(&q->stale, q->heap.a[i].seq)) {
-            sim__heap4_remove_seq(&q->heap, q->heap.a[i].seq);
-            q->n--;
-            i = 0; /* the heap moved: rescan (it is small) */
-        } else {
-            i++;
-        }
+    dropped += purge_vec(&q->top, k, nk);
+    for (size_t i = 0; i < nk; i++)
+        dropped += (size_t)sim__heap4_remove_seq(&q->heap, k[i]);
+    free(k);
+    /* every stale key named an entry held somewhere above */
+    assert(dropped == nk);
+    q->n -= dropped;
+    q->stale.n = 0;
 }
 
 void sim__ladder_remove(sim__ladder *q, sim_time time, uint64_t seq)
@@ -540,8 +497,9 @@ void sim__ladder_remove(sim__ladder *q, sim_time time, uint64_t seq)
             q->n--;
         return;
     }
-    if (v->n > LADDER_SCAN_MAX && seqset_add(&q->stale, seq) == MTC_OK) {
-        if (q->stale.n > LADDER_SCAN_MAX && 2 * q->stale.n > q->n)
+    sim__hnode key = {time, seq, NULL};
+    if (v->n > LADDER_SCAN_MAX && sim__heap4_push_node(&q->stale, key) == MTC_OK) {
+        if (q->stale.n > LADDER_SCAN_MAX && 4 * q->stale.n > q->n)
             purge_stale(q);
         return;
     }

@@ -572,11 +572,11 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
         wb->st.retries++;
         sim_counter_add(wb->m.retry, k, 1);
     }
-    sim_hist_observe(wb->m.auth, k, r.auth);
-    sim_hist_observe(wb->m.auth_cl, k, wb->base_auth[0]);
-    sim_hist_observe(wb->m.auth_pq, k, wb->base_auth[1]);
-    sim_hist_observe(wb->m.rtt_tcp, k, r.rtt_tcp);
-    sim_hist_observe(wb->m.rtt_quic, k, r.rtt_quic);
+    sim_hist_observe_u32(wb->m.auth, k, r.auth);
+    sim_hist_observe_u32(wb->m.auth_cl, k, wb->base_auth[0]);
+    sim_hist_observe_u32(wb->m.auth_pq, k, wb->base_auth[1]);
+    sim_hist_observe_u32(wb->m.rtt_tcp, k, r.rtt_tcp);
+    sim_hist_observe_u32(wb->m.rtt_quic, k, r.rtt_quic);
     if (!r.ok) {
         wb->st.failures++;
         return;

@@ -101,6 +101,11 @@ void sim_counter_add(sim_metric *c, size_t cohort, int64_t n);
 void sim_gauge_set(sim_metric *g, size_t cohort, double v);
 void sim_gauge_add(sim_metric *g, size_t cohort, double dv);
 void sim_hist_observe(sim_metric *h, size_t cohort, double x);
+/* Exactly sim_hist_observe(h, cohort, (double)x), faster for the integer
+ * quantities recorded per handshake (bytes, round trips): a value seen
+ * recently finds its bin without a logarithm, and the sum needs no
+ * floating-point conversion. */
+void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x);
 
 /* Fills series points up to `end` (inclusive) and freezes the registry:
  * later updates are ignored. Call once, at the end of the run. */
