@@ -390,6 +390,11 @@ int web_create(web **out, const web_env *env,
     for (size_t i = 0; i < ncohorts; i++)
         wb->cohorts[i].cfg = *cohorts[i];
     wb->ncohorts = ncohorts;
+    if (wb->nus > UINT16_MAX) {
+        snprintf(err, errlen, "update services: more than 65535");
+        rc = MTC_ERR_CONFIG;
+        goto fail;
+    }
     if (wb->nca > UINT16_MAX) {
         snprintf(err, errlen, "sites: more than 65535 CAs");
         rc = MTC_ERR_CONFIG;

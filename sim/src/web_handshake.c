@@ -28,8 +28,11 @@
  * any landmark) and whose serial the CA never revoked verifies the same
  * against every view of that CA: it is keyed on the certificate alone.
  * Everything else is keyed on (certificate, update service, view
- * version). Keys compare the full SHA-256 of the certificate, so two
- * distinct verifications never share an answer. With check_invariants the
+ * version). The certificate in a key is its installation number, unique
+ * in the run (a certificate's bytes never change once installed), so two
+ * distinct verifications never share an answer; keys are 16 bytes and a
+ * lookup never touches the certificate's cold record (it was a cache miss
+ * per handshake when keys held the SHA-256). With check_invariants the
  * memo is bypassed and every answer compared (tests).
  */
 #include <stdio.h>
@@ -154,6 +157,8 @@ void web__site_set_changed(web *wb, web_site *s)
 }
 
 _Static_assert(sizeof(web_cert_hot) == 128, "web_cert_hot: two cache lines");
+_Static_assert(sizeof(web_memo_entry) == 16, "web_memo_entry: four per cache line");
+_Static_assert(MTC_RP_REASON_COUNT <= UINT8_MAX, "reasons fit a byte");
 _Static_assert(sizeof(web_site_hot) == 32, "web_site_hot: half a cache line");
 
 void web__cert_sync(web *wb, uint32_t id)
@@ -166,6 +171,7 @@ void web__cert_sync(web *wb, uint32_t id)
     memcpy(h->rtt_quic, c->rtt_quic, sizeof h->rtt_quic);
     h->ca = (uint16_t)c->ca;
     memcpy(h->srv_auth, c->srv_auth, sizeof h->srv_auth);
+    h->obj = c->obj;
     h->landmark = c->landmark;
     h->log_number = c->log_number;
     h->serial = c->serial;
@@ -232,6 +238,13 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
+static inline size_t memo_slot(uint64_t obj, uint32_t mode, uint32_t us,
+                               uint32_t version, size_t cap)
+{
+    return (size_t)mix64(obj ^ ((uint64_t)mode << 56) ^ ((uint64_t)us << 32) ^ version) &
+           (cap - 1);
+}
+
 static int memo_grow(web *wb)
 {
     size_t cap = wb->memo_cap ? 2 * wb->memo_cap : 4096;
@@ -240,13 +253,10 @@ static int memo_grow(web *wb)
         return MTC_ERR_NOMEM;
     for (size_t i = 0; i < wb->memo_cap; i++) {
         web_memo_entry *e = &wb->memo[i];
-        if (!e->cert)
+        if (!e->obj)
             continue;
-        uint64_t h;
-        memcpy(&h, e->cert_hash.b, 8);
-        h = mix64(h ^ ((uint64_t)e->mode << 56) ^ ((uint64_t)e->ca_us << 32) ^ e->version);
-        size_t j = (size_t)h & (cap - 1);
-        while (n[j].cert)
+        size_t j = memo_slot(e->obj, e->mode, e->us, e->version, cap);
+        while (n[j].obj)
             j = (j + 1) & (cap - 1);
         n[j] = *e;
     }
@@ -290,45 +300,38 @@ static int verify_memo(web *wb, uint32_t id, size_t us, const sim_ca_view *v)
             wb->st.invariant_violations++;
         return fe->reason;
     }
-    const web_cert *c = &wb->certs[id];
     int reason;
     if (wb->memo_used * 2 >= wb->memo_cap && memo_grow(wb) != MTC_OK) {
         wb->st.verify_runs++;
-        return verify_direct(v, c);
+        return verify_direct(v, &wb->certs[id]);
     }
-    uint64_t h;
-    memcpy(&h, c->hash.b, 8);
-    h = mix64(h ^ ((uint64_t)mode << 56) ^ ((uint64_t)cus << 32) ^ version);
-    size_t j = (size_t)h & (wb->memo_cap - 1);
+    size_t j = memo_slot(hc->obj, mode, cus, version, wb->memo_cap);
     for (;;) {
         web_memo_entry *e = &wb->memo[j];
-        if (!e->cert)
+        if (!e->obj)
             break;
-        if (e->mode == mode && e->version == version && e->ca_us == cus &&
-            !memcmp(e->cert_hash.b, c->hash.b, MTC_HASH_LEN)) {
+        if (e->obj == hc->obj && e->mode == mode && e->version == version && e->us == cus) {
             wb->st.verify_memo_hits++;
             if (wb->env.check_invariants &&
-                verify_direct(v, c) != (int)e->reason)
+                verify_direct(v, &wb->certs[id]) != (int)e->reason)
                 wb->st.invariant_violations++;
             reason = e->reason;
             goto front;
         }
         j = (j + 1) & (wb->memo_cap - 1);
     }
-    reason = verify_direct(v, c);
+    reason = verify_direct(v, &wb->certs[id]);
     wb->st.verify_runs++;
     web_memo_entry *e = &wb->memo[j];
-    e->cert = id + 1;
-    e->mode = mode;
+    e->obj = hc->obj;
+    e->mode = (uint8_t)mode;
     e->version = version;
-    e->ca_us = cus;
-    e->reason = (uint16_t)reason;
-    e->cert_hash = c->hash;
+    e->us = (uint16_t)cus;
+    e->reason = (uint8_t)reason;
     wb->memo_used++;
 front:
-    /* services beyond 65535 are never cached in front (the memo holds
-     * them); reasons fit a byte (MTC_RP_REASON_COUNT) */
-    if (cus <= UINT16_MAX && reason >= 0 && reason <= UINT8_MAX) {
+    /* reasons fit a byte (MTC_RP_REASON_COUNT) */
+    if (reason >= 0 && reason <= UINT8_MAX) {
         fe->mode = (uint8_t)mode;
         fe->version = version;
         fe->us = (uint16_t)cus;

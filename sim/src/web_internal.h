@@ -43,7 +43,9 @@ typedef struct web_cert {
     int64_t not_before, not_after;  /* Unix seconds */
     sim_time expires;       /* sim time of not_after */
     mtc_taid ta_id;         /* the path's trust anchor ID: CA ID or landmark */
-    mtc_hash hash;          /* SHA-256 of der: the memo's certificate key */
+    mtc_hash hash;          /* SHA-256 of der */
+    uint64_t obj;           /* installation number, unique in the run: the
+                               memo's certificate key (see web_handshake.c) */
     uint32_t id;            /* index in the cert table */
     uint32_t msg_len[2];    /* Certificate message without / with ta ext */
     /* For the holding site's current EncryptedExtensions, per
@@ -82,7 +84,7 @@ typedef struct web_cert_hot {
     uint8_t rtt_tcp[2], rtt_quic[2];
     uint16_t ca;            /* CA index (< 65536, checked at creation) */
     uint32_t srv_auth[2];
-    uint32_t pad;
+    uint64_t obj;           /* = web_cert.obj */
     uint64_t landmark, log_number, serial;
     int64_t not_before, not_after;
     web_memo_front front[WEB_MEMO_FRONT];
@@ -154,12 +156,11 @@ typedef struct web_cohort {
 } web_cohort;
 
 typedef struct web_memo_entry {
-    uint32_t cert;          /* cert id + 1 (0 = empty) */
-    uint32_t version;       /* view version (or rev version, see handshake) */
-    uint32_t ca_us;         /* us index (versions are per service) */
-    uint16_t mode;          /* keying mode */
-    uint16_t reason;        /* mtc_rp_reason */
-    mtc_hash cert_hash;     /* exact bytes identity */
+    uint64_t obj;           /* certificate installation number (0 = empty) */
+    uint32_t version;       /* view version (0 in mode 1, see handshake) */
+    uint16_t us;            /* update service (versions are per service) */
+    uint8_t mode;           /* keying mode */
+    uint8_t reason;         /* mtc_rp_reason */
 } web_memo_entry;
 
 typedef struct web_metrics {
@@ -197,6 +198,7 @@ struct web {
     /* memo: open addressing, power-of-two size */
     web_memo_entry *memo;
     size_t memo_cap, memo_used;
+    uint64_t cert_objs;     /* certificates installed so far */
     /* baselines, computed once */
     uint32_t base_auth[2];  /* classical, ML-DSA-44 */
     uint32_t sh_len, fin_len;

@@ -237,6 +237,7 @@ static uint32_t cert_install(web *wb, web_site *s, const sim_cert_event *ev)
     c->not_after = ev->not_after;
     c->expires = sim_of_unix(wb, ev->not_after + 1);
     mtc_sha256(c->der, c->der_len, &c->hash);
+    c->obj = ++wb->cert_objs;
     size_t l = c->der_len;
     c->msg_len[0] = (uint32_t)tls_certificate_len(&l, 1, 0);
     c->msg_len[1] = (uint32_t)tls_certificate_len(&l, 1, 1);
