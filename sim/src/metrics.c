@@ -23,7 +23,7 @@
 __extension__ typedef __int128 fx_t;
 
 #define FX_ONE 4294967296.0 /* 2^32 */
-#define SIM__HCACHE 8
+#define SIM__HCACHE 64
 #define NAME_MAX_LEN 127
 #define UNIT_MAX_LEN 31
 #define LABEL_MAX_LEN 63
@@ -460,7 +460,7 @@ void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x)
     sim_metrics *m = h->reg;
     if (m->finished || now_of(m) < m->cfg.warmup_end)
         return;
-    size_t slot = (size_t)((x * UINT32_C(0x9e3779b1)) >> 29);
+    size_t slot = (size_t)((x * UINT32_C(0x9e3779b1)) >> 26);
     size_t b;
     if (h->hc_bin[slot] && h->hc_x[slot] == x) {
         b = h->hc_bin[slot] - 1;

@@ -168,8 +168,7 @@ static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
     if (wb->nsites == 0)
         return;
     size_t hosts = 1;
-    if (sim_dist_kind(co->cfg.hosts_per_visit) != SIM_DIST_CONST ||
-        sim_dist_mean(co->cfg.hosts_per_visit) != 1.0) {
+    if (!co->one_host) {
         double h = sim_dist_sample(co->cfg.hosts_per_visit, r);
         hosts = h >= 1 ? (size_t)llround(h) : 1;
     }
@@ -277,6 +276,8 @@ int web__clients_create(web *wb, char *err, size_t errlen)
             }
             co->us = (size_t)us;
         }
+        co->one_host = sim_dist_kind(co->cfg.hosts_per_visit) == SIM_DIST_CONST &&
+                       sim_dist_mean(co->cfg.hosts_per_visit) == 1.0;
         if (wb->nsites) {
             int rc = sim_dist_zipf(&co->zipf, wb->nsites, co->cfg.zipf_exponent);
             if (rc != MTC_OK)

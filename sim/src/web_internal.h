@@ -153,6 +153,7 @@ typedef struct web_cohort {
     sim_dist *zipf;         /* over all sites (owned) */
     sim_nhpp *sessions;     /* NULL: always online (owned) */
     uint64_t first_id, count;
+    int one_host;           /* hosts_per_visit is the constant 1: no draw */
 } web_cohort;
 
 typedef struct web_memo_entry {
