@@ -657,6 +657,55 @@ TEST(cancel_free_and_churn)
     }
 }
 
+/* Events at the end of time (SIM_TIME_MAX, where saturating delays land)
+ * can be cancelled in every phase of a queue: before the first cut, while
+ * they sit in a rung that reaches the end of time, and after everything
+ * earlier has fired (the ladder's heap then holds them). */
+TEST(cancel_at_end_of_time)
+{
+    const size_t n = 400;
+    for (int k = 0; k < NKINDS; k++) {
+        for (int phase = 0; phase < 3; phase++) {
+            sim_engine *s = mk(kinds[k]);
+            ASSERT_TRUE(s != NULL);
+            tev *e = calloc(n, sizeof *e);
+            trace tr = {calloc(n, sizeof(sim_time)), calloc(n, 8), 0, n};
+            ASSERT_TRUE(e && tr.t && tr.tag);
+            for (size_t i = 0; i < n; i++) {
+                sim_event_init(&e[i].ev, on_fire, &tr);
+                e[i].tag = i;
+                /* even tags at the end of time, odd ones spread before it */
+                sim_time at = i % 2 ? (sim_time)(i * 1000) : SIM_TIME_MAX;
+                ASSERT_OK(sim_schedule(s, &e[i].ev, at));
+            }
+            if (phase >= 1) { /* first pops: the queue is cut */
+                sim_engine_set_stop_time(s, 1000);
+                sim_engine_run(s);
+            }
+            if (phase == 2) { /* all the finite ones fired */
+                sim_engine_set_stop_time(s, SIM_TIME_MAX - 1);
+                sim_engine_run(s);
+            }
+            size_t before = tr.n;
+            for (size_t i = 0; i < n; i += 4) /* a quarter: half the MAX ones */
+                ASSERT_OK(sim_cancel(s, &e[i].ev));
+            sim_engine_set_stop_time(s, SIM_TIME_MAX);
+            ASSERT_EQ(sim_engine_run(s), SIM_RUN_EMPTY);
+            ASSERT_EQ(tr.n, n - n / 4);
+            for (size_t j = 0; j < tr.n; j++)
+                ASSERT_TRUE(tr.tag[j] % 4 != 0);
+            /* the MAX ones fire last, in scheduling order */
+            for (size_t j = before + 1; j < tr.n; j++)
+                if (tr.t[j] == SIM_TIME_MAX && tr.t[j - 1] == SIM_TIME_MAX)
+                    ASSERT_TRUE(tr.tag[j] > tr.tag[j - 1]);
+            free(e);
+            free(tr.t);
+            free(tr.tag);
+            sim_engine_destroy(s);
+        }
+    }
+}
+
 static const test_case cases[] = {
     {"peek_hint_is_next_or_null", peek_hint_is_next_or_null},
     {"create_errors", create_errors},
@@ -666,6 +715,7 @@ static const test_case cases[] = {
     {"cancel_reschedule_random", cancel_reschedule_random},
     {"cancel_semantics", cancel_semantics},
     {"cancel_free_and_churn", cancel_free_and_churn},
+    {"cancel_at_end_of_time", cancel_at_end_of_time},
     {"stop_time_predicate_stop", stop_time_predicate_stop},
     {"call_at_pool", call_at_pool},
     {"determinism_hash", determinism_hash},

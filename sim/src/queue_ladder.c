@@ -489,21 +489,41 @@ static void purge_stale(sim__ladder *q)
     q->stale.n = 0;
 }
 
+/* Takes the entry out wherever it is (a full search: the last resort). */
+static int remove_anywhere(sim__ladder *q, uint64_t seq)
+{
+    if (sim__heap4_remove_seq(&q->heap, seq) || vec_remove_seq(&q->top, seq))
+        return 1;
+    for (int d = 0; d < q->depth; d++)
+        for (size_t b = q->rung[d].cur; b < q->rung[d].nb; b++)
+            if (vec_remove_seq(&q->rung[d].bk[b], seq))
+                return 1;
+    return 0;
+}
+
 void sim__ladder_remove(sim__ladder *q, sim_time time, uint64_t seq)
 {
+    /* Immediate removal where the partition says the entry is, when that
+     * is the heap or a small bucket. Entries at SIM_TIME_MAX can sit in
+     * the last bucket of a rung that reaches the end of time, or in the
+     * heap after it; a stale key is right wherever the entry is. */
     sim__nvec *v = home_of(q, time);
     if (!v) {
-        if (sim__heap4_remove_seq(&q->heap, seq))
+        if (sim__heap4_remove_seq(&q->heap, seq)) {
             q->n--;
+            return;
+        }
+    } else if (v->n <= LADDER_SCAN_MAX && vec_remove_seq(v, seq)) {
+        q->n--;
         return;
     }
     sim__hnode key = {time, seq, NULL};
-    if (v->n > LADDER_SCAN_MAX && sim__heap4_push_node(&q->stale, key) == MTC_OK) {
+    if (sim__heap4_push_node(&q->stale, key) == MTC_OK) {
         if (q->stale.n > LADDER_SCAN_MAX && 4 * q->stale.n > q->n)
             purge_stale(q);
         return;
     }
-    /* small bucket, or no memory to record it: search */
-    if (vec_remove_seq(v, seq))
+    /* no memory to record it */
+    if (remove_anywhere(q, seq))
         q->n--;
 }
