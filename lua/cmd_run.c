@@ -428,6 +428,7 @@ static const char *const headline[] = {
     "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44",
     "extra_rtt_tcp.mean", "extra_rtt_quic.mean", "handshake_full",
     "handshake_resumed", "handshake_retry", "revoked_accepted",
+    "revocation_exposure.mean", "revocation_exposure.p99",
     "issuance_delay_standalone.mean", "issuance_delay_standalone.p99",
     "issuance_delay_landmark.mean", "issuance_delay_landmark.p99",
     "log_entries", "signatures", "log_storage_bytes", "rp_state_bytes",

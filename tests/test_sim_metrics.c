@@ -576,7 +576,39 @@ TEST(observe_u32_equals_observe)
     sim_metrics_destroy(b);
 }
 
+/* n observations in one call record exactly what n calls do. */
+TEST(observe_n_equals_repeated_observe)
+{
+    sim_metrics *a, *b;
+    ASSERT_OK(sim_metrics_create(&a, NULL, NULL));
+    ASSERT_OK(sim_metrics_create(&b, NULL, NULL));
+    sim_metric *ha, *hb;
+    ASSERT_OK(sim_metrics_histogram(a, "exposure", "s", 2, 0, 1, 1e8, 20, &ha));
+    ASSERT_OK(sim_metrics_histogram(b, "exposure", "s", 2, 0, 1, 1e8, 20, &hb));
+    gsl_rng *r = sim_rng_alloc_stream(12, 0, SIM_STREAM_TEST, 10);
+    for (int i = 0; i < 300; i++) {
+        double x = i % 7 == 0 ? 0.0 : gsl_ran_exponential(r, 3600.0);
+        uint64_t n = gsl_rng_uniform_int(r, 40);
+        size_t c = (size_t)(i % 2);
+        for (uint64_t k = 0; k < n; k++)
+            sim_hist_observe(ha, c, x);
+        sim_hist_observe_n(hb, c, x, n);
+    }
+    gsl_rng_free(r);
+    uint8_t *ba, *bb;
+    size_t la, lb;
+    ASSERT_OK(sim_metrics_encode(a, &ba, &la));
+    ASSERT_OK(sim_metrics_encode(b, &bb, &lb));
+    ASSERT_EQ(la, lb);
+    ASSERT_MEM_EQ(ba, bb, la);
+    free(ba);
+    free(bb);
+    sim_metrics_destroy(a);
+    sim_metrics_destroy(b);
+}
+
 static const test_case cases[] = {
+    {"observe_n_equals_repeated_observe", observe_n_equals_repeated_observe},
     {"observe_u32_equals_observe", observe_u32_equals_observe},
     {"define_errors", define_errors},
     {"series_and_warmup", series_and_warmup},

@@ -14,6 +14,7 @@
  *    fewer verifications than handshakes;
  *  - sharding: two shards' merged metrics equal one shard's exactly;
  *  - key compromise: standalone only until the new landmark certificate;
+ *  - revocation exposure: the exact delay for clients in phase;
  *  - schemas reject bad values with messages naming the parameter.
  */
 #include <math.h>
@@ -407,6 +408,57 @@ TEST(schemas_reject_bad_values)
     setup_free(&s);
 }
 
+/* revocation_exposure, exactly: clients in phase checking every 600 s
+ * (at 0, 600, ...), every site compromised at 5:31:40 (19,900 s) and the
+ * revocations published at once: each client holds each revocation from
+ * its check at 20,400 s, 500 s later; one observation per (client,
+ * revocation). */
+TEST(revocation_exposure_exact)
+{
+    wfx_config pc;
+    wfx_defaults(&pc);
+    setup s;
+    size_t n = scaled(100);
+    setup_basic(&s, n, 5, 600, 0, SIM_HOUR);
+    s.site->compromise_at = 19900 * SIM_SEC;
+    s.site->compromise_fraction = 1.0;
+    /* a second cohort checking every 2 h from 1,800 s (at 16,200 and
+     * 23,400 s): publications at 19,900 s (revocations) and at 21,600 s
+     * (landmark) lie between its checks, and the revocations' own one
+     * must be found: 3,500 s (not 1,800 s from the latest) */
+    web_browsers_config *c1 = s.co[1] = wrun_browsers_new();
+    s.nco = 2;
+    snprintf(c1->name, sizeof c1->name, "slow");
+    c1->count = (int64_t)n;
+    c1->sessions_per_day = 0;
+    c1->visits_per_hour = 4;
+    c1->update_first_delay = 1800 * SIM_SEC;
+    c1->update_fail_prob = 0;
+    c1->ticket_lifetime = 0;
+    sim_dist_destroy(c1->update_interval);
+    ASSERT_OK(sim_dist_const(&c1->update_interval, 7200));
+    wrun r;
+    ASSERT_OK(wrun_create(&r, &pc, 3, 0, 0, 1, 0, 1,
+                          (const web_sites_config *const *)&s.site, 1,
+                          (const web_browsers_config *const *)s.co, 2));
+    wrun_until(&r, 24000 * SIM_SEC);
+    const web_pki *p = wfx_pki(r.pki);
+    const sim_ca_view *v = p->pub_view(p->ctx, 0, p->pub_latest(p->ctx, 0), 0);
+    ASSERT_TRUE(v != NULL);
+    ASSERT_TRUE(v->nrevocations >= 5); /* at least one per site */
+    const sim_metric *h = sim_metrics_find(r.metrics, "revocation_exposure");
+    ASSERT_TRUE(h != NULL);
+    ASSERT_EQ(sim_hist_count(h, 0), (uint64_t)2 * n * v->nrevocations);
+    ASSERT_NEAR(sim_hist_min(h, 0), 500.0, 1e-9);
+    ASSERT_NEAR(sim_hist_max(h, 0), 3500.0, 1e-9);
+    ASSERT_NEAR(sim_hist_mean(h, 0), (500.0 + 3500.0) / 2, 1e-9);
+    web_stats st;
+    web_get_stats(r.wb, &st);
+    ASSERT_EQ(st.invariant_violations, 0);
+    wrun_free(&r);
+    setup_free(&s);
+}
+
 static const test_case tests[] = {
     {"no_landmarks_all_standalone", no_landmarks_all_standalone},
     {"fresh_clients_all_signatureless", fresh_clients_all_signatureless},
@@ -415,6 +467,7 @@ static const test_case tests[] = {
     {"shards_merge_to_the_single_run", shards_merge_to_the_single_run},
     {"identical_on_every_queue", identical_on_every_queue},
     {"key_compromise_standalone_until_new_landmark", key_compromise_standalone_until_new_landmark},
+    {"revocation_exposure_exact", revocation_exposure_exact},
     {"schemas_reject_bad_values", schemas_reject_bad_values},
 };
 TEST_MAIN(tests)

@@ -454,6 +454,23 @@ void sim_hist_observe(sim_metric *h, size_t cohort, double x)
         h->hmax[cohort] = x;
 }
 
+void sim_hist_observe_n(sim_metric *h, size_t cohort, double x, uint64_t n)
+{
+    assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);
+    sim_metrics *m = h->reg;
+    if (n == 0 || m->finished || now_of(m) < m->cfg.warmup_end || isnan(x))
+        return;
+    h->bins[cohort * (h->nbins + 2) + bin_index(h, x)] += n;
+    h->hcount[cohort] += n;
+    /* n additions of to_fx(x) in the sum's wrapping arithmetic */
+    __extension__ typedef unsigned __int128 ufx;
+    h->hsum[cohort] = add_fx(h->hsum[cohort], (fx_t)((ufx)to_fx(x) * (ufx)n));
+    if (x < h->hmin[cohort])
+        h->hmin[cohort] = x;
+    if (x > h->hmax[cohort])
+        h->hmax[cohort] = x;
+}
+
 void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x)
 {
     assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);

@@ -198,6 +198,7 @@ static int version_finish(pki_update *u, size_t ci, pki_version *v,
     pv->revoked = v->ranges;
     pv->nrevoked = nranges;
     pv->rev_version = rev_version;
+    pv->nrevocations = (uint32_t)v->nrev;
     pv->state_bytes = 32 * v->nsub + 16 * nranges + 16 * pv->nlogs;
     return MTC_OK;
 }

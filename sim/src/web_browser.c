@@ -144,6 +144,46 @@ static sim_time add_sat(sim_time a, sim_time d)
     return d >= SIM_TIME_MAX - a ? SIM_TIME_MAX : a + d;
 }
 
+/* nrevocations of CA ca in publication pub of service us (0 if none). */
+static uint32_t nrev_at(const web_pki *p, size_t us, uint32_t pub, size_t ca)
+{
+    const sim_ca_view *v = p->pub_view(p->ctx, us, pub, ca);
+    return v ? v->nrevocations : 0;
+}
+
+/* revocation_exposure: a client moving from publication `from` to `to`
+ * now holds every revocation first published in (from, to]; each was
+ * published at its first publication carrying it, found by bisection
+ * (counts never decrease), and all revocations of one publication share
+ * one exposure, recorded with their multiplicity. */
+static void record_exposure(web *wb, size_t us, uint32_t from, uint32_t to,
+                            sim_time now)
+{
+    const web_pki *p = wb->pki;
+    if (!p->pub_time)
+        return;
+    for (size_t ca = 0; ca < wb->nca; ca++) {
+        uint32_t have = nrev_at(p, us, from, ca), want = nrev_at(p, us, to, ca);
+        uint32_t lo = from;
+        while (have < want) {
+            uint32_t a = lo + 1, b = to;
+            while (a < b) {
+                uint32_t mid = a + (b - a) / 2;
+                if (nrev_at(p, us, mid, ca) > have)
+                    b = mid;
+                else
+                    a = mid + 1;
+            }
+            uint32_t n = nrev_at(p, us, a, ca);
+            sim_hist_observe_n(wb->m.rev_exposure, ca,
+                               sim_time_to_sec(now - p->pub_time(p->ctx, us, a)),
+                               n - have);
+            have = n;
+            lo = a;
+        }
+    }
+}
+
 static void update_check(web *wb, web_client *c, const web_cohort *co, gsl_rng *r)
 {
     if (co->cfg.update_fail_prob > 0 && gsl_rng_uniform(r) < co->cfg.update_fail_prob)
@@ -158,6 +198,7 @@ static void update_check(web *wb, web_client *c, const web_cohort *co, gsl_rng *
         size_t b = p->update_bytes(p->ctx, co->us, c->pub, latest);
         wb->st.update_bytes += b;
         sim_counter_add(wb->m.upd_bytes, c->cohort, (int64_t)b);
+        record_exposure(wb, co->us, c->pub, latest, sim_now(wb->env.engine));
         c->pub = latest;
     }
 }

@@ -619,6 +619,7 @@ static int make_metrics(web *wb)
     rc |= sim_metrics_counter(m, "update_fetch", "fetches", nc, 0, &x->upd_fetch);
     rc |= sim_metrics_counter(m, "revoked_accepted", "handshakes", na, SIM_METRIC_SERIES, &x->revoked_acc);
     rc |= sim_metrics_counter(m, "acme_polls", "requests", na, SIM_METRIC_REPLICATED, &x->acme_polls);
+    rc |= sim_metrics_histogram(m, "revocation_exposure", "s", na, 0, 1, 1e8, 20, &x->rev_exposure);
     if (rc)
         return MTC_ERR_SIM_METRIC;
     const char *reasons[MTC_RP_REASON_COUNT];
@@ -644,7 +645,8 @@ static int make_metrics(web *wb)
             return MTC_ERR_NOMEM;
         for (size_t i = 0; i < wb->nca; i++)
             lab[i] = wb->pki->ca(wb->pki->ctx, i)->name;
-        sim_metric *cm[] = {x->full_ca, x->sigless_ca, x->revoked_acc, x->acme_polls};
+        sim_metric *cm[] = {x->full_ca, x->sigless_ca, x->revoked_acc, x->acme_polls,
+                            x->rev_exposure};
         for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
             sim_metric_set_cohort_labels(cm[i], lab, wb->nca);
         free(lab);

@@ -168,7 +168,7 @@ typedef struct web_metrics {
     sim_metric *full, *sigless, *full_ca, *sigless_ca, *resumed, *retry;
     sim_metric *auth, *auth_cl, *auth_pq, *rtt_tcp, *rtt_quic;
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
-    sim_metric *no_cert, *acme_polls;
+    sim_metric *no_cert, *acme_polls, *rev_exposure;
 } web_metrics;
 
 struct web {

@@ -197,6 +197,8 @@ static int publish(wfx *f, sim_time at)
         }
         v->rp = rp;
         v->state_bytes = 32 * mtc_rp_ca_subtree_count(rp);
+        for (size_t i = 0; i < f->nrevs; i++)
+            v->nrevocations += f->revs[i].ca == ca;
         f->views[slot] = v;
     }
     f->npubs++;
@@ -415,6 +417,11 @@ static const sim_ca_view *f_pub_view(void *ctx, size_t us, uint32_t pub, size_t 
         return NULL;
     return f->views[(size_t)pub * f->cfg.nca + ca];
 }
+static sim_time f_pub_time(void *ctx, size_t us, uint32_t pub)
+{
+    wfx *f = ctx;
+    return us == 0 && pub < f->npubs ? f->pub_time[pub] : 0;
+}
 static size_t f_update_bytes(void *ctx, size_t us, uint32_t from, uint32_t to)
 {
     wfx *f = ctx;
@@ -531,7 +538,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        f_pub_available,
                        f_pub_view,
                        f_update_bytes,
-                       NULL};
+                       NULL,
+                       f_pub_time};
     *out = f;
     return MTC_OK;
 }

@@ -106,6 +106,8 @@ void sim_hist_observe(sim_metric *h, size_t cohort, double x);
  * recently finds its bin without a logarithm, and the sum needs no
  * floating-point conversion. */
 void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x);
+/* Exactly n calls of sim_hist_observe(h, cohort, x), in one. */
+void sim_hist_observe_n(sim_metric *h, size_t cohort, double x, uint64_t n);
 
 /* Fills series points up to `end` (inclusive) and freezes the registry:
  * later updates are ignored. Call once, at the end of the run. */

@@ -81,6 +81,8 @@ typedef struct web_pki {
     /* Index of the update service called name, or < 0; NULL when the
      * PKI has a single, unnamed service. */
     int (*us_find)(void *ctx, const char *name);
+    /* When publication pub of service us was published. */
+    sim_time (*pub_time)(void *ctx, size_t us, uint32_t pub);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */

@@ -349,6 +349,10 @@ typedef struct sim_ca_view {
     uint32_t version;           /* changes iff the content below changes */
     uint32_t rev_version;       /* changes iff the revoked ranges change
                                    (minSerial advancing included) */
+    uint32_t nrevocations;      /* explicit revocations (key compromise)
+                                   this view carries, counted from the start
+                                   of the run: never decreases, one more per
+                                   revocation published */
     size_t nlogs;               /* logs with trusted subtrees, newest first */
     struct {
         uint64_t log_number;
