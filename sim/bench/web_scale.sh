@@ -1,7 +1,9 @@
 #!/bin/sh
 # `make bench-scale`: the web side's scale goal through `mtcsim run`
 # (sim/bench/web_scale.lua): CLIENTS browsers (default 10^6) for DAYS
-# simulated days (default 30) on one core, and the same scenario without
+# simulated days (default 30) on one core, HOSTS hosts per page visit
+# (default 1: every handshake its own engine event, the costly case), and
+# the same scenario without
 # browsers (the PKI replay alone) to separate the two. Rates are per CPU
 # second of the process (user + system): the machine is shared. Prints
 # `name value unit` lines.
@@ -11,6 +13,7 @@ M="$build/mtcsim"
 S=sim/bench/web_scale.lua
 CLIENTS=${CLIENTS:-1000000}
 DAYS=${DAYS:-30}
+HOSTS=${HOSTS:-1}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # CPU seconds, wall seconds and peak RSS (KiB) of one run into $2
@@ -29,7 +32,7 @@ read -r cpu_pki _ _ <<EOF2
 $(measure "$tmp/pki.db" --set clients=0)
 EOF2
 read -r cpu wall rss <<EOF2
-$(measure "$tmp/web.db" --set clients="$CLIENTS")
+$(measure "$tmp/web.db" --set clients="$CLIENTS" --set hosts="$HOSTS")
 EOF2
 full=$(sum "$tmp/web.db" handshake_full)
 res=$(sum "$tmp/web.db" handshake_resumed)
@@ -37,6 +40,7 @@ events=$(sqlite3 "$tmp/web.db" "select events from run")
 hs=$(echo "$full + $res" | bc)
 echo "clients $CLIENTS clients"
 echo "sim_days $DAYS days"
+echo "hosts_per_visit $HOSTS hosts"
 echo "events $events events"
 echo "handshakes $hs handshakes"
 echo "handshakes_full $full handshakes"

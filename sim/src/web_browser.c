@@ -17,6 +17,7 @@
  * and randomly accessed: it lives on huge pages (web__big_calloc), and each
  * client event prefetches the next one (sim_engine_peek_hint).
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +107,8 @@ const sim_param_schema sim_browsers_schema = {
     sizeof(web_browsers_config), browser_params,
     sizeof browser_params / sizeof browser_params[0], browser_defaults,
     browser_validate};
+
+_Static_assert(sizeof(web_client) == 128, "web_client: two cache lines");
 
 size_t web_client_state_bytes(void) { return sizeof(web_client); }
 
@@ -250,18 +253,16 @@ static void client_event(sim_engine *sim, sim_event *e)
 {
     web_client *c = (web_client *)e;
     web *wb = e->arg;
-    /* The next event is usually another client: fetch the rest of it
-     * (the engine fetches its first line) while this one runs. Address
+    /* The next event is usually another client: fetch its second line
+     * (the engine fetches the first) while this one runs. Address
      * arithmetic on integers: it may not be a client at all, and a
      * prefetch never faults. */
     const sim_event *nx = sim_engine_peek_hint(sim);
-    if (nx) {
+    if (nx)
         __builtin_prefetch((const void *)((uintptr_t)nx + 64));
-        __builtin_prefetch((const void *)((uintptr_t)nx + 128));
-    }
     const web_cohort *co = &wb->cohorts[c->cohort];
     sim_time now = sim_now(sim);
-    sim_stream st = {c->id, c->rng_n, WEB_STREAM_CLIENT, 0};
+    sim_stream st = {web__client_id(wb, c), c->rng_n, WEB_STREAM_CLIENT, 0};
     gsl_rng *r = sim_rng_use(wb->env.rng, &st);
     if (!c->online) {
         if (c->session_edge <= now)
@@ -351,7 +352,9 @@ int web__clients_create(web *wb, char *err, size_t errlen)
                 continue;
             web_client *c = &wb->clients[n++];
             sim_event_init(&c->ev, client_event, wb);
-            c->id = (uint32_t)cid;
+            /* clients of this shard are every nshards-th id from shard */
+            assert(web__client_id(wb, c) == cid);
+            (void)cid;
             c->cohort = (uint16_t)k;
             c->next_visit = c->next_check = c->session_edge = SIM_TIME_MAX;
         }
@@ -367,7 +370,7 @@ int web__clients_start(web *wb, char *err, size_t errlen)
     for (size_t i = 0; i < wb->nclients; i++) {
         web_client *c = &wb->clients[i];
         const web_cohort *co = &wb->cohorts[c->cohort];
-        sim_stream st = {c->id, c->rng_n, WEB_STREAM_CLIENT, 0};
+        sim_stream st = {web__client_id(wb, c), c->rng_n, WEB_STREAM_CLIENT, 0};
         gsl_rng *r = sim_rng_use(wb->env.rng, &st);
         if (co->sessions)
             c->session_edge = sim_nhpp_next(co->sessions, r, now);

@@ -127,7 +127,8 @@ typedef struct web_client {
     sim_time next_check;    /* next update check (online), else MAX */
     sim_time session_edge;  /* online: session end; offline: next start */
     uint64_t rng_n;         /* draws taken from the client's stream */
-    uint32_t id;            /* global client id */
+    /* no id: client i of a shard is global client i * nshards + shard
+     * (web__client_id), which keeps the struct at two cache lines */
     uint32_t pub;           /* update-service publication held */
     uint32_t ticket_site[WEB_TICKETS];
     uint32_t ticket_exp[WEB_TICKETS]; /* seconds of sim time */
@@ -223,6 +224,11 @@ void web__sites_destroy(web *wb);
 int64_t web__unix(const web *wb, sim_time t);
 
 /* web_browser.c */
+/* The global id of a client of this shard (names its random stream). */
+static inline uint64_t web__client_id(const struct web *wb, const web_client *c)
+{
+    return (uint64_t)(c - wb->clients) * wb->env.nshards + wb->env.shard;
+}
 int web__clients_create(web *wb, char *err, size_t errlen);
 int web__clients_start(web *wb, char *err, size_t errlen);
 void web__clients_destroy(web *wb);
