@@ -3,8 +3,8 @@
 # (sim/bench/web_scale.lua): CLIENTS browsers (default 10^6) for DAYS
 # simulated days (default 30) on one core, HOSTS hosts per page visit
 # (default 1: every handshake its own engine event, the costly case), and
-# the same scenario without
-# browsers (the PKI replay alone) to separate the two. Rates are per CPU
+# the same scenario without browsers (the PKI replay alone) to separate
+# the two. Rates are per CPU
 # second of the process (user + system): the machine is shared. Prints
 # `name value unit` lines.
 set -eu
