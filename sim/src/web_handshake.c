@@ -67,9 +67,17 @@ const web_pubinfo *web__pubinfo(web *wb, size_t us, uint32_t pub)
     pi->adv_lm = calloc(slots, sizeof(uint64_t));
     pi->adv_max_active = calloc(slots, sizeof(uint64_t));
     pi->ca_version = calloc(wb->nca, sizeof(uint32_t));
+    pi->view = calloc(wb->nca ? wb->nca : 1, sizeof *pi->view);
     mtc_taid *ids = calloc(slots + wb->nca, sizeof *ids);
-    if (!pi->adv_log || !pi->adv_lm || !pi->adv_max_active || !pi->ca_version || !ids) {
+    if (!pi->adv_log || !pi->adv_lm || !pi->adv_max_active || !pi->ca_version ||
+        !pi->view || !ids) {
         free(ids);
+        free(pi->adv_log);
+        free(pi->adv_lm);
+        free(pi->adv_max_active);
+        free(pi->ca_version);
+        free(pi->view);
+        memset(pi, 0, sizeof *pi); /* not ready: the next call retries */
         return NULL;
     }
     size_t nids = 0;
@@ -79,6 +87,7 @@ const web_pubinfo *web__pubinfo(web *wb, size_t us, uint32_t pub)
         int any = 0;
         if (v) {
             pi->ca_version[ca] = v->version;
+            pi->view[ca] = v;
             for (size_t k = 0; k < v->nlogs && k < SIM_CA_MAX_LOGS; k++) {
                 size_t slot = ca * SIM_CA_MAX_LOGS + k;
                 pi->adv_log[slot] = v->log[k].log_number;
@@ -396,7 +405,7 @@ static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int re
 }
 
 /* One attempt: bytes, flight and verification of certificate id. */
-static int attempt(web *wb, const web_client *cl, const web_cohort *co,
+static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *co,
                    uint32_t id, int matched, uint32_t ch_len,
                    int ta_sent, sim_time now, hs_result *r)
 {
@@ -406,7 +415,7 @@ static int attempt(web *wb, const web_client *cl, const web_cohort *co,
     r->auth += ch_len + c->srv_auth[ta];
     r->rtt_tcp += c->rtt_tcp[ta];
     r->rtt_quic += c->rtt_quic[ta];
-    const sim_ca_view *v = wb->pki->pub_view(wb->pki->ctx, co->us, cl->pub, c->ca);
+    const sim_ca_view *v = views ? views[c->ca] : NULL;
     int reason = v ? verify_memo(wb, id, co->us, v) : MTC_RP_UNKNOWN_ISSUER;
     reason = check_time(wb, c, now, reason);
     if (wb->m.verify)
@@ -535,13 +544,13 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     uint32_t ch_len = adv ? adv->ch_ext_len : 0;
     int ta_sent = adv != NULL;
     const web_cert_hot *c = &wb->certh[id];
-    if (c->kind == WEB_LR) {
-        /* Did the client really hold that landmark? */
-        const web_pubinfo *own = apub == cl->pub ? adv : web__pubinfo(wb, co->us, cl->pub);
-        if (own && !lr_matches(wb, own, c))
-            wb->st.lr_unadvertised++;
-    }
-    int reason = attempt(wb, cl, co, id, matched, ch_len, ta_sent, now, r);
+    /* the publication the client holds: its views verify */
+    const web_pubinfo *own = adv && apub == cl->pub ? adv : web__pubinfo(wb, co->us, cl->pub);
+    const sim_ca_view *const *views = own ? own->view : NULL;
+    /* Did the client really hold that landmark? */
+    if (c->kind == WEB_LR && own && !lr_matches(wb, own, c))
+        wb->st.lr_unadvertised++;
+    int reason = attempt(wb, views, co, id, matched, ch_len, ta_sent, now, r);
     if (reason != MTC_RP_OK && c->kind == WEB_LR && ta_sent) {
         /* draft-ietf-tls-trust-anchor-ids 5.6: a new connection asking
          * only for a trust anchor from the server's EncryptedExtensions
@@ -560,7 +569,7 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
             /* New connection: TCP handshake + TLS flight; QUIC: one. */
             r->rtt_tcp += 2;
             r->rtt_quic += 1;
-            reason = attempt(wb, cl, co, sa, 1, ch1, 1, now, r);
+            reason = attempt(wb, views, co, sa, 1, ch1, 1, now, r);
         }
     }
     r->ok = reason == MTC_RP_OK;
@@ -735,6 +744,7 @@ void web__handshake_destroy(web *wb)
                 free(wb->pubs[us][p].adv_lm);
                 free(wb->pubs[us][p].adv_max_active);
                 free(wb->pubs[us][p].ca_version);
+                free(wb->pubs[us][p].view);
             }
             free(wb->pubs[us]);
         }

@@ -146,6 +146,10 @@ typedef struct web_pubinfo {
     uint64_t *adv_log, *adv_lm;
     uint64_t *adv_max_active;
     uint32_t *ca_version;   /* view version per CA */
+    /* view per CA (pub_view's answer: stable for the world's lifetime;
+     * the array is separately allocated, so it stays put when the
+     * publication table grows) */
+    const sim_ca_view **view;
 } web_pubinfo;
 
 typedef struct web_cohort {
