@@ -4,7 +4,8 @@
 # simulated days (default 30) on one core, HOSTS hosts per page visit
 # (default 1: every handshake its own engine event, the costly case), and
 # the same scenario without browsers (the PKI replay alone) to separate
-# the two. Rates are per CPU
+# the two, and the engine's hold model (10^6 pending events) as the
+# reference measured in the same run. Rates are per CPU
 # second of the process (user + system): the machine is shared. Prints
 # `name value unit` lines.
 set -eu
@@ -34,6 +35,9 @@ EOF2
 read -r cpu wall rss <<EOF2
 $(measure "$tmp/web.db" --set clients="$CLIENTS" --set hosts="$HOSTS")
 EOF2
+# reference in the same run: the engine's hold model at 10^6 pending events
+ref=$("$M" bench engine --no-ns3 --reps 1 --max 1000000 2>/dev/null |
+      sed -n 's/^hold_ladder_1e6_events_per_s \([0-9]*\) .*/\1/p')
 full=$(sum "$tmp/web.db" handshake_full)
 res=$(sum "$tmp/web.db" handshake_resumed)
 events=$(sqlite3 "$tmp/web.db" "select events from run")
@@ -51,4 +55,6 @@ echo "cpu_pki_alone_s $cpu_pki s"
 echo "handshakes_per_cpu_s_overall $(echo "scale=0; $hs / $cpu" | bc) handshakes/s"
 echo "handshakes_per_cpu_s_web $(echo "scale=0; $hs / ($cpu - $cpu_pki)" | bc) handshakes/s"
 echo "peak_rss_mb $(echo "$rss / 1024" | bc) MB"
+echo "ref_hold_events_per_s $ref events/s"
+echo "web_events_per_s_vs_hold $(echo "scale=3; $events / ($cpu - $cpu_pki) / $ref" | bc) ratio"
 echo "load_average $(cut -d' ' -f1 /proc/loadavg)"
