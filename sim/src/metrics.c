@@ -43,6 +43,11 @@ struct sim_metric {
     /* series */
     size_t npts, cap_pts;
     int truncated;
+    /* catch_up's memo: grid_time(npts) = ng_t, valid iff ng_for == npts + 1
+     * (zeroed metrics never match), so that an update between two grid
+     * points costs one comparison */
+    size_t ng_for;
+    sim_time ng_t;
     int64_t *ser_cnt;
     fx_t *ser_lvl;
     /* histogram */
@@ -373,7 +378,7 @@ nomem:
 }
 
 /* Fills the points strictly before t (inclusive when `incl`). */
-static void catch_up(sim_metric *mt, sim_time t, int incl)
+static void catch_up_slow(sim_metric *mt, sim_time t, int incl)
 {
     const sim_metrics *m = mt->reg;
     while (!mt->truncated) {
@@ -383,6 +388,15 @@ static void catch_up(sim_metric *mt, sim_time t, int incl)
         if (append_point(mt))
             break;
     }
+    mt->ng_t = grid_time(m, mt->npts);
+    mt->ng_for = mt->npts + 1;
+}
+
+static inline void catch_up(sim_metric *mt, sim_time t, int incl)
+{
+    if (!incl && mt->ng_for == mt->npts + 1 && t <= mt->ng_t)
+        return; /* the next grid point is not before t: nothing to append */
+    catch_up_slow(mt, t, incl);
 }
 
 /* ---- recording ---- */
