@@ -44,7 +44,8 @@ void sim__heap4_free(sim__heap4 *h);
 int sim__heap4_push(sim__heap4 *h, sim_event *ev);
 /* Removes and returns the minimum if its time <= limit, else NULL. */
 sim_event *sim__heap4_pop_upto(sim__heap4 *h, sim_time limit);
-/* Removes a pending event (found through ev->slot, or by scanning). */
+/* Removes a pending event (found through ev->slot, or by scanning for
+ * its seq in an untracked heap). */
 void sim__heap4_remove(sim__heap4 *h, sim_event *ev);
 /* Node-level access for the ladder (untracked heaps): push a node; pop the
  * minimum node if its time <= limit (1) or not (0); remove the node with

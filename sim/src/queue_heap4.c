@@ -104,44 +104,9 @@ static void sift_down(sim__hnode *a, size_t n, size_t i, sim__hnode x,
         x.ev->slot = (uint32_t)i;
 }
 
-int sim__heap4_push(sim__heap4 *h, sim_event *ev)
+/* Removes node i, filling the hole with the last node. */
+static void remove_at(sim__heap4 *h, size_t i)
 {
-    if (h->n == h->cap) {
-        int rc = grow(h);
-        if (rc)
-            return rc;
-    }
-    sim__hnode x = {ev->time, ev->seq, ev};
-    sift_up(h->a, h->n++, x, h->track);
-    return MTC_OK;
-}
-
-sim_event *sim__heap4_pop_upto(sim__heap4 *h, sim_time limit)
-{
-    if (h->n == 0 || h->a[0].time > limit)
-        return NULL;
-    sim_event *top = h->a[0].ev;
-    size_t n = --h->n;
-    if (n) {
-        sift_down(h->a, n, 0, h->a[n], h->track);
-        /* The new minimum usually fires next: start fetching it while the
-         * caller runs this event's handler. */
-        __builtin_prefetch(h->a[0].ev);
-    }
-    return top;
-}
-
-void sim__heap4_remove(sim__heap4 *h, sim_event *ev)
-{
-    size_t i;
-    if (h->track) {
-        i = ev->slot;
-    } else {
-        for (i = 0; i < h->n && h->a[i].ev != ev; i++)
-            ;
-        if (i == h->n)
-            return; /* not here: the caller's bookkeeping is wrong */
-    }
     size_t n = --h->n;
     if (i == n)
         return;
@@ -150,6 +115,25 @@ void sim__heap4_remove(sim__heap4 *h, sim_event *ev)
         sift_up(h->a, i, x, h->track);
     else
         sift_down(h->a, n, i, x, h->track);
+}
+
+int sim__heap4_push(sim__heap4 *h, sim_event *ev)
+{
+    return sim__heap4_push_node(h, (sim__hnode){ev->time, ev->seq, ev});
+}
+
+sim_event *sim__heap4_pop_upto(sim__heap4 *h, sim_time limit)
+{
+    sim__hnode x;
+    return sim__heap4_pop_node_upto(h, limit, &x) ? x.ev : NULL;
+}
+
+void sim__heap4_remove(sim__heap4 *h, sim_event *ev)
+{
+    if (h->track)
+        remove_at(h, ev->slot);
+    else
+        sim__heap4_remove_seq(h, ev->seq);
 }
 
 int sim__heap4_push_node(sim__heap4 *h, sim__hnode x)
@@ -171,6 +155,8 @@ int sim__heap4_pop_node_upto(sim__heap4 *h, sim_time limit, sim__hnode *out)
     size_t n = --h->n;
     if (n) {
         sift_down(h->a, n, 0, h->a[n], h->track);
+        /* The new minimum usually fires next: start fetching it while the
+         * caller runs this event's handler. */
         __builtin_prefetch(h->a[0].ev);
     }
     return 1;
@@ -183,13 +169,6 @@ int sim__heap4_remove_seq(sim__heap4 *h, uint64_t seq)
         ;
     if (i == h->n)
         return 0;
-    size_t n = --h->n;
-    if (i == n)
-        return 1;
-    sim__hnode x = h->a[n];
-    if (i > 0 && node_before(&x, &h->a[(i - 1) >> 2]))
-        sift_up(h->a, i, x, h->track);
-    else
-        sift_down(h->a, n, i, x, h->track);
+    remove_at(h, i);
     return 1;
 }
