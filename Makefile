@@ -9,9 +9,10 @@
 #   build/san/      the same tests built with AddressSanitizer + UBSan
 #
 # Sources are discovered by wildcard so that adding a module needs no edit
-# here: mtc-core/src/*.c -> libmtc.a, sim/src/*.c -> libsim.a,
-# mtc-core/cli/*.c -> mtc, lua/*.c -> mtcsim, tests/test_*.c -> one test binary
-# each. Extra rules live in mk/*.mk.
+# here: mtc-core/src/*.c -> libmtc.a, sim/<layer>/*.c -> libsim.a,
+# mtc-core/cli/*.c -> mtc, lua/<part>/*.c -> mtcsim, tests/test_*.c -> one
+# test binary each. Extra rules live in mk/*.mk (mk/sim.mk: the sim layers,
+# and the engine's build without mtc-core).
 
 BUILD   ?= build
 SAN     ?= 0
@@ -37,15 +38,23 @@ else
 OPT     := -O2 -g
 LDSAN   :=
 endif
-CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Imtc-core/include -Isim/include -Ilua $(MPI_DEF)
-CFLAGS  := -std=c11 $(WARN) $(OPT) -ffp-contract=off $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+# The sim layers (engine, world, pki, web, results, scaleout) each keep
+# their public headers in sim/<layer>/include/sim/.
+SIM_LAYERS := engine world pki web results scaleout
+LUA_PARTS  := commands host bindings
+BASE_CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
+CPPFLAGS := $(BASE_CPPFLAGS) -Imtc-core/include \
+            $(foreach l,$(SIM_LAYERS),-Isim/$(l)/include) \
+            $(foreach p,$(LUA_PARTS),-Ilua/$(p)) $(MPI_DEF)
+BASE_CFLAGS := -std=c11 $(WARN) $(OPT) -ffp-contract=off
+CFLAGS  := $(BASE_CFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS  := $(PKG_LIBS) -lm -lpthread
 LDFLAGS := $(LDSAN)
 
 MTC_SRC  := $(wildcard mtc-core/src/*.c)
-SIM_SRC  := $(wildcard sim/src/*.c)
+SIM_SRC  := $(foreach l,$(SIM_LAYERS),$(wildcard sim/$(l)/*.c))
 CLI_SRC  := $(wildcard mtc-core/cli/*.c)
-HOST_SRC := $(wildcard lua/*.c)
+HOST_SRC := $(foreach p,$(LUA_PARTS),$(wildcard lua/$(p)/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 

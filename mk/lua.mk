@@ -2,16 +2,16 @@
 #
 # The scenario library lua/*.lua is compiled into the mtcsim binary as C
 # byte arrays, so `mtcsim run` works from any directory without an install
-# step: each lua/NAME.lua becomes the symbol lua_lib_NAME (+ _len) in
+# step: each lua/lib/NAME.lua becomes the symbol lua_lib_NAME (+ _len) in
 # $(BUILD)/gen/lua_embed.c, generated with xxd (mk/deps.list).
 #
-# Tests named tests/test_lua_*.c also link the host's modules (lua/l*.c:
+# Tests named tests/test_lua_*.c also link the host's modules (lua/host/, lua/bindings/:
 # state, sandbox and bindings) and the embedded library.
 
-LUA_LIB_SRC   := $(wildcard lua/*.lua)
+LUA_LIB_SRC   := $(wildcard lua/lib/*.lua)
 LUA_EMBED_C   := $(BUILD)/gen/lua_embed.c
 LUA_EMBED_OBJ := $(BUILD)/obj/gen/lua_embed.o
-LUA_HOST_OBJS := $(call obj,$(wildcard lua/l*.c)) $(LUA_EMBED_OBJ)
+LUA_HOST_OBJS := $(call obj,$(wildcard lua/host/*.c lua/bindings/*.c)) $(LUA_EMBED_OBJ)
 
 $(LUA_EMBED_C): $(LUA_LIB_SRC) mk/lua.mk
 	@mkdir -p $(dir $@)

@@ -1,4 +1,4 @@
-# The PKI-side scale benchmark (issue 6): one CA at Let's Encrypt rates for
+# The PKI-side scale benchmark: one CA at Let's Encrypt rates for
 # 30 simulated days. `make bench-pki` (optimized tree only; takes minutes).
 $(BUILD)/bench_pki: $(BUILD)/obj/sim/bench/pki_scale.o $(LIBSIM) $(LIBMTC)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

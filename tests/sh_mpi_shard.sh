@@ -11,9 +11,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
 # Without Open MPI the shard layer must still compile cleanly (single-process
 # builds on machines without it).
 tmpo=$(mktemp); trap 'rm -f "$tmpo"' EXIT
-cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Imtc-core/include -Isim/include \
-   $(pkg-config --cflags gsl) -c sim/src/shard.c -o "$tmpo" \
-   || { echo "sim/src/shard.c does not build without MPI"; exit 1; }
+cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Isim/engine/include -Isim/scaleout/include \
+   $(pkg-config --cflags gsl) -c sim/scaleout/shard.c -o "$tmpo" \
+   || { echo "sim/scaleout/shard.c does not build without MPI"; exit 1; }
 single=$("$D" 7 3000 3) || { echo "single-process run failed"; exit 1; }
 echo "$single" | grep -q '^metrics [0-9a-f]\{64\}$' || { echo "bad output: $single"; exit 1; }
 if ! command -v mpirun >/dev/null 2>&1; then

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/src/pki.h"
+#include "../sim/pki/pki.h"
 #include "mtc/error.h"
 #include "test.h"
 #include "lib/world_fixture.h"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/src/pki.h"
+#include "../sim/pki/pki.h"
 #include "lib/world_fixture.h"
 #include "mtc/error.h"
 #include "test.h"

@@ -38,7 +38,7 @@ enum mtc_error {
     MTC_ERR_REVOKED = -63,      /* serial is in a revoked range */
     MTC_ERR_EXPIRED = -64,      /* outside the validity period */
     MTC_ERR_LANDMARK = -65,     /* landmark file or landmark rule violated */
-    MTC_ERR_CONFIG = -66,       /* relying-party configuration is wrong */
+    MTC_ERR_CONFIG = -66,       /* a configuration or parameter set is wrong */
     /* signature algorithms: -100 .. -119 */
     MTC_ERR_KEY = -100,         /* malformed key encoding */
     MTC_ERR_SIG_ENCODING = -101, /* malformed signature encoding */

@@ -1,0 +1,519 @@
+/*
+ * pki_world.c - the PKI module: wiring of CAs, cosigners and update
+ * services into the world (start, actions, live parameters, final gauges),
+ * the PKI metrics, signing with CPU-time measurement, and the public
+ * queries of sim/world.h that the web side uses.
+ *
+ * Every shard runs this module identically (same keys from the seed, same
+ * events), so all PKI metrics are SIM_METRIC_REPLICATED except
+ * sign_cpu_us: measured CPU time differs between processes, so only shard
+ * 0 records it and the merged (summed) value is shard 0's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mtc/error.h"
+#include "pki.h"
+#include "sim/world_module.h"
+
+#define REPL (SIM_METRIC_REPLICATED)
+#define REPL_SERIES (SIM_METRIC_REPLICATED | SIM_METRIC_SERIES)
+
+pki_state *pki_state_of(const sim_world *w)
+{
+    return sim_world_module_state(w, &sim_pki_module);
+}
+
+int64_t pki_unix(const pki_state *ps, sim_time t)
+{
+    return ps->wc->epoch + t / SIM_SEC;
+}
+
+void pki_key_seed(const pki_state *ps, uint64_t id, uint8_t seed[32])
+{
+    uint64_t s = sim_rng_seed(ps->env->rng), r = sim_rng_replication(ps->env->rng);
+    for (int i = 0; i < 4; i++) {
+        uint64_t x = sim_rng_draw_at(s, r, PKI_STREAM_KEYS, id, (uint64_t)i);
+        for (int b = 0; b < 8; b++)
+            seed[8 * i + b] = (uint8_t)(x >> (8 * b));
+    }
+}
+
+int pki_signer_init(pki_state *ps, pki_signer *s, mtc_sig_alg alg,
+                    const mtc_taid *id, uint64_t key_id, size_t cohort)
+{
+    uint8_t seed[32];
+    pki_key_seed(ps, key_id, seed);
+    memset(s, 0, sizeof *s);
+    int rc = mtc_sig_key_from_seed(alg, seed, &s->key);
+    if (rc != MTC_OK)
+        return rc;
+    s->alg = alg;
+    s->cos.id = *id;
+    s->cos.key = s->key;
+    s->metric_cohort = cohort;
+    return mtc_sig_key_public(s->key, s->pk, &s->pk_len);
+}
+
+void pki_signer_free(pki_signer *s)
+{
+    mtc_sig_key_free(s->key);
+    s->key = NULL;
+}
+
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void account(pki_state *ps, pki_signer *s, uint64_t ns)
+{
+    sim_counter_add(ps->m.signatures, s->metric_cohort, 1);
+    if (!ps->record_cpu)
+        return;
+    s->cpu_ns_pending += ns;
+    uint64_t us = s->cpu_ns_pending / 1000;
+    if (us) {
+        sim_counter_add(ps->m.sign_cpu, s->metric_cohort, (int64_t)us);
+        s->cpu_ns_pending -= us * 1000;
+    }
+}
+
+static int sig_alloc(pki_sig *out, const pki_signer *s)
+{
+    const mtc_sig_info *info = mtc_sig_info_get(s->alg);
+    out->by = s;
+    out->len = 0;
+    out->bytes = malloc(info->sig_max);
+    return out->bytes ? MTC_OK : MTC_ERR_NOMEM;
+}
+
+/* After a real signing that started at CPU time t0: charges its CPU time to
+ * the signer, or frees the signature buffer when signing failed. */
+static int sig_done(pki_state *ps, pki_signer *s, pki_sig *out, int rc,
+                    uint64_t t0)
+{
+    uint64_t t1 = cpu_ns();
+    if (rc != MTC_OK) {
+        pki_sig_free(out);
+        return rc;
+    }
+    account(ps, s, t1 - t0);
+    return MTC_OK;
+}
+
+int pki_sign_subtree(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
+                     uint64_t start, uint64_t end, const mtc_hash *h,
+                     pki_sig *out)
+{
+    int rc = sig_alloc(out, s);
+    if (rc != MTC_OK)
+        return rc;
+    uint64_t t0 = cpu_ns();
+    rc = mtc_cosign_subtree(&s->cos, log_id, start, end, h, out->bytes,
+                            &out->len);
+    return sig_done(ps, s, out, rc, t0);
+}
+
+int pki_sign_checkpoint(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
+                        uint64_t ts, uint64_t size, const mtc_hash *root,
+                        pki_sig *out)
+{
+    int rc = sig_alloc(out, s);
+    if (rc != MTC_OK)
+        return rc;
+    uint64_t t0 = cpu_ns();
+    rc = mtc_cosign_checkpoint(&s->cos, log_id, ts, size, root, out->bytes,
+                               &out->len);
+    return sig_done(ps, s, out, rc, t0);
+}
+
+void pki_sig_free(pki_sig *s)
+{
+    free(s->bytes);
+    s->bytes = NULL;
+    s->len = 0;
+    s->by = NULL;
+}
+
+/* ---- metrics ---- */
+
+static int labels(sim_metric *mt, const char *const *l, size_t n)
+{
+    return sim_metric_set_cohort_labels(mt, l, n);
+}
+
+static int make_metrics(pki_state *ps, char *err, size_t errlen)
+{
+    sim_metrics *M = ps->env->metrics;
+    pki_metrics *m = &ps->m;
+    size_t nca = ps->nca ? ps->nca : 1, ncos = ps->ncos ? ps->ncos : 1;
+    size_t nsig = ps->nca + ps->ncos ? ps->nca + ps->ncos : 1;
+    const char **calab = calloc(nca, sizeof *calab);
+    const char **coslab = calloc(ncos, sizeof *coslab);
+    const char **siglab = calloc(nsig, sizeof *siglab);
+    int rc = MTC_ERR_NOMEM;
+    if (!calab || !coslab || !siglab)
+        goto done;
+    for (size_t i = 0; i < nca; i++)
+        calab[i] = ps->nca ? ps->ca[i].cfg->name : "none";
+    for (size_t i = 0; i < ncos; i++)
+        coslab[i] = ps->ncos ? ps->cos[i].cfg->name : "none";
+    for (size_t i = 0; i < ps->nca; i++)
+        siglab[i] = ps->ca[i].cfg->name;
+    for (size_t i = 0; i < ps->ncos; i++)
+        siglab[ps->nca + i] = ps->cos[i].cfg->name;
+    if (!ps->nca && !ps->ncos)
+        siglab[0] = "none";
+#define CHECK(x)                                                         \
+    do {                                                                 \
+        if ((rc = (x)) != MTC_OK) {                                      \
+            snprintf(err, errlen, "pki metrics: %s", mtc_strerror(rc));  \
+            goto done;                                                   \
+        }                                                                \
+    } while (0)
+#define HIST(field, name, unit, n, lo, hi, pd, lab)                            \
+    do {                                                                       \
+        CHECK(sim_metrics_histogram(M, name, unit, n, REPL, lo, hi, pd, &m->field)); \
+        CHECK(labels(m->field, lab, n));                                       \
+    } while (0)
+#define CTR(field, name, unit, n, flags, lab)                                  \
+    do {                                                                       \
+        CHECK(sim_metrics_counter(M, name, unit, n, flags, &m->field));        \
+        CHECK(labels(m->field, lab, n));                                       \
+    } while (0)
+#define GAUGE(field, name, unit, n, lab)                                       \
+    do {                                                                       \
+        CHECK(sim_metrics_gauge(M, name, unit, n, REPL_SERIES, &m->field));    \
+        CHECK(labels(m->field, lab, n));                                       \
+    } while (0)
+    HIST(delay_standalone, "issuance_delay_standalone", "s", nca, 1e-3, 1e8, 20, calab);
+    HIST(delay_landmark, "issuance_delay_landmark", "s", nca, 1e-3, 1e8, 20, calab);
+    CTR(log_entries, "log_entries", "entries", nca, REPL_SERIES, calab);
+    CTR(signatures, "signatures", "signatures", nsig, REPL_SERIES, siglab);
+    CTR(sign_cpu, "sign_cpu_us", "us", nsig, SIM_METRIC_SERIES, siglab);
+    HIST(proof_bytes, "standalone_proof_bytes", "bytes", nca, 1, 1e6, 50, calab);
+    HIST(lm_subtree_size, "landmark_subtree_size", "entries", nca, 1, 1e15, 10, calab);
+    GAUGE(storage, "log_storage_bytes", "bytes", nca, calab);
+    GAUGE(rp_state, "rp_state_bytes", "bytes", nca, calab);
+    {
+        static const char *const none[] = {"all"};
+        HIST(pub_bytes, "update_publication_bytes", "bytes", 1, 1, 1e10, 20, none);
+        HIST(snapshot_bytes, "update_snapshot_bytes", "bytes", 1, 1, 1e10, 20, none);
+    }
+    CTR(mirror_bytes, "mirror_fetch_bytes", "bytes", ncos, REPL_SERIES, coslab);
+    CTR(monitor_bytes, "monitor_fetch_bytes", "bytes", nca, REPL_SERIES, calab);
+    CTR(quorum_failures, "cosign_quorum_failures", "checkpoints", nca, REPL_SERIES, calab);
+    CTR(refusals, "cosign_refusals", "requests", ncos, REPL_SERIES, coslab);
+    CTR(unavailable, "cosign_unavailable", "requests", ncos, REPL_SERIES, coslab);
+    CTR(landmarks, "landmarks_allocated", "landmarks", nca, REPL_SERIES, calab);
+    CTR(checkpoints, "checkpoints", "checkpoints", nca, REPL_SERIES, calab);
+    CTR(verify_failures, "update_verify_failures", "checks", nca, REPL_SERIES, calab);
+    HIST(lm_pub_delay, "landmark_publication_delay", "s", nca, 1e-3, 1e8, 20, calab);
+    HIST(rev_pub_delay, "revocation_publication_delay", "s", nca, 1e-3, 1e8, 20, calab);
+    CTR(rollovers, "log_rollovers", "logs", nca, REPL_SERIES, calab);
+    CTR(split_quorum, "split_view_quorum", "checkpoints", nca, REPL, calab);
+    CTR(lm_never, "landmark_never", "entries", nca, REPL, calab);
+#undef CHECK
+#undef HIST
+#undef CTR
+#undef GAUGE
+    rc = MTC_OK;
+done:
+    free(calab);
+    free(coslab);
+    free(siglab);
+    return rc;
+}
+
+/* ---- module hooks ---- */
+
+static void pki_destroy(void *state)
+{
+    pki_state *ps = state;
+    if (!ps)
+        return;
+    for (size_t i = 0; i < ps->nus; i++)
+        pki_update_free(&ps->us[i]);
+    for (size_t i = 0; i < ps->nca; i++)
+        pki_ca_free(&ps->ca[i]);
+    for (size_t i = 0; i < ps->ncos; i++)
+        pki_cosigner_free(&ps->cos[i]);
+    free(ps->us);
+    free(ps->ca);
+    free(ps->cos);
+    free(ps);
+}
+
+static int pki_start(sim_world *w, void **state, char *err, size_t errlen)
+{
+    pki_state *ps = calloc(1, sizeof *ps);
+    if (!ps)
+        return MTC_ERR_NOMEM;
+    *state = ps; /* the world frees it through pki_destroy, even on error */
+    ps->w = w;
+    ps->env = sim_world_get_env(w);
+    ps->wc = sim_world_get_config(w);
+    ps->record_cpu = ps->env->shard == 0;
+    size_t n;
+    void *const *cfg = sim_world_entities(w, "cosigner", &n);
+    ps->ncos = n;
+    ps->cos = calloc(n ? n : 1, sizeof *ps->cos);
+    cfg = sim_world_entities(w, "cosigner", &n);
+    if (!ps->cos)
+        return MTC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        ps->cos[i].index = i;
+        ps->cos[i].cfg = cfg[i];
+        ps->cos[i].ps = ps;
+    }
+    cfg = sim_world_entities(w, "ca", &n);
+    ps->nca = n;
+    ps->ca = calloc(n ? n : 1, sizeof *ps->ca);
+    if (!ps->ca)
+        return MTC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        ps->ca[i].index = i;
+        ps->ca[i].cfg = cfg[i];
+        ps->ca[i].ps = ps;
+    }
+    cfg = sim_world_entities(w, "update_service", &n);
+    ps->nus = n;
+    ps->us = calloc(n ? n : 1, sizeof *ps->us);
+    if (!ps->us)
+        return MTC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        ps->us[i].index = i;
+        ps->us[i].cfg = cfg[i];
+        ps->us[i].ps = ps;
+    }
+    int rc = make_metrics(ps, err, errlen);
+    if (rc != MTC_OK)
+        return rc;
+    for (size_t i = 0; i < ps->ncos; i++)
+        if ((rc = pki_cosigner_setup(ps, &ps->cos[i], err, errlen)) != MTC_OK)
+            return rc;
+    for (size_t i = 0; i < ps->nca; i++)
+        if ((rc = pki_ca_setup(ps, &ps->ca[i], err, errlen)) != MTC_OK)
+            return rc;
+    /* Trust anchor IDs must be distinct across CAs and cosigners. */
+    for (size_t i = 0; i < ps->nca + ps->ncos; i++)
+        for (size_t j = i + 1; j < ps->nca + ps->ncos; j++) {
+            const pki_signer *a = i < ps->nca ? &ps->ca[i].signer
+                                              : &ps->cos[i - ps->nca].signer;
+            const pki_signer *b = j < ps->nca ? &ps->ca[j].signer
+                                              : &ps->cos[j - ps->nca].signer;
+            if (mtc_taid_equal(&a->cos.id, &b->cos.id)) {
+                snprintf(err, errlen, "id: two entities share a trust anchor ID");
+                return MTC_ERR_CONFIG;
+            }
+        }
+    for (size_t i = 0; i < ps->nus; i++)
+        if ((rc = pki_update_setup(ps, &ps->us[i], err, errlen)) != MTC_OK)
+            return rc;
+    for (size_t i = 0; i < ps->ncos; i++)
+        if ((rc = pki_cosigner_start(ps, &ps->cos[i])) != MTC_OK)
+            goto sched;
+    for (size_t i = 0; i < ps->nca; i++)
+        if ((rc = pki_ca_start(ps, &ps->ca[i])) != MTC_OK)
+            goto sched;
+    for (size_t i = 0; i < ps->nus; i++)
+        if ((rc = pki_update_start(ps, &ps->us[i])) != MTC_OK)
+            goto sched;
+    return MTC_OK;
+sched:
+    snprintf(err, errlen, "pki start: %s", mtc_strerror(rc));
+    return rc;
+}
+
+static void outage_end_cos(sim_engine *sim, void *arg)
+{
+    (void)sim;
+    pki_cosigner_set_manual(arg, 0);
+}
+
+static void outage_end_us(sim_engine *sim, void *arg)
+{
+    (void)sim;
+    pki_update_set_manual(arg, 0);
+}
+
+static int pki_act(sim_world *w, void *state, const sim_world_action *a,
+                   const char *kind, size_t index, const double *args,
+                   size_t nargs, char *err, size_t errlen)
+{
+    (void)w;
+    (void)kind;
+    pki_state *ps = state;
+    const char *n = a->name;
+    int rc = MTC_OK;
+    if (!strcmp(n, "cosigner_down") || !strcmp(n, "cosigner_up")) {
+        pki_cosigner_set_manual(&ps->cos[index], n[9] == 'd');
+    } else if (!strcmp(n, "cosigner_outage") || !strcmp(n, "update_outage")) {
+        if (!(args[0] > 0)) {
+            snprintf(err, errlen, "%s: duration_s must be positive", n);
+            return MTC_ERR_CONFIG;
+        }
+        sim_time at = sim_now(ps->env->engine) + sim_time_from_sec(args[0]);
+        if (n[0] == 'c') {
+            pki_cosigner_set_manual(&ps->cos[index], 1);
+            rc = sim_call_at(ps->env->engine, at, outage_end_cos, &ps->cos[index]);
+        } else {
+            pki_update_set_manual(&ps->us[index], 1);
+            rc = sim_call_at(ps->env->engine, at, outage_end_us, &ps->us[index]);
+        }
+    } else if (!strcmp(n, "update_down") || !strcmp(n, "update_up")) {
+        pki_update_set_manual(&ps->us[index], n[7] == 'd');
+    } else if (!strcmp(n, "revoke_range")) {
+        pki_ca *ca = &ps->ca[index];
+        if (args[0] < 0 || args[1] < args[0] || args[1] >= 281474976710655.0) {
+            snprintf(err, errlen, "revoke_range: need 0 <= first <= last < 2^48");
+            return MTC_ERR_CONFIG;
+        }
+        uint64_t log = nargs > 2 ? (uint64_t)args[2]
+                                 : pki_ca_current(ca)->number;
+        rc = pki_ca_revoke(ca, log, (uint64_t)args[0], (uint64_t)args[1]);
+        if (rc != MTC_OK) {
+            snprintf(err, errlen, "revoke_range: log %llu is not alive",
+                     (unsigned long long)log);
+            return MTC_ERR_CONFIG;
+        }
+    } else if (!strcmp(n, "log_failure")) {
+        rc = pki_ca_log_failure(&ps->ca[index]);
+        if (rc == MTC_ERR_LIMIT) {
+            snprintf(err, errlen, "log_failure: too many live logs");
+            return MTC_ERR_CONFIG;
+        }
+    } else if (!strcmp(n, "split_view")) {
+        pki_ca *ca = &ps->ca[index];
+        if (args[0] < 0 || args[0] > (double)ca->nslots) {
+            snprintf(err, errlen, "split_view: k must be 0..%zu", ca->nslots);
+            return MTC_ERR_CONFIG;
+        }
+        pki_ca_split_view(ca, (unsigned)args[0]);
+    }
+    if (rc != MTC_OK)
+        snprintf(err, errlen, "%s: %s", n, mtc_strerror(rc));
+    return rc;
+}
+
+static int pki_set(sim_world *w, void *state, const char *kind, size_t index,
+                   const sim_param_desc *d, double value, char *err,
+                   size_t errlen)
+{
+    (void)w;
+    pki_state *ps = state;
+    int rc = MTC_ERR_CONFIG;
+    if (!strcmp(kind, "ca"))
+        rc = pki_ca_set(&ps->ca[index], d->name, value);
+    else if (!strcmp(kind, "update_service") &&
+             !strcmp(d->name, "fetch_interval"))
+        rc = pki_update_set_fetch_interval(&ps->us[index],
+                                           sim_time_from_sec(value));
+    if (rc == MTC_ERR_CONFIG)
+        snprintf(err, errlen, "set: %s: not a live parameter of %s", d->name,
+                 kind);
+    else if (rc != MTC_OK)
+        snprintf(err, errlen, "set: %s: %s", d->name, mtc_strerror(rc));
+    return rc;
+}
+
+static void pki_finish(sim_world *w, void *state)
+{
+    (void)w;
+    pki_state *ps = state;
+    for (size_t i = 0; i < ps->nca; i++)
+        pki_ca_gauges(&ps->ca[i]);
+}
+
+static const sim_param_schema *const pki_kinds[] = {
+    &sim_ca_schema, &sim_cosigner_schema, &sim_update_service_schema};
+
+const sim_world_module sim_pki_module = {
+    "pki", pki_kinds, sizeof pki_kinds / sizeof pki_kinds[0],
+    pki_start, pki_act, pki_set, pki_finish, pki_destroy};
+
+/* ---- public queries (sim/world.h) ---- */
+
+const sim_ca_info *sim_world_ca(const sim_world *w, size_t ca)
+{
+    pki_state *ps = pki_state_of(w);
+    return ps && ca < ps->nca ? &ps->ca[ca].info : NULL;
+}
+
+uint64_t sim_world_ca_log(const sim_world *w, size_t ca)
+{
+    pki_state *ps = pki_state_of(w);
+    return ps && ca < ps->nca ? pki_ca_current(&ps->ca[ca])->number : 0;
+}
+
+const mtc_landmarks *sim_world_ca_landmarks(const sim_world *w, size_t ca,
+                                            uint64_t log_number)
+{
+    pki_state *ps = pki_state_of(w);
+    if (!ps || ca >= ps->nca)
+        return NULL;
+    pki_log *l = pki_ca_find_log(&ps->ca[ca], log_number);
+    return l ? l->lm : NULL;
+}
+
+int sim_world_issue(sim_world *w, size_t ca, const sim_issue_request *req,
+                    uint64_t *ticket)
+{
+    pki_state *ps = pki_state_of(w);
+    if (!ps)
+        return MTC_ERR_SIM_STATE;
+    if (ca >= ps->nca || !req)
+        return MTC_ERR_ARG;
+    return pki_ca_issue(&ps->ca[ca], req, ticket);
+}
+
+int sim_world_revoke(sim_world *w, size_t ca, uint64_t log_number,
+                     uint64_t first, uint64_t last)
+{
+    pki_state *ps = pki_state_of(w);
+    if (!ps || ca >= ps->nca || first > last)
+        return MTC_ERR_ARG;
+    return pki_ca_revoke(&ps->ca[ca], log_number, first, last);
+}
+
+int sim_world_is_revoked(const sim_world *w, size_t ca, uint64_t serial,
+                         sim_time *since)
+{
+    pki_state *ps = pki_state_of(w);
+    if (!ps || ca >= ps->nca)
+        return 0;
+    const pki_ca *c = &ps->ca[ca];
+    for (size_t i = 0; i < c->nrev; i++)
+        if (serial >= c->rev[i].first && serial <= c->rev[i].last) {
+            if (since)
+                *since = c->rev[i].at;
+            return 1;
+        }
+    return 0;
+}
+
+int sim_world_ca_cosigner(const sim_world *w, size_t ca, size_t i,
+                          const char **name, mtc_taid *id, mtc_sig_alg *alg,
+                          const uint8_t **pk, size_t *pk_len)
+{
+    pki_state *ps = pki_state_of(w);
+    if (!ps || ca >= ps->nca || i >= ps->ca[ca].nslots)
+        return MTC_ERR_RANGE;
+    const pki_cosigner *c = ps->ca[ca].slot[i].cos;
+    if (name)
+        *name = c->cfg->name;
+    if (id)
+        *id = c->signer.cos.id;
+    if (alg)
+        *alg = c->signer.alg;
+    if (pk)
+        *pk = c->signer.pk;
+    if (pk_len)
+        *pk_len = c->signer.pk_len;
+    return MTC_OK;
+}

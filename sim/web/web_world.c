@@ -1,0 +1,111 @@
+/*
+ * web_world.c - the web side as a world module (sim/world_module.h):
+ * kinds "sites" and "browsers", and the web_pki table over the PKI
+ * module's sim_world_* queries. world_modules.c lists sim_web_module after
+ * the PKI module, so the PKI has started when the web side starts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtc/error.h"
+#include "sim/web.h"
+#include "sim/world_module.h"
+
+static size_t w_ca_count(void *ctx) { return sim_world_count(ctx, "ca"); }
+static const sim_ca_info *w_ca(void *ctx, size_t ca) { return sim_world_ca(ctx, ca); }
+static const mtc_landmarks *w_landmarks(void *ctx, size_t ca, uint64_t log)
+{
+    return sim_world_ca_landmarks(ctx, ca, log);
+}
+static int w_issue(void *ctx, size_t ca, const sim_issue_request *req, uint64_t *t)
+{
+    return sim_world_issue(ctx, ca, req, t);
+}
+static int w_revoke(void *ctx, size_t ca, uint64_t log, uint64_t first, uint64_t last)
+{
+    return sim_world_revoke(ctx, ca, log, first, last);
+}
+static int w_is_revoked(void *ctx, size_t ca, uint64_t serial, sim_time *since)
+{
+    return sim_world_is_revoked(ctx, ca, serial, since);
+}
+static size_t w_us_count(void *ctx) { return sim_world_count(ctx, "update_service"); }
+static uint32_t w_pub_latest(void *ctx, size_t us) { return sim_world_pub_latest(ctx, us); }
+static int w_pub_available(void *ctx, size_t us) { return sim_world_pub_available(ctx, us); }
+static const sim_ca_view *w_pub_view(void *ctx, size_t us, uint32_t pub, size_t ca)
+{
+    return sim_world_pub_view(ctx, us, pub, ca);
+}
+static size_t w_update_bytes(void *ctx, size_t us, uint32_t from, uint32_t to)
+{
+    return sim_world_update_bytes(ctx, us, from, to);
+}
+static sim_time w_pub_time(void *ctx, size_t us, uint32_t pub)
+{
+    return sim_world_pub_time(ctx, us, pub);
+}
+static int w_us_find(void *ctx, const char *name)
+{
+    return sim_world_find(ctx, "update_service", name);
+}
+
+void web_pki_from_world(web_pki *out, sim_world *w)
+{
+    *out = (web_pki){w, w_ca_count, w_ca, w_landmarks, w_issue, w_revoke,
+                     w_is_revoked, w_us_count, w_pub_latest, w_pub_available,
+                     w_pub_view, w_update_bytes, w_us_find, w_pub_time};
+}
+
+typedef struct web_module_state {
+    web_pki pki;
+    web *wb;
+} web_module_state;
+
+static int web_mod_start(sim_world *w, void **state, char *err, size_t errlen)
+{
+    web_module_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return MTC_ERR_NOMEM;
+    *state = st;
+    web_pki_from_world(&st->pki, w);
+    const sim_world_env *we = sim_world_get_env(w);
+    web_env env;
+    memset(&env, 0, sizeof env);
+    env.engine = we->engine;
+    env.metrics = we->metrics;
+    env.rng = we->rng;
+    env.shard = we->shard;
+    env.nshards = we->nshards;
+    env.pki = &st->pki;
+    web_tls_config_defaults(&env.tls);
+    env.tls.epoch = sim_world_get_config(w)->epoch;
+    size_t ns = 0, nb = 0;
+    void *const *sites = sim_world_entities(w, "sites", &ns);
+    void *const *cohorts = sim_world_entities(w, "browsers", &nb);
+    int rc = web_create(&st->wb, &env, (const web_sites_config *const *)sites, ns,
+                        (const web_browsers_config *const *)cohorts, nb, err, errlen);
+    if (rc == MTC_OK)
+        rc = web_start(st->wb, err, errlen);
+    return rc;
+}
+
+static void web_mod_destroy(void *state)
+{
+    web_module_state *st = state;
+    if (!st)
+        return;
+    web_destroy(st->wb);
+    free(st);
+}
+
+static const sim_param_schema *const web_kinds[] = {&sim_sites_schema,
+                                                     &sim_browsers_schema};
+
+const sim_world_module sim_web_module = {
+    .name = "web",
+    .kinds = web_kinds,
+    .nkinds = 2,
+    .start = web_mod_start,
+    .destroy = web_mod_destroy,
+};

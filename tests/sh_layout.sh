@@ -1,0 +1,28 @@
+#!/bin/sh
+# The tree keeps the architecture it shows (usage: sh_layout.sh BUILD):
+#  - the engine compiles with only its own headers and GSL's, scale-out
+#    with the engine's, its own and GSL's: neither can reach mtc-core, the
+#    world model, SQLite, OpenSSL or Lua;
+#  - no source file in mtc-core/, sim/ or lua/ is over 900 lines.
+set -u
+fail=0
+tmpo=$(mktemp); trap 'rm -f "$tmpo"' EXIT
+gsl=$(pkg-config --cflags gsl)
+for f in sim/engine/*.c; do
+  cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+     -Isim/engine/include $gsl -c "$f" -o "$tmpo" \
+     || { echo "$f does not build with only the engine's and GSL's headers"; fail=1; }
+done
+for f in sim/scaleout/*.c; do
+  cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+     -Isim/engine/include -Isim/scaleout/include $gsl -c "$f" -o "$tmpo" \
+     || { echo "$f does not build with only the engine's, its own and GSL's headers"; fail=1; }
+done
+n=0
+for f in $(find mtc-core sim lua -name '*.[ch]' -o -name '*.lua' -o -name '*.cc'); do
+  lines=$(wc -l < "$f")
+  if [ "$lines" -gt 900 ]; then echo "$f: $lines lines (over 900)"; fail=1; fi
+  n=$((n+1))
+done
+[ $fail -eq 0 ] || exit 1
+echo "layout: engine and scale-out free of mtc-core; $n source files, none over 900 lines"
