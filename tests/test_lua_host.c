@@ -120,7 +120,7 @@ static void run_world(uint64_t seed, int64_t *entries, int64_t *full,
                       size_t *nparams)
 {
     static const char code[] =
-        "mtcsim.world{ duration = hours(8), warmup = hours(2) }\n"
+        "mtcsim.world{ duration = hours(8), warmup = hours(2), start = 'empty' }\n"
         "local w = mtcsim.cosigner{ name = 'w', algorithm = 'ed25519' }\n"
         "mtcsim.ca{ name = 'ca', algorithm = 'ed25519', rate = per_day(2000),\n"
         "           cosigners = { w }, quorum = 1 }\n"

@@ -280,6 +280,44 @@ function M._declared()
 end
 
 -- ---------------------------------------------------------------------------
+-- steady start
+
+-- steady_warmup{ lifetime =, landmark_interval =, fetch_interval =,
+--                publication_delay =, retry_after = }: the history a
+-- steady start needs before the measured window (seconds), the sum the
+-- world checks at start: the longest certificate lifetime plus its CA's
+-- landmark interval, the update service's fetch interval plus its mean
+-- publication delay (a number or a distribution), and the sites' ACME
+-- Retry-After. Omitted terms are 0 except lifetime and landmark_interval,
+-- which are required. Use it as the warm-up, or as part of a longer one.
+function M.steady_warmup(t)
+  if type(t) ~= "table" then
+    error("steady_warmup: expects a table { lifetime =, landmark_interval =, ... }", 2)
+  end
+  local function dur(k, required)
+    local v = t[k]
+    if v == nil then
+      if required then error("steady_warmup: " .. k .. " is required", 3) end
+      return 0
+    end
+    if type(v) == "userdata" and v.mean then v = v:mean() end
+    if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
+      error("steady_warmup: " .. k .. " must be a finite duration >= 0", 3)
+    end
+    return v
+  end
+  for k in pairs(t) do
+    if k ~= "lifetime" and k ~= "landmark_interval" and k ~= "fetch_interval"
+       and k ~= "publication_delay" and k ~= "retry_after" then
+      error("steady_warmup: unknown field " .. tostring(k), 2)
+    end
+  end
+  return dur("lifetime", true) + dur("landmark_interval", true)
+         + dur("fetch_interval") + dur("publication_delay")
+         + dur("retry_after")
+end
+
+-- ---------------------------------------------------------------------------
 -- output helpers
 
 function M.printf(fmt, ...)
@@ -300,7 +338,8 @@ for _, k in ipairs { "seconds", "minutes", "hours", "days", "weeks",
                      "per_day", "constant", "exponential", "lognormal",
                      "weibull", "pareto", "gamma", "uniform", "empirical",
                      "zipf", "daily_profile", "diurnal", "flat_profile",
-                     "param", "sweep", "replications", "printf" } do
+                     "param", "sweep", "replications", "printf",
+                     "steady_warmup" } do
   _G[k] = M[k]
 end
 _G.sim = M.sim

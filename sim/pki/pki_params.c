@@ -27,6 +27,8 @@ mtc_sig_alg pki_alg_of(int algorithm)
 
 /* ---- world ---- */
 
+static const char *const world_start_names[] = {"steady", "empty", NULL};
+
 static const sim_param_desc world_params[] = {
     NAME_PARAM(sim_world_config),
     {"duration", SIM_PARAM_DURATION, offsetof(sim_world_config, duration), 0,
@@ -37,6 +39,10 @@ static const sim_param_desc world_params[] = {
      0, 3.2e9, NULL, "s", "spacing of metric time series (0: none)"},
     {"epoch", SIM_PARAM_INT, offsetof(sim_world_config, epoch), 0, 0,
      2.5e9, NULL, "s", "Unix time of simulated time 0 (certificate dates)"},
+    {"start", SIM_PARAM_ENUM, offsetof(sim_world_config, start), 0, 0, 0,
+     world_start_names, "",
+     "steady: the deployed system (warmup must hold the history it needs, "
+     "see steady_warmup); empty: a cold start (first day of a deployment)"},
 };
 
 static int world_defaults(void *p)
@@ -47,6 +53,7 @@ static int world_defaults(void *p)
     c->warmup = 0;
     c->grid_step = SIM_HOUR;
     c->epoch = 1767225600; /* 2026-01-01T00:00:00Z */
+    c->start = SIM_START_STEADY;
     return MTC_OK;
 }
 

@@ -9,6 +9,7 @@
  * sign_cpu_us: measured CPU time differs between processes, so only shard
  * 0 records it and the merged (summed) value is shard 0's.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,9 +434,66 @@ static void pki_finish(sim_world *w, void *state)
 static const sim_param_schema *const pki_kinds[] = {
     &sim_ca_schema, &sim_cosigner_schema, &sim_update_service_schema};
 
+/* Appends "; "-separated text to why (bounded). */
+static void why_add(char *why, size_t whylen, const char *fmt, ...)
+{
+    if (!why || !whylen)
+        return;
+    size_t n = strlen(why);
+    if (n + 3 >= whylen)
+        return;
+    if (n) {
+        memcpy(why + n, "; ", 3);
+        n += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why + n, whylen - n, fmt, ap);
+    va_end(ap);
+}
+
+/* The PKI's part of a steady start's history: the longest certificate
+ * lifetime plus its CA's landmark interval, and the longest update cycle
+ * (fetch interval + mean publication delay). See sim_world_steady_history. */
+static sim_time pki_history(const sim_world *w, char *why, size_t whylen)
+{
+    size_t n;
+    void *const *cfg = sim_world_entities(w, "ca", &n);
+    sim_time ca_part = 0, us_part = 0;
+    const pki_ca_config *longest = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const pki_ca_config *c = cfg[i];
+        sim_time t = c->lifetime + c->landmark_interval;
+        if (!longest || t > ca_part) {
+            ca_part = t;
+            longest = c;
+        }
+    }
+    if (longest)
+        why_add(why, whylen, "CA %s: lifetime %.6g d + landmark interval %.6g h",
+                longest->name, sim_time_to_sec(longest->lifetime) / 86400.0,
+                sim_time_to_sec(longest->landmark_interval) / 3600.0);
+    cfg = sim_world_entities(w, "update_service", &n);
+    const pki_update_config *slowest = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const pki_update_config *u = cfg[i];
+        double d = u->publication_delay ? sim_dist_mean(u->publication_delay) : 0;
+        sim_time t = u->fetch_interval + sim_time_from_sec(d > 0 ? d : 0);
+        if (!slowest || t > us_part) {
+            us_part = t;
+            slowest = u;
+        }
+    }
+    if (slowest)
+        why_add(why, whylen,
+                "update service %s: fetch interval + mean publication delay %.6g min",
+                slowest->name, sim_time_to_sec(us_part) / 60.0);
+    return ca_part + us_part;
+}
+
 const sim_world_module sim_pki_module = {
     "pki", pki_kinds, sizeof pki_kinds / sizeof pki_kinds[0],
-    pki_start, pki_act, pki_set, pki_finish, pki_destroy};
+    pki_start, pki_act, pki_set, pki_finish, pki_destroy, pki_history};
 
 /* ---- public queries (sim/world.h) ---- */
 

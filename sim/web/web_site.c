@@ -520,6 +520,16 @@ int web__sites_create(web *wb, char *err, size_t errlen)
             sh[k] += v;
         }
     }
+    if (wb->env.steady_sites)
+        for (size_t g = 0; g < wb->nsite_groups; g++)
+            if (wb->site_cfg[g].issue_spread != 0) {
+                snprintf(err, errlen,
+                         "%s: issue_spread: in a steady start first requests are "
+                         "spread over one renewal period; issue_spread applies to "
+                         "world{ start = \"empty\" }",
+                         wb->site_cfg[g].name);
+                return MTC_ERR_CONFIG;
+            }
     size_t id = 0;
     for (size_t g = 0; g < wb->nsite_groups; g++) {
         const web_sites_config *c = &wb->site_cfg[g];
@@ -548,7 +558,16 @@ int web__sites_create(web *wb, char *err, size_t errlen)
             }
             s->ca = (uint32_t)k;
             double first = gsl_rng_uniform(r);
-            s->renew_at = (sim_time)(first * (double)c->issue_spread);
+            /* A steady start: the first request at a uniform phase of one
+             * renewal period, so that at the window every site holds what
+             * it would at a random point of its renewal cycle. */
+            sim_time spread = c->issue_spread;
+            if (wb->env.steady_sites) {
+                sim_time life = c->lifetime ? c->lifetime
+                                            : wb->pki->ca(wb->pki->ctx, k)->max_lifetime;
+                spread = (sim_time)(c->renew_fraction * (double)life);
+            }
+            s->renew_at = (sim_time)(first * (double)spread);
             double comp = gsl_rng_uniform(r);
             s->compromised_pending = c->compromise_at > 0 && comp < c->compromise_fraction;
             sim_event_init(&s->ev, site_event, s);

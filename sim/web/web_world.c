@@ -80,6 +80,7 @@ static int web_mod_start(sim_world *w, void **state, char *err, size_t errlen)
     env.pki = &st->pki;
     web_tls_config_defaults(&env.tls);
     env.tls.epoch = sim_world_get_config(w)->epoch;
+    env.steady_sites = sim_world_get_config(w)->start == SIM_START_STEADY;
     size_t ns = 0, nb = 0;
     void *const *sites = sim_world_entities(w, "sites", &ns);
     void *const *cohorts = sim_world_entities(w, "browsers", &nb);
@@ -99,6 +100,28 @@ static void web_mod_destroy(void *state)
     free(st);
 }
 
+/* The web side's part of a steady start's history: the longest ACME
+ * Retry-After, so that a renewal's landmark-relative certificate is
+ * installed (see sim_world_steady_history). */
+static sim_time web_history(const sim_world *w, char *why, size_t whylen)
+{
+    size_t n;
+    void *const *cfg = sim_world_entities(w, "sites", &n);
+    sim_time t = 0;
+    for (size_t i = 0; i < n; i++) {
+        const web_sites_config *c = cfg[i];
+        if (c->retry_after > t)
+            t = c->retry_after;
+    }
+    if (t > 0 && why && whylen) {
+        size_t len = strlen(why);
+        if (len + 40 < whylen)
+            snprintf(why + len, whylen - len, "%sACME Retry-After %.6g min",
+                     len ? "; " : "", sim_time_to_sec(t) / 60.0);
+    }
+    return t;
+}
+
 static const sim_param_schema *const web_kinds[] = {&sim_sites_schema,
                                                      &sim_browsers_schema};
 
@@ -108,4 +131,5 @@ const sim_world_module sim_web_module = {
     .nkinds = 2,
     .start = web_mod_start,
     .destroy = web_mod_destroy,
+    .history = web_history,
 };

@@ -238,10 +238,37 @@ bad:
     return rc;
 }
 
+sim_time sim_world_steady_history(const sim_world *w, char *why,
+                                  size_t whylen)
+{
+    sim_time h = 0;
+    if (why && whylen)
+        why[0] = 0;
+    for (size_t m = 0; m < sim_world_module_count; m++)
+        if (sim_world_module_table[m]->history) {
+            sim_time part = sim_world_module_table[m]->history(w, why, whylen);
+            h = part > SIM_TIME_MAX - h ? SIM_TIME_MAX : h + part;
+        }
+    return h;
+}
+
 int sim_world_start(sim_world *w, char *err, size_t errlen)
 {
     if (w->started)
         return fail(err, errlen, MTC_ERR_SIM_STATE, "world: already started");
+    if (w->cfg.start == SIM_START_STEADY) {
+        char why[384];
+        sim_time h = sim_world_steady_history(w, why, sizeof why);
+        if (w->cfg.warmup < h)
+            return fail(err, errlen, MTC_ERR_CONFIG,
+                        "world: warmup: a steady start needs at least %.17g s "
+                        "(%.6g days) of history before the measured window "
+                        "(%s), got %.17g s; use warmup = steady_warmup{...} "
+                        "(docs/scenarios.md) or start = \"empty\" for a cold "
+                        "start",
+                        sim_time_to_sec(h), sim_time_to_sec(h) / 86400.0, why,
+                        sim_time_to_sec(w->cfg.warmup));
+    }
     w->started = 1;
     for (size_t m = 0; m < sim_world_module_count; m++) {
         int rc = sim_world_module_table[m]->start(w, &w->mstate[m], err,

@@ -19,10 +19,19 @@ static void die(const char *what, const char *msg)
 int wfx_init(wfx *f, uint64_t seed, uint64_t rep, double duration,
              double warmup, double grid, uint32_t shard, uint32_t nshards)
 {
+    return wfx_init_start(f, seed, rep, duration, warmup, grid, shard, nshards,
+                          "empty");
+}
+
+int wfx_init_start(wfx *f, uint64_t seed, uint64_t rep, double duration,
+                   double warmup, double grid, uint32_t shard,
+                   uint32_t nshards, const char *start)
+{
     memset(f, 0, sizeof *f);
     void *wc;
     if (sim_param_config_new(&sim_world_config_schema, &wc) != MTC_OK)
         die("world", "config");
+    wfx_str("world", wc, "start", start);
     wfx_num("world", wc, "duration", duration);
     wfx_num("world", wc, "warmup", warmup);
     wfx_num("world", wc, "grid_step", grid);

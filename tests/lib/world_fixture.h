@@ -19,9 +19,15 @@ typedef struct wfx {
 } wfx;
 
 /* World with the given seed, replication, duration, warm-up and grid (s);
- * shard/nshards for MPI-style tests. MTC_OK or an error (err filled). */
+ * shard/nshards for MPI-style tests. MTC_OK or an error (err filled).
+ * A cold start (start = "empty"): these tests exercise mechanisms from
+ * their first event. */
 int wfx_init(wfx *f, uint64_t seed, uint64_t rep, double duration,
              double warmup, double grid, uint32_t shard, uint32_t nshards);
+/* The same with the world's `start` ("steady" or "empty"). */
+int wfx_init_start(wfx *f, uint64_t seed, uint64_t rep, double duration,
+                   double warmup, double grid, uint32_t shard,
+                   uint32_t nshards, const char *start);
 void wfx_free(wfx *f);
 
 /* A config of `kind` named `name` with defaults; aborts on failure. */

@@ -5,7 +5,7 @@ local li = param("landmark_interval", hours(1), "time between landmarks")
 local rate = param("rate", per_day(3000).per_second, "background issuance, 1/s")
 local span = param("span", hours(12), "simulated time")
 replications(2)
-mtcsim.world{ duration = span, grid_step = hours(1) }
+mtcsim.world{ duration = span, grid_step = hours(1), start = "empty" }  -- a mechanism test: from the first event
 local w1 = mtcsim.cosigner{ name = "w1", algorithm = "ed25519", latency = exponential{ mean = 0.5 } }
 local w2 = mtcsim.cosigner{ name = "w2", algorithm = "ed25519", latency = lognormal{ median = 0.3, sigma = 0.5 } }
 mtcsim.ca{ name = "ca1", algorithm = "ed25519", rate = rate, landmark_interval = li,

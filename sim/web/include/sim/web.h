@@ -158,6 +158,9 @@ typedef struct web_env {
     int check_invariants;       /* 1: every handshake re-checked the slow way
                                    (selection against the parsed ClientHello,
                                    verification without the memo) */
+    int steady_sites;           /* 1 (a steady start): each site's first
+                                   request is uniform over one renewal period
+                                   from time 0, issue_spread must be 0 */
 } web_env;
 
 /*

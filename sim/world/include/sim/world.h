@@ -70,10 +70,21 @@ typedef struct sim_world_env {
 
 /* Global configuration, kind "world". The seed and replication are not
  * here: they key env->rng. */
+/* How a run starts (world parameter `start`). */
+enum sim_world_start {
+    /* The deployed system: the warm-up must hold the history a steady
+     * state needs (sim_world_steady_history), checked at start. */
+    SIM_START_STEADY = 0,
+    /* The first day of a deployment: empty logs, clients without
+     * landmarks, no check on the warm-up. */
+    SIM_START_EMPTY = 1
+};
+
 typedef struct sim_world_config {
     char name[SIM_PARAM_NAME_MAX];  /* "world" */
     sim_time duration;      /* simulated span; events after it do not run */
     sim_time warmup;        /* metrics ignore counters/histograms before it */
+    int start;              /* enum sim_world_start */
     sim_time grid_step;     /* series spacing (0: no series) */
     int64_t epoch;          /* Unix time (s) of sim time 0 */
 } sim_world_config;
@@ -99,6 +110,24 @@ const sim_param_schema *const *sim_world_schemas(size_t *count);
  * grid start 0, grid step): the host creates env->metrics with it. */
 void sim_world_metrics_config(const sim_world_config *wc,
                               sim_metrics_config *out);
+
+/*
+ * The history a steady start needs before the measured window, from the
+ * entities added so far: the longest certificate lifetime plus its CA's
+ * landmark interval (every certificate valid in the window, and every
+ * landmark a relying party may hold for it, was issued inside the run),
+ * plus the longest update fetch interval and mean publication delay (a
+ * client's newest landmark is no older than in steady state: publications
+ * older than a lifetime cover no valid certificate, so a client's state is
+ * equivalent to the deployed one once the run is longer than this), plus
+ * the longest ACME Retry-After (a renewal's landmark-relative certificate
+ * is installed). Sites spread their first requests over one renewal period
+ * from time 0, so at the window each holds what it would at a uniformly
+ * random phase of its renewal cycle (old and new where keep_old applies).
+ * why (may be NULL) gets the terms, for error messages.
+ */
+sim_time sim_world_steady_history(const sim_world *w, char *why,
+                                  size_t whylen);
 
 /* ---- lifecycle ----------------------------------------------------------- */
 

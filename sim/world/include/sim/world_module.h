@@ -38,6 +38,10 @@ typedef struct sim_world_module {
     void (*finish)(sim_world *w, void *state);
     /* Frees state (accepts NULL state). */
     void (*destroy)(void *state);
+    /* The history its entities need before a steady window (see
+     * sim_world_steady_history), added over modules; appends its terms to
+     * why ("; "-separated). May be NULL (needs none). */
+    sim_time (*history)(const sim_world *w, char *why, size_t whylen);
 } sim_world_module;
 
 /* The tables (world_modules.c): modules, every kind's schema ("world"
