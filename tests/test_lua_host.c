@@ -1,5 +1,5 @@
 /*
- * test_lua_host.c - the Lua host (lua/host/lhost.c, lua/bindings/lworld.c) driven from C:
+ * test_lua_host.c - the Lua host (lua/host/lhost.c, lua/bindings/lworld*.c) driven from C:
  * the sandbox's path confinement and limits, the schema-driven binding
  * (every error names file:line and the parameter), and a world built and
  * run from a scenario string, reproducibly.

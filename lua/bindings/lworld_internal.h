@@ -1,0 +1,129 @@
+/*
+ * lworld_internal.h - what the parts of the world binding share (internal
+ * to lua/bindings/; the contract is lworld.h): registry keys, entities,
+ * timed calls, the run's state, and the helpers more than one part calls.
+ *
+ * Nothing in the binding knows a model: parameters are converted by their
+ * schema type, actions come from sim_world_actions(), so a parameter or
+ * action added to the model is usable from Lua without touching it.
+ * Everything a scenario declares is kept in registry tables of its Lua
+ * state until lworld_build() hands the configs to the world.
+ *
+ * lworld.c         lworld_register, mtcsim.schemas/actions, the helpers
+ * lworld_value.c   a Lua value through a parameter descriptor (rates...)
+ * lworld_entity.c  mtcsim.<kind>{...} and entity handles
+ * lworld_sim.c     the sim table: sim:at/every/act/set/metric/on_finish
+ * lworld_run.c     lworld_build, lworld_run and the rest of lworld.h
+ */
+#ifndef MTCSIM_LWORLD_INTERNAL_H
+#define MTCSIM_LWORLD_INTERNAL_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+#include "lworld.h"
+
+#define ENTITY_MT "mtcsim.entity"
+#define K_ENTS "mtcsim.entities"     /* array of entities, declaration order */
+#define K_NAMES "mtcsim.names"       /* name -> entity */
+#define K_WORLD "mtcsim.world"       /* the world config entity, if declared */
+#define K_ATS "mtcsim.at"            /* array of timed actions */
+#define K_FINISH "mtcsim.finish"     /* array of on_finish functions */
+#define K_SIM "mtcsim.sim"           /* the sim table */
+
+#define RATE_MT "mtcsim.rate"
+
+#define WHERE_MAX 256
+#define ACT_MAX_ARGS 8
+
+typedef struct lentity {
+    const sim_param_schema *schema;
+    void *cfg;          /* owned until handed to the world */
+    int index;          /* within its kind once added; -1 before */
+    char name[SIM_PARAM_NAME_MAX];
+    char where[WHERE_MAX];
+} lentity;
+
+/* A scheduled scenario action: a Lua function or a world action. */
+typedef struct lcall {
+    struct lcall *next;
+    lworld *lw;
+    int fnref;          /* LUA_NOREF for a world action */
+    sim_time period;    /* > 0: sim:every */
+    char action[SIM_PARAM_NAME_MAX], target[SIM_PARAM_NAME_MAX];
+    double args[ACT_MAX_ARGS];
+    size_t nargs;
+    char where[WHERE_MAX];
+} lcall;
+
+struct lworld {
+    lhost *h;
+    const sim_shard *shard; /* NULL: not sharded */
+    size_t merge_bytes;     /* metrics bytes gathered from other ranks */
+    sim_rng *rng;
+    sim_engine *engine;
+    sim_metrics *metrics;
+    sim_world *world;
+    sim_world_config wc;        /* copy of the effective world config */
+    lcall *calls;
+    lworld_param *params;
+    size_t nparams, capparams;
+    int running, done, failed;
+    volatile sig_atomic_t *interrupt;
+    lworld_progress_fn progress;
+    void *progress_ctx;
+    uint32_t tick;
+    char err[4096];
+};
+
+/* ---- lworld.c ------------------------------------------------------------ */
+
+/* The run, once lworld_build() started the world; NULL while the scenario
+ * declares. */
+lworld *lworld__current(lua_State *L);
+/* Pushes the registry table `key`, creating it if absent. */
+void lworld__push_reg_table(lua_State *L, const char *key);
+/* Pops the top value and appends it to the registry table `key`. */
+void lworld__append_reg(lua_State *L, const char *key);
+/* "file:line" of the Lua code at `level` into out[WHERE_MAX] ("" when
+ * unknown). */
+void lworld__where(lua_State *L, int level, char *out);
+/* ": " after a non-empty where, "" otherwise. */
+const char *lworld__wsep(const char *w);
+
+/* ---- lworld_value.c ------------------------------------------------------ */
+
+/* A numeric parameter's value from idx (number, or rate converted to d's
+ * unit): 1 with *v set, 0 if neither, -1 on a unit mismatch (err). */
+int lworld__number_for(lua_State *L, const sim_param_desc *d, int idx,
+                       double *v, char *err, size_t errlen);
+/* Sets d in cfg from the value at idx; MTC_OK or an error with a message in
+ * err naming the parameter. May raise Lua errors for malformed lists. */
+int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
+                      int idx, char *err, size_t errlen);
+
+/* ---- lworld_entity.c ----------------------------------------------------- */
+
+/* Registers the entity metatable and one mtcsim.<kind> constructor per
+ * schema into the table on top. */
+void lworld__entity_register(lua_State *L);
+/* The world action named `name`, or NULL. */
+const sim_world_action *lworld__find_action(const char *name);
+/* Runs a world action on target now, numeric args from first_arg on;
+ * raises with the model's message (or if the run is not running). */
+int lworld__do_act(lua_State *L, const char *action, const char *target,
+                   int first_arg);
+/* Sets e's parameter p from the value at vidx: live during the run, into
+ * its config before it; raises on errors. */
+int lworld__set_live(lua_State *L, lentity *e, const char *p, int vidx);
+
+/* ---- lworld_sim.c -------------------------------------------------------- */
+
+/* Creates the sim table, keeps it in the registry (K_SIM) and sets it as
+ * field "sim" of the table on top. */
+void lworld__sim_register(lua_State *L);
+/* Schedules c to fire at `at` on lw's engine; MTC_OK or an engine error. */
+int lworld__schedule_call(lworld *lw, lcall *c, sim_time at);
+
+#endif

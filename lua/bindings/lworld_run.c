@@ -1,0 +1,335 @@
+/*
+ * lworld_run.c - building and running the world, the lworld.h contract:
+ * engine, streams, metrics, entities, declared timed actions, the run,
+ * on_finish, params. Apart: all of it happens after the scenario ran.
+ */
+#include "lworld_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "mtc/error.h"
+
+static int add_param(lworld *lw, const char *kind, const char *ent,
+                     const sim_param_desc *d, const void *cfg)
+{
+    if (lw->nparams == lw->capparams) {
+        size_t nc = lw->capparams ? 2 * lw->capparams : 64;
+        lworld_param *p = realloc(lw->params, nc * sizeof *p);
+        if (!p)
+            return MTC_ERR_NOMEM;
+        lw->params = p;
+        lw->capparams = nc;
+    }
+    lworld_param *p = &lw->params[lw->nparams];
+    p->kind = kind;
+    snprintf(p->entity, sizeof p->entity, "%s", ent);
+    p->desc = d;
+    int n = sim_param_format(d, cfg, NULL, 0);
+    p->value = malloc((size_t)n + 1);
+    if (!p->value)
+        return MTC_ERR_NOMEM;
+    sim_param_format(d, cfg, p->value, (size_t)n + 1);
+    lw->nparams++;
+    return MTC_OK;
+}
+
+static int add_params(lworld *lw, const sim_param_schema *s, const char *ent,
+                      const void *cfg)
+{
+    for (size_t i = 0; i < s->count; i++)
+        if (add_param(lw, s->kind, ent, &s->params[i], cfg) != MTC_OK)
+            return MTC_ERR_NOMEM;
+    return MTC_OK;
+}
+
+/* The declaring file:line of the entity a world message names. */
+static const char *blame(lua_State *L, const char *msg)
+{
+    const char *best = "";
+    size_t bestpos = (size_t)-1;
+    lworld__push_reg_table(L, K_ENTS);
+    size_t n = lua_rawlen(L, -1);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i);
+        lentity *e = lua_touserdata(L, -1);
+        lua_pop(L, 1);
+        const char *p = NULL;
+        size_t l = strlen(e->name);
+        for (const char *q = strstr(msg, e->name); q; q = strstr(q + 1, e->name)) {
+            int before = q == msg || !(isalnum((unsigned char)q[-1]) ||
+                                       q[-1] == '_' || q[-1] == '-');
+            int after = !(isalnum((unsigned char)q[l]) || q[l] == '_' ||
+                          q[l] == '-');
+            if (before && after) {
+                p = q;
+                break;
+            }
+        }
+        if (p && (size_t)(p - msg) < bestpos) {
+            bestpos = (size_t)(p - msg);
+            best = e->where;
+        }
+    }
+    lua_pop(L, 1);
+    return best;
+}
+
+int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
+                 const sim_shard *shard, lworld **out,
+                 char *err, size_t errlen)
+{
+    lua_State *L = lhost_state(h);
+    *out = NULL;
+    lworld *lw = calloc(1, sizeof *lw);
+    if (!lw)
+        return MTC_ERR_NOMEM;
+    lw->h = h;
+    *out = lw;
+    char e[1024];
+    int rc;
+    const sim_param_schema *ws = sim_world_schema("world");
+    void *wcfg = NULL;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, K_WORLD) != LUA_TNIL) {
+        lentity *we = lua_touserdata(L, -1);
+        wcfg = we->cfg;
+        we->cfg = NULL;
+    } else if (sim_param_config_new(ws, &wcfg) != MTC_OK) {
+        lua_pop(L, 1);
+        return MTC_ERR_NOMEM;
+    }
+    lua_pop(L, 1);
+    memcpy(&lw->wc, wcfg, sizeof lw->wc);
+    rc = add_params(lw, ws, "world", wcfg);
+    sim_metrics_config mc;
+    sim_world_metrics_config(&lw->wc, &mc);
+    if (rc == MTC_OK)
+        rc = sim_rng_create(&lw->rng, seed, replication);
+    if (rc == MTC_OK)
+        rc = sim_engine_create(&lw->engine, NULL);
+    if (rc == MTC_OK)
+        rc = sim_metrics_create(&lw->metrics, &mc, sim_engine_clock(lw->engine));
+    if (rc != MTC_OK) {
+        sim_param_config_free(ws, wcfg);
+        snprintf(err, errlen, "cannot set up the run: %s", mtc_strerror(rc));
+        return rc;
+    }
+    lw->shard = shard;
+    sim_world_env env = {lw->engine, lw->metrics, lw->rng,
+                         shard ? (uint32_t)shard->rank : 0,
+                         shard ? (uint32_t)shard->size : 1};
+    rc = sim_world_create(&lw->world, &env, wcfg, e, sizeof e);
+    sim_param_config_free(ws, wcfg);
+    if (rc != MTC_OK) {
+        snprintf(err, errlen, "world: %s", e);
+        return MTC_ERR_CONFIG;
+    }
+    /* entities, in declaration order */
+    lworld__push_reg_table(L, K_ENTS);
+    size_t n = lua_rawlen(L, -1);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i);
+        lentity *en = lua_touserdata(L, -1);
+        lua_pop(L, 1);
+        if (add_params(lw, en->schema, en->name, en->cfg) != MTC_OK) {
+            lua_pop(L, 1);
+            snprintf(err, errlen, "out of memory");
+            return MTC_ERR_NOMEM;
+        }
+        void *cfg = en->cfg;
+        en->cfg = NULL;     /* the world owns it now, also on failure */
+        rc = sim_world_add(lw->world, en->schema->kind, cfg, e, sizeof e);
+        if (rc < 0) {
+            lua_pop(L, 1);
+            snprintf(err, errlen, "%s%s%s '%s': %s", en->where,
+                     lworld__wsep(en->where), en->schema->kind, en->name, e);
+            return MTC_ERR_CONFIG;
+        }
+        en->index = rc;
+    }
+    lua_pop(L, 1);
+    rc = sim_world_start(lw->world, e, sizeof e);
+    if (rc != MTC_OK) {
+        const char *w = blame(L, e);
+        snprintf(err, errlen, "%s%s%s", w, lworld__wsep(w), e);
+        return MTC_ERR_CONFIG;
+    }
+    /* timed actions declared by the scenario */
+    lhost_set_user(h, lw);
+    lw->running = 1;
+    lworld__push_reg_table(L, K_ATS);
+    n = lua_rawlen(L, -1);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, (lua_Integer)i);
+        int rec = lua_gettop(L);
+        lcall *c = calloc(1, sizeof *c);
+        if (!c) {
+            lua_settop(L, rec - 2);
+            return MTC_ERR_NOMEM;
+        }
+        c->lw = lw;
+        c->next = lw->calls;
+        lw->calls = c;
+        c->fnref = LUA_NOREF;
+        lua_getfield(L, rec, "where");
+        snprintf(c->where, sizeof c->where, "%s", lua_tostring(L, -1));
+        lua_getfield(L, rec, "t");
+        double t = lua_tonumber(L, -1);
+        lua_getfield(L, rec, "start");
+        double start = lua_tonumber(L, -1);
+        lua_getfield(L, rec, "every");
+        int every = lua_toboolean(L, -1);
+        lua_pop(L, 4);
+        if (lua_getfield(L, rec, "fn") == LUA_TFUNCTION) {
+            c->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            lua_pop(L, 1);
+            lua_getfield(L, rec, "action");
+            snprintf(c->action, sizeof c->action, "%s", lua_tostring(L, -1));
+            lua_getfield(L, rec, "target");
+            snprintf(c->target, sizeof c->target, "%s", lua_tostring(L, -1));
+            lua_getfield(L, rec, "args");
+            c->nargs = lua_rawlen(L, -1);
+            for (size_t k = 0; k < c->nargs && k < ACT_MAX_ARGS; k++) {
+                lua_rawgeti(L, -1, (lua_Integer)k + 1);
+                c->args[k] = lua_tonumber(L, -1);
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 3);
+            const sim_world_action *a = lworld__find_action(c->action);
+            int idx = sim_world_find(lw->world, a->kind, c->target);
+            if (idx < 0) {
+                lua_settop(L, rec - 2);
+                snprintf(err, errlen, "%s%ssim:at: action '%s' needs a %s, and "
+                                      "there is no %s named '%s'", c->where,
+                         lworld__wsep(c->where),
+                         c->action, a->kind, a->kind, c->target);
+                return MTC_ERR_CONFIG;
+            }
+        }
+        lua_settop(L, rec - 1);
+        sim_time at;
+        if (every) {
+            c->period = sim_time_from_sec(t);
+            at = start >= 0 ? sim_time_from_sec(start) : c->period;
+        } else {
+            at = sim_time_from_sec(t);
+        }
+        if (!every && at > lw->wc.duration) {
+            lua_pop(L, 1);
+            snprintf(err, errlen, "%s%ssim:at: time %.17g s is after the end "
+                                  "of the simulation (duration %.17g s)",
+                     c->where, lworld__wsep(c->where), t,
+                     sim_time_to_sec(lw->wc.duration));
+            return MTC_ERR_CONFIG;
+        }
+        if (at <= lw->wc.duration &&
+            lworld__schedule_call(lw, c, at) != MTC_OK) {
+            lua_pop(L, 1);
+            snprintf(err, errlen, "%s%scannot schedule", c->where,
+                     lworld__wsep(c->where));
+            return MTC_ERR_NOMEM;
+        }
+    }
+    lua_pop(L, 1);
+    return MTC_OK;
+}
+
+static int stop_pred(sim_engine *sim, void *arg)
+{
+    lworld *lw = arg;
+    if (lw->progress && (++lw->tick & 4095) == 0)
+        lw->progress(lw->progress_ctx, sim_now(sim),
+                     sim_engine_events_executed(sim));
+    return lw->failed || (lw->interrupt && *lw->interrupt);
+}
+
+int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
+               lworld_progress_fn progress, void *progress_ctx, char *err,
+               size_t errlen)
+{
+    lw->interrupt = interrupt;
+    lw->progress = progress;
+    lw->progress_ctx = progress_ctx;
+    sim_engine_set_stop_predicate(lw->engine, stop_pred, lw);
+    sim_engine_set_stop_time(lw->engine, lw->wc.duration);
+    int reason = sim_engine_run(lw->engine);
+    int interrupted = interrupt && *interrupt && !lw->failed;
+    if (reason < 0 && !lw->failed) {
+        lw->failed = 1;
+        snprintf(lw->err, sizeof lw->err, "engine: %s", mtc_strerror(reason));
+    }
+    sim_world_finish(lw->world);
+    /* Sharded: every rank reaches this merge (it is collective), whatever
+     * happened to its own shard; rank 0 then holds the whole run. */
+    if (lw->shard && lw->shard->size > 1) {
+        int mrc = sim_shard_merge_metrics(lw->shard, lw->metrics, &lw->merge_bytes);
+        if (mrc != MTC_OK && !lw->failed && !interrupted) {
+            lw->failed = 1;
+            snprintf(lw->err, sizeof lw->err, "merging the shards' metrics: %s",
+                     mtc_strerror(mrc));
+        }
+    }
+    int finish_here = !lw->shard || lw->shard->rank == 0;
+    if (!lw->failed && !interrupted && finish_here) {
+        lua_State *L = lhost_state(lw->h);
+        lworld__push_reg_table(L, K_FINISH);
+        size_t n = lua_rawlen(L, -1);
+        for (size_t i = 1; i <= n && !lw->failed; i++) {
+            lua_rawgeti(L, -1, (lua_Integer)i);
+            lua_getfield(L, LUA_REGISTRYINDEX, K_SIM);
+            if (lhost_pcall(lw->h, 1, 0, lw->err, sizeof lw->err) != MTC_OK)
+                lw->failed = 1;
+        }
+        lua_pop(L, 1);
+    }
+    lw->running = 0;
+    lw->done = 1;
+    if (lw->failed) {
+        snprintf(err, errlen, "%s", lw->err);
+        return MTC_ERR_CALLBACK;
+    }
+    if (interrupted) {
+        snprintf(err, errlen, "interrupted at simulated time %.6g s",
+                 sim_time_to_sec(sim_now(lw->engine)));
+        return MTC_ERR_SIM_STATE;
+    }
+    return MTC_OK;
+}
+
+sim_metrics *lworld_metrics(lworld *lw) { return lw->metrics; }
+size_t lworld_merge_bytes(const lworld *lw) { return lw->merge_bytes; }
+sim_time lworld_duration(const lworld *lw) { return lw->wc.duration; }
+sim_world *lworld_world(lworld *lw) { return lw->world; }
+sim_engine *lworld_engine(lworld *lw) { return lw->engine; }
+
+const lworld_param *lworld_params(const lworld *lw, size_t *count)
+{
+    *count = lw->nparams;
+    return lw->params;
+}
+
+void lworld_destroy(lworld *lw)
+{
+    if (!lw)
+        return;
+    if (lhost_get_user(lw->h) == lw)
+        lhost_set_user(lw->h, NULL);
+    sim_world_destroy(lw->world);
+    sim_metrics_destroy(lw->metrics);
+    sim_engine_destroy(lw->engine);
+    sim_rng_destroy(lw->rng);
+    while (lw->calls) {
+        lcall *c = lw->calls;
+        lw->calls = c->next;
+        free(c);
+    }
+    for (size_t i = 0; i < lw->nparams; i++)
+        free(lw->params[i].value);
+    free(lw->params);
+    free(lw);
+}

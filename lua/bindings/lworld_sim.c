@@ -1,0 +1,374 @@
+/*
+ * lworld_sim.c - the sim object: sim:at/every (stored before the run,
+ * scheduled during it), sim:now/act/set/on_finish, sim:metric/metrics and
+ * sim:<action>(...). Apart because it acts on time and the running world.
+ */
+#include "lworld_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "mtc/error.h"
+
+static const char *target_name(lua_State *L, int i)
+{
+    lentity *e = luaL_testudata(L, i, ENTITY_MT);
+    if (e)
+        return e->name;
+    if (lua_type(L, i) != LUA_TSTRING)
+        luaL_argerror(L, i, "expected an entity or its name");
+    return lua_tostring(L, i);
+}
+
+/* ---- the sim table ------------------------------------------------------- */
+
+static double check_time(lua_State *L, int i, const char *fn)
+{
+    if (lua_type(L, i) != LUA_TNUMBER)
+        luaL_error(L, "%s: time must be a number of seconds (e.g. days(3)), "
+                      "got %s", fn, luaL_typename(L, i));
+    double t = lua_tonumber(L, i);
+    if (!(t >= 0) || !isfinite(t) || t > 9e12)
+        luaL_error(L, "%s: time %f s is out of range", fn, t);
+    return t;
+}
+
+static void call_fire(sim_engine *sim, void *arg);
+
+int lworld__schedule_call(lworld *lw, lcall *c, sim_time at)
+{
+    return sim_call_at(lw->engine, at, call_fire, c);
+}
+
+static void call_fire(sim_engine *sim, void *arg)
+{
+    lcall *c = arg;
+    lworld *lw = c->lw;
+    if (lw->failed)
+        return;
+    int rc;
+    if (c->fnref != LUA_NOREF) {
+        lua_State *L = lhost_state(lw->h);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->fnref);
+        lua_getfield(L, LUA_REGISTRYINDEX, K_SIM);
+        rc = lhost_pcall(lw->h, 1, 0, lw->err, sizeof lw->err);
+    } else {
+        char e[512];
+        rc = sim_world_act(lw->world, c->action, c->target, c->args, c->nargs,
+                           e, sizeof e);
+        if (rc != MTC_OK)
+            snprintf(lw->err, sizeof lw->err, "%s%ssim:at: %s on '%s': %s",
+                     c->where, lworld__wsep(c->where), c->action, c->target, e);
+    }
+    if (rc != MTC_OK) {
+        lw->failed = 1;
+        sim_engine_stop(sim);
+        return;
+    }
+    if (c->period > 0) {
+        sim_time next = sim_now(sim) + c->period;
+        if (next <= lw->wc.duration &&
+            lworld__schedule_call(lw, c, next) != MTC_OK) {
+            snprintf(lw->err, sizeof lw->err, "%s%ssim:every: cannot schedule",
+                     c->where, lworld__wsep(c->where));
+            lw->failed = 1;
+            sim_engine_stop(sim);
+        }
+    }
+}
+
+/*
+ * sim:at(t, fn) / sim:at(t, "action", target, args...) and
+ * sim:every(dt, fn [, start]). Before the run the request is stored
+ * (with its file:line) and checked when the world is built; during the
+ * run it is scheduled at once.
+ */
+static int add_timed(lua_State *L, int every)
+{
+    const char *fn = every ? "sim:every" : "sim:at";
+    double t = check_time(L, 2, fn);
+    double start = 0;
+    int fidx = 3;
+    char wh[WHERE_MAX];
+    lworld__where(L, 1, wh);
+    if (every) {
+        if (!(t > 0))
+            return luaL_error(L, "sim:every: the period must be > 0");
+        if (!lua_isnoneornil(L, 4))
+            start = check_time(L, 4, fn);
+        else
+            start = -1;     /* first call one period after the start */
+        luaL_checktype(L, 3, LUA_TFUNCTION);
+    } else if (lua_type(L, 3) == LUA_TSTRING) {
+        const char *a = lua_tostring(L, 3);
+        const sim_world_action *act = lworld__find_action(a);
+        if (!act)
+            return luaL_error(L, "sim:at: unknown action '%s' (see mtcsim "
+                                 "params --actions)", a);
+        const char *tg = target_name(L, 4);
+        lentity *te = luaL_testudata(L, 4, ENTITY_MT);
+        if (te && strcmp(te->schema->kind, act->kind))
+            return luaL_error(L, "sim:at: action '%s' applies to a %s, not to "
+                                 "%s '%s'", a, act->kind, te->schema->kind,
+                              te->name);
+        size_t n = (size_t)(lua_gettop(L) > 4 ? lua_gettop(L) - 4 : 0);
+        if (n > 0 && act->max_args == 0)
+            return luaL_error(L, "sim:at: action '%s' takes no arguments, "
+                                 "got %d", a, (int)n);
+        if (n < act->min_args || n > act->max_args || n > ACT_MAX_ARGS)
+            return luaL_error(L, "sim:at: action '%s' takes %d to %d "
+                                 "arguments (%s), got %d", a,
+                              (int)act->min_args, (int)act->max_args,
+                              act->args_doc ? act->args_doc : "", (int)n);
+        for (int i = 5; i <= lua_gettop(L); i++)
+            if (lua_type(L, i) != LUA_TNUMBER)
+                return luaL_error(L, "sim:at: argument %d of '%s' must be a "
+                                     "number", i - 4, a);
+        (void)tg;
+    } else {
+        luaL_checktype(L, 3, LUA_TFUNCTION);
+    }
+    lworld *lw = lworld__current(L);
+    if (lw && !lw->running)
+        return luaL_error(L, "%s: the simulation has ended", fn);
+    /* the record: {t, start, every, fn | action, target, args..., where} */
+    lua_newtable(L);
+    lua_pushnumber(L, t);
+    lua_setfield(L, -2, "t");
+    lua_pushnumber(L, start);
+    lua_setfield(L, -2, "start");
+    lua_pushboolean(L, every);
+    lua_setfield(L, -2, "every");
+    lua_pushstring(L, wh);
+    lua_setfield(L, -2, "where");
+    if (lua_type(L, fidx) == LUA_TFUNCTION) {
+        lua_pushvalue(L, fidx);
+        lua_setfield(L, -2, "fn");
+    } else {
+        lua_pushvalue(L, fidx);
+        lua_setfield(L, -2, "action");
+        lua_pushstring(L, target_name(L, 4));
+        lua_setfield(L, -2, "target");
+        lua_newtable(L);
+        for (int i = 5; i <= lua_gettop(L) - 2; i++) {
+            lua_pushvalue(L, i);
+            lua_rawseti(L, -2, i - 4);
+        }
+        lua_setfield(L, -2, "args");
+    }
+    if (!lw) {
+        lworld__append_reg(L, K_ATS);
+        return 0;
+    }
+    /* during the run: schedule now (relative to nothing: t is absolute) */
+    int rec = lua_gettop(L);
+    lcall *c = calloc(1, sizeof *c);
+    if (!c)
+        return luaL_error(L, "out of memory");
+    c->lw = lw;
+    c->next = lw->calls;
+    lw->calls = c;
+    snprintf(c->where, sizeof c->where, "%s", wh);
+    lua_getfield(L, rec, "fn");
+    c->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (lua_getfield(L, rec, "action") == LUA_TSTRING) {
+        luaL_unref(L, LUA_REGISTRYINDEX, c->fnref);
+        c->fnref = LUA_NOREF;
+        snprintf(c->action, sizeof c->action, "%s", lua_tostring(L, -1));
+        lua_getfield(L, rec, "target");
+        snprintf(c->target, sizeof c->target, "%s", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        lua_getfield(L, rec, "args");
+        c->nargs = lua_rawlen(L, -1);
+        for (size_t i = 0; i < c->nargs; i++) {
+            lua_rawgeti(L, -1, (lua_Integer)i + 1);
+            c->args[i] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    sim_time now = sim_now(lw->engine);
+    sim_time at;
+    if (every) {
+        c->period = sim_time_from_sec(t);
+        at = start >= 0 ? sim_time_from_sec(start) : now + c->period;
+    } else {
+        at = sim_time_from_sec(t);
+    }
+    if (at < now)
+        return luaL_error(L, "%s: time %f s is in the past (now %f s)", fn,
+                          sim_time_to_sec(at), sim_time_to_sec(now));
+    if (at <= lw->wc.duration && lworld__schedule_call(lw, c, at) != MTC_OK)
+        return luaL_error(L, "%s: cannot schedule", fn);
+    return 0;
+}
+
+static int s_at(lua_State *L) { return add_timed(L, 0); }
+static int s_every(lua_State *L) { return add_timed(L, 1); }
+
+static int s_now(lua_State *L)
+{
+    lworld *lw = lworld__current(L);
+    lua_pushnumber(L, lw ? sim_time_to_sec(sim_now(lw->engine)) : 0.0);
+    return 1;
+}
+
+/* sim:act(action, target, args...) */
+static int s_act(lua_State *L)
+{
+    const char *a = luaL_checkstring(L, 2);
+    return lworld__do_act(L, a, target_name(L, 3), 4);
+}
+
+/* sim:set(target, param, value) */
+static int s_set(lua_State *L)
+{
+    lentity *e = luaL_testudata(L, 2, ENTITY_MT);
+    if (!e) {
+        const char *n = luaL_checkstring(L, 2);
+        lworld__push_reg_table(L, K_NAMES);
+        lua_getfield(L, -1, n);
+        e = luaL_testudata(L, -1, ENTITY_MT);
+        if (!e)
+            return luaL_error(L, "sim:set: no entity named '%s'", n);
+        lua_pop(L, 2);
+    }
+    return lworld__set_live(L, e, luaL_checkstring(L, 3), 4);
+}
+
+static int s_on_finish(lua_State *L)
+{
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lworld__append_reg(L, K_FINISH);
+    return 0;
+}
+
+/* The cohort argument: nil (all), a 1-based index or a label. */
+static size_t cohort_arg(lua_State *L, const sim_metric *m, int i)
+{
+    if (lua_isnoneornil(L, i))
+        return SIM_ALL_COHORTS;
+    size_t n = sim_metric_cohorts(m);
+    if (lua_type(L, i) == LUA_TNUMBER) {
+        lua_Integer k = luaL_checkinteger(L, i);
+        luaL_argcheck(L, k >= 1 && (size_t)k <= n, i, "cohort out of range");
+        return (size_t)k - 1;
+    }
+    const char *lab = luaL_checkstring(L, i);
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(sim_metric_cohort_label(m, k), lab))
+            return k;
+    luaL_error(L, "metric '%s' has no cohort '%s'", sim_metric_name(m), lab);
+    return 0;
+}
+
+/* sim:metric(name [, cohort]): counter -> integer, gauge -> number,
+ * histogram -> {count, sum, mean, min, max, p50, p90, p99}; nil if the
+ * run has no such metric. */
+static int s_metric(lua_State *L)
+{
+    lworld *lw = lworld__current(L);
+    const char *name = luaL_checkstring(L, 2);
+    if (!lw)
+        return luaL_error(L, "sim:metric: metrics exist once the simulation "
+                             "runs (use it in sim:at or sim:on_finish)");
+    sim_metric *m = sim_metrics_find(lw->metrics, name);
+    if (!m) {
+        lua_pushnil(L);
+        return 1;
+    }
+    size_t c = cohort_arg(L, m, 3);
+    switch (sim_metric_kind(m)) {
+    case SIM_METRIC_COUNTER:
+        lua_pushinteger(L, sim_counter_value(m, c));
+        return 1;
+    case SIM_METRIC_GAUGE:
+        lua_pushnumber(L, sim_gauge_value(m, c));
+        return 1;
+    default:
+        break;
+    }
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, (lua_Integer)sim_hist_count(m, c));
+    lua_setfield(L, -2, "count");
+    static const struct { const char *k; double q; } qs[] = {
+        {"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}};
+    lua_pushnumber(L, sim_hist_sum(m, c));
+    lua_setfield(L, -2, "sum");
+    if (sim_hist_count(m, c)) {
+        lua_pushnumber(L, sim_hist_mean(m, c));
+        lua_setfield(L, -2, "mean");
+        lua_pushnumber(L, sim_hist_min(m, c));
+        lua_setfield(L, -2, "min");
+        lua_pushnumber(L, sim_hist_max(m, c));
+        lua_setfield(L, -2, "max");
+        for (size_t i = 0; i < 3; i++) {
+            lua_pushnumber(L, sim_hist_quantile(m, c, qs[i].q));
+            lua_setfield(L, -2, qs[i].k);
+        }
+    }
+    return 1;
+}
+
+/* sim:metrics() -> list of metric names */
+static int s_metrics(lua_State *L)
+{
+    lworld *lw = lworld__current(L);
+    lua_newtable(L);
+    if (!lw)
+        return 1;
+    size_t n = sim_metrics_count(lw->metrics);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushstring(L, sim_metric_name(sim_metrics_at(lw->metrics, i)));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int s_action_closure(lua_State *L)
+{
+    return lworld__do_act(L, lua_tostring(L, lua_upvalueindex(1)),
+                          target_name(L, 2), 3);
+}
+
+/* sim:<action>(target, args...) for every world action */
+static int s_index(lua_State *L)
+{
+    const char *k = luaL_checkstring(L, 2);
+    if (lworld__find_action(k)) {
+        lua_pushvalue(L, 2);
+        lua_pushcclosure(L, s_action_closure, 1);
+        return 1;
+    }
+    return luaL_error(L, "sim has no method or action '%s'", k);
+}
+
+/* The sim table: created, kept in the registry (K_SIM) and set as
+ * mtcsim.sim in the table on top. */
+void lworld__sim_register(lua_State *L)
+{
+    /* the sim table */
+    static const luaL_Reg sim[] = {
+        {"at", s_at}, {"every", s_every}, {"now", s_now}, {"act", s_act},
+        {"set", s_set}, {"metric", s_metric}, {"metrics", s_metrics},
+        {"on_finish", s_on_finish}, {NULL, NULL}};
+    luaL_newlib(L, sim);
+    const lhost_config *c = lhost_get_config(lhost_of(L));
+    lua_pushinteger(L, (lua_Integer)c->seed);
+    lua_setfield(L, -2, "seed");
+    lua_pushinteger(L, (lua_Integer)c->replication);
+    lua_setfield(L, -2, "replication");
+    lua_newtable(L);
+    lua_pushcfunction(L, s_index);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, K_SIM);
+    lua_setfield(L, -2, "sim");
+}

@@ -1,0 +1,427 @@
+/*
+ * report_figures.c - the figures of `mtcsim report`: which ones, in which
+ * order, their captions, their numbers in DIR/data/<figure>.dat, or the note
+ * saying why one is left out. Separate from the queries (report_data.c),
+ * gnuplot (report_gnuplot.c) and the page (report_html.c).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "report_internal.h"
+#include "sim/engine.h"
+
+#define MAX_LINES 8       /* lines per figure (sweep points, signers) */
+
+/* ---- figure records ---- */
+
+figure *report__fig_new(report *r, const char *name, const char *title)
+{
+    figure *g = &r->figs[r->nfigs++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->name, sizeof g->name, "%s", name);
+    snprintf(g->title, sizeof g->title, "%s", title);
+    return g;
+}
+
+void report__fig_note(figure *g, const char *fmt, ...)
+{
+    size_t n = strlen(g->note);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->note + n, sizeof g->note - n, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- figures ---- */
+
+static void fig_fraction(report *r)
+{
+    figure *g = report__fig_new(r, "fraction", "Signatureless fraction over time");
+    snprintf(g->caption, sizeof g->caption,
+             "Fraction of full handshakes in each grid interval that used a "
+             "landmark-relative (signatureless) certificate "
+             "(handshake_signatureless / handshake_full, all cohorts). Line: "
+             "mean over the completed replications of each sweep point; "
+             "band: %.0f %% Student-t confidence interval across "
+             "replications (absent with one replication).",
+             100 * CI_LEVEL);
+    const char *need[] = {"handshake_full", "handshake_signatureless"};
+    for (int i = 0; i < 2; i++)
+        if (!report__have_metric(r, need[i])) {
+            report__fig_note(g, "Not drawn: metric %s is missing from this "
+                                "experiment's completed runs.", need[i]);
+            return;
+        }
+    FILE *f = report__open_in(r, "data", "fraction.dat", "w");
+    if (!f)
+        return;
+    size_t nblocks = 0;
+    const char *unit = "hours";
+    double scale = 1.0 / (double)SIM_HOUR;
+    for (size_t p = 0; p < r->npoints && nblocks < MAX_LINES; p++) {
+        int64_t *ids;
+        size_t nr = report__point_runs(r, r->points[p], &ids);
+        series *S = calloc(nr ? nr : 1, sizeof *S), *F = calloc(nr ? nr : 1, sizeof *F);
+        size_t len = SIZE_MAX;
+        for (size_t k = 0; S && F && k < nr; k++) {
+            report__series_read(r, ids[k], "handshake_signatureless", -1, &S[k]);
+            report__series_read(r, ids[k], "handshake_full", -1, &F[k]);
+            len = S[k].n < len ? S[k].n : len;
+            len = F[k].n < len ? F[k].n : len;
+        }
+        if (S && F && nr > 0 && len != SIZE_MAX && len > 0) {
+            if (nblocks == 0)
+                scale = report__time_scale(F[0].t[len - 1], &unit);
+            char lab[160];
+            report__gp_label(lab, sizeof lab, r->label[p]);
+            fprintf(f, "%s\"%s (n=%zu)\" \"mean\" \"lo\" \"hi\"\n",
+                    nblocks ? "\n\n" : "", lab, nr);
+            double *x = malloc(nr * sizeof *x);
+            for (size_t k = 0; x && k < len; k++) {
+                size_t n = 0;
+                for (size_t j = 0; j < nr; j++) {
+                    double ds = S[j].v[k] - (k ? S[j].v[k - 1] : 0);
+                    double df = F[j].v[k] - (k ? F[j].v[k - 1] : 0);
+                    if (df > 0)
+                        x[n++] = ds / df;
+                }
+                if (n == 0)
+                    continue;
+                double m, lo, hi;
+                report__band(x, n, &m, &lo, &hi);
+                fprintf(f, "%.10g %.10g %.10g %.10g\n", (double)F[0].t[k] * scale,
+                        m, lo < 0 ? 0 : lo, hi > 1 ? 1 : hi);
+            }
+            free(x);
+            nblocks++;
+        }
+        for (size_t k = 0; S && F && k < nr; k++) {
+            report__series_free(&S[k]);
+            report__series_free(&F[k]);
+        }
+        free(S);
+        free(F);
+        free(ids);
+    }
+    fclose(f);
+    if (r->npoints > MAX_LINES)
+        report__fig_note(g, "Only the first %d of %zu sweep points are drawn. ",
+                         MAX_LINES, r->npoints);
+    if (nblocks == 0) {
+        report__fig_note(g, "Not drawn: the metrics have no series (created without "
+                            "SIM_METRIC_SERIES, or no grid).");
+        return;
+    }
+    char xl[64];
+    snprintf(xl, sizeof xl, "simulated time (%s)", unit);
+    if (report__write_vars(r, g, nblocks, xl, "signatureless fraction", 0) == 0)
+        report__run_gnuplot(r, g, "fraction.gp");
+}
+
+/* Writes the CDF of metric `name` pooled over the completed runs of the
+ * experiment (point < 0) or of one point, as a data block. Returns 1 when
+ * a block was written. *allpos: all x > 0 (log scale possible). */
+static int cdf_block(report *r, FILE *f, const char *name, int64_t point,
+                     const char *label, size_t *nblocks, int *allpos)
+{
+    static const char *const where =
+        "FROM histogram_bin b JOIN histogram h USING (histogram_id) JOIN "
+        "metric m USING (metric_id) JOIN run USING (run_id) WHERE "
+        "experiment_id = ?1 AND status = 'completed' AND (?2 < 0 OR "
+        "sweep_point = ?2) AND m.name = ?3 AND h.cohort_index = -1";
+    char sql[1024];
+    sqlite3_stmt *st = NULL, *mm = NULL;
+    double mn = NAN, mx = NAN, total = 0;
+    int wrote = 0;
+    snprintf(sql, sizeof sql,
+             "SELECT min(h.min), max(h.max), sum(b.count) %s", where);
+    if (sqlite3_prepare_v2(r->db, sql, -1, &mm, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_int64(mm, 1, r->exp);
+    sqlite3_bind_int64(mm, 2, point);
+    sqlite3_bind_text(mm, 3, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(mm) != SQLITE_ROW || sqlite3_column_type(mm, 2) == SQLITE_NULL)
+        goto done;
+    mn = sqlite3_column_double(mm, 0);
+    mx = sqlite3_column_double(mm, 1);
+    total = sqlite3_column_double(mm, 2);
+    if (!(total > 0))
+        goto done;
+    snprintf(sql, sizeof sql,
+             "SELECT b.bin, min(b.hi), sum(b.count) %s GROUP BY b.bin ORDER BY b.bin",
+             where);
+    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_int64(st, 1, r->exp);
+    sqlite3_bind_int64(st, 2, point);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    char lab[160];
+    report__gp_label(lab, sizeof lab, label);
+    fprintf(f, "%s\"%s\" \"F\"\n", *nblocks ? "\n\n" : "", lab);
+    fprintf(f, "%.10g 0\n", mn);
+    if (!(mn > 0))
+        *allpos = 0;
+    double cum = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        cum += sqlite3_column_double(st, 2);
+        double x = sqlite3_column_type(st, 1) == SQLITE_NULL
+                       ? mx : sqlite3_column_double(st, 1);
+        if (x > mx)
+            x = mx;
+        if (x < mn)
+            x = mn;
+        fprintf(f, "%.10g %.10g\n", x, cum / total);
+    }
+    (*nblocks)++;
+    wrote = 1;
+done:
+    sqlite3_finalize(st);
+    sqlite3_finalize(mm);
+    return wrote;
+}
+
+typedef struct cdf_line {
+    const char *metric;
+    int per_point;      /* one line per sweep point when there is a sweep */
+    int required;       /* the figure is omitted without it */
+} cdf_line;
+
+static void fig_cdf(report *r, const char *name, const char *title,
+                    const char *caption, const char *xlabel,
+                    const cdf_line *lines, size_t nlines)
+{
+    figure *g = report__fig_new(r, name, title);
+    snprintf(g->caption, sizeof g->caption, "%s", caption);
+    for (size_t i = 0; i < nlines; i++)
+        if (lines[i].required && !report__have_metric(r, lines[i].metric)) {
+            report__fig_note(g, "Not drawn: metric %s is missing from this "
+                                "experiment's completed runs.", lines[i].metric);
+            return;
+        }
+    char fn[96];
+    snprintf(fn, sizeof fn, "%s.dat", name);
+    FILE *f = report__open_in(r, "data", fn, "w");
+    if (!f)
+        return;
+    size_t nblocks = 0;
+    int allpos = 1;
+    for (size_t i = 0; i < nlines; i++) {
+        if (!report__have_metric(r, lines[i].metric)) {
+            report__fig_note(g, "Metric %s is missing: its line is not drawn. ",
+                             lines[i].metric);
+            continue;
+        }
+        if (lines[i].per_point && r->npoints > 1) {
+            for (size_t p = 0; p < r->npoints && p < MAX_LINES; p++) {
+                char lab[200];
+                snprintf(lab, sizeof lab, "%s, %s", lines[i].metric, r->label[p]);
+                cdf_block(r, f, lines[i].metric, r->points[p], lab, &nblocks, &allpos);
+            }
+        } else {
+            cdf_block(r, f, lines[i].metric, -1, lines[i].metric, &nblocks, &allpos);
+        }
+    }
+    fclose(f);
+    if (nblocks == 0) {
+        report__fig_note(g, "Not drawn: the histograms are empty.");
+        return;
+    }
+    if (report__write_vars(r, g, nblocks, xlabel, "fraction of observations <= x", allpos) == 0)
+        report__run_gnuplot(r, g, "cdf.gp");
+}
+
+static void fig_sweep(report *r, const char *name, const char *title,
+                      const char *what, const char *ylabel, const char *sql,
+                      const char *const *need, size_t nneed)
+{
+    figure *g = report__fig_new(r, name, title);
+    snprintf(g->caption, sizeof g->caption,
+             "%s against the swept parameter %s: mean over the completed "
+             "replications of each sweep point, with %.0f %% Student-t "
+             "confidence intervals.", what, r->xname[0] ? r->xname : "(none)",
+             100 * CI_LEVEL);
+    for (size_t i = 0; i < nneed; i++)
+        if (!report__have_metric(r, need[i])) {
+            report__fig_note(g, "Not drawn: metric %s is missing from this "
+                                "experiment's completed runs.", need[i]);
+            return;
+        }
+    char fn[96];
+    snprintf(fn, sizeof fn, "%s.dat", name);
+    FILE *f = report__open_in(r, "data", fn, "w");
+    if (!f)
+        return;
+    char lab[160];
+    report__gp_label(lab, sizeof lab, what);
+    fprintf(f, "\"%s\" \"mean\" \"lo\" \"hi\"\n", lab);
+    size_t rows = 0;
+    for (size_t p = 0; p < r->npoints; p++) {
+        double *x, m, lo, hi;
+        size_t n = report__per_run_values(r, sql, r->points[p], &x);
+        if (n > 0) {
+            report__band(x, n, &m, &lo, &hi);
+            fprintf(f, "%.10g %.10g %.10g %.10g\n", r->xval[p], m, lo, hi);
+            rows++;
+        }
+        free(x);
+    }
+    fclose(f);
+    if (rows < 2) {
+        report__fig_note(g, "Not drawn: fewer than two sweep points have completed runs.");
+        return;
+    }
+    int logx = 0;
+    if (r->x_numeric) {
+        double mn = r->xval[0], mx = r->xval[0];
+        for (size_t p = 1; p < r->npoints; p++) {
+            mn = r->xval[p] < mn ? r->xval[p] : mn;
+            mx = r->xval[p] > mx ? r->xval[p] : mx;
+        }
+        logx = mn > 0 && mx / mn >= 20;
+    }
+    char xl[200];
+    if (r->x_numeric)
+        snprintf(xl, sizeof xl, "%s", r->xname);
+    else
+        snprintf(xl, sizeof xl, "sweep point (%s is not numeric)", r->xname);
+    if (report__write_vars(r, g, 1, xl, ylabel, logx) == 0)
+        report__run_gnuplot(r, g, "sweep.gp");
+}
+
+static void fig_signers(report *r)
+{
+    figure *g = report__fig_new(r, "signer_load", "Signer load");
+    snprintf(g->caption, sizeof g->caption,
+             "Signatures per hour made by each signer (CA and cosigners; "
+             "metric signatures), per grid interval, mean over the "
+             "completed replications of %s.",
+             r->npoints > 1 ? "the first sweep point" : "the experiment");
+    if (!report__have_metric(r, "signatures")) {
+        report__fig_note(g, "Not drawn: metric signatures is missing from this "
+                            "experiment's completed runs.");
+        return;
+    }
+    int64_t *ids;
+    size_t nr = report__point_runs(r, r->points[0], &ids);
+    sqlite3_stmt *st;
+    size_t nblocks = 0;
+    FILE *f = report__open_in(r, "data", "signer_load.dat", "w");
+    if (!f || nr == 0 ||
+        sqlite3_prepare_v2(r->db,
+                           "SELECT v.cohort_index, v.cohort FROM vector v JOIN "
+                           "metric m USING (metric_id) WHERE m.run_id = ? AND "
+                           "m.name = 'signatures' AND v.cohort_index >= 0 "
+                           "ORDER BY v.cohort_index", -1, &st, NULL) != SQLITE_OK) {
+        if (f)
+            fclose(f);
+        free(ids);
+        report__fig_note(g, "Not drawn: no completed run with a signatures series.");
+        return;
+    }
+    const char *unit = "hours";
+    double scale = 1.0 / (double)SIM_HOUR;
+    sqlite3_bind_int64(st, 1, ids[0]);
+    while (sqlite3_step(st) == SQLITE_ROW && nblocks < 12) {
+        int64_t c = sqlite3_column_int64(st, 0);
+        char lab[160];
+        report__gp_label(lab, sizeof lab, (const char *)sqlite3_column_text(st, 1));
+        series *S = calloc(nr, sizeof *S);
+        size_t len = SIZE_MAX;
+        for (size_t k = 0; S && k < nr; k++) {
+            report__series_read(r, ids[k], "signatures", c, &S[k]);
+            len = S[k].n < len ? S[k].n : len;
+        }
+        if (S && len != SIZE_MAX && len > 1) {
+            if (nblocks == 0)
+                scale = report__time_scale(S[0].t[len - 1], &unit);
+            fprintf(f, "%s\"%s\" \"per hour\"\n", nblocks ? "\n\n" : "", lab);
+            for (size_t k = 1; k < len; k++) {
+                double sum = 0, dt_h = (double)(S[0].t[k] - S[0].t[k - 1]) / (double)SIM_HOUR;
+                for (size_t j = 0; j < nr; j++)
+                    sum += S[j].v[k] - S[j].v[k - 1];
+                if (dt_h > 0)
+                    fprintf(f, "%.10g %.10g\n", (double)S[0].t[k] * scale,
+                            sum / (double)nr / dt_h);
+            }
+            nblocks++;
+        }
+        for (size_t k = 0; S && k < nr; k++)
+            report__series_free(&S[k]);
+        free(S);
+    }
+    sqlite3_finalize(st);
+    fclose(f);
+    free(ids);
+    if (nblocks == 0) {
+        report__fig_note(g, "Not drawn: the signatures metric has no per-signer series.");
+        return;
+    }
+    char xl[64];
+    snprintf(xl, sizeof xl, "simulated time (%s)", unit);
+    if (report__write_vars(r, g, nblocks, xl, "signatures per hour", 0) == 0)
+        report__run_gnuplot(r, g, "lines.gp");
+}
+
+/* ---- the figures of a report, in order ---- */
+
+void report__figures(report *r)
+{
+    fig_fraction(r);
+    static const cdf_line auth[] = {
+        {"auth_bytes", 1, 1},
+        {"auth_bytes_baseline_classical", 0, 0},
+        {"auth_bytes_baseline_mldsa44", 0, 0},
+    };
+    fig_cdf(r, "auth_bytes_cdf", "Authentication bytes per handshake",
+            "Distribution (CDF) of the authentication bytes of each full "
+            "handshake (trust-anchor extension + Certificate + CertificateVerify, "
+            "as negotiated; metric auth_bytes), pooled over the completed "
+            "replications, against the same handshakes priced with the classical "
+            "ECDSA chain with SCTs and with its ML-DSA-44 equivalent. Read from "
+            "log-binned histograms: the resolution is the bin width.",
+            "bytes per handshake", auth, 3);
+    if (r->npoints > 1 && r->xname[0]) {
+        const char *nf[] = {"handshake_full", "handshake_signatureless"};
+        fig_sweep(r, "sweep_fraction", "Signatureless fraction across the sweep",
+                  "Signatureless fraction of all full handshakes of a run",
+                  "signatureless fraction", report__fraction_sql, nf, 2);
+        const char *na[] = {"auth_bytes"};
+        fig_sweep(r, "sweep_auth_bytes", "Mean authentication bytes across the sweep",
+                  "Mean authentication bytes per full handshake", "bytes",
+                  "SELECT h.mean FROM histogram_v h WHERE h.metric = 'auth_bytes' "
+                  "AND h.cohort_index = -1 AND h." RUNS_OF_POINT, na, 1);
+    } else {
+        figure *g = report__fig_new(r, "sweep", "Sweep curves");
+        snprintf(g->caption, sizeof g->caption,
+                 "Summary metrics against the swept parameter.");
+        report__fig_note(g, "Not drawn: this experiment is not a sweep (%zu sweep point%s%s).",
+                         r->npoints, r->npoints == 1 ? "" : "s",
+                         r->xname[0] ? "" : ", no parameter marked as swept");
+    }
+    static const cdf_line delays[] = {
+        {"issuance_delay_standalone", 0, 0},
+        {"issuance_delay_landmark", 1, 0},
+    };
+    if (!report__have_metric(r, "issuance_delay_standalone") &&
+        !report__have_metric(r, "issuance_delay_landmark")) {
+        figure *g = report__fig_new(r, "issuance_delay_cdf", "Issuance delays");
+        snprintf(g->caption, sizeof g->caption, "Issuance delays.");
+        report__fig_note(g, "Not drawn: metrics issuance_delay_standalone and "
+                            "issuance_delay_landmark are missing from this experiment's "
+                            "completed runs.");
+    } else {
+        fig_cdf(r, "issuance_delay_cdf", "Issuance delays",
+                "Distribution (CDF) of the delay from a certificate request to "
+                "the standalone certificate being ready (after cosigning) and to "
+                "the landmark-relative certificate being ready (after the next "
+                "landmark), all CAs, pooled over the completed replications.",
+                "seconds", delays, 2);
+    }
+    fig_signers(r);
+}

@@ -1,0 +1,230 @@
+/*
+ * report_html.c - DIR/index.html of `mtcsim report`: provenance, each
+ * figure with its caption and note, the summary table and the runs.
+ * Separate: all HTML and its escaping live here, and nothing else does.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "host.h"
+#include "report_internal.h"
+#include "sim/engine.h"
+
+static void html_text(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void html_provenance(report *r, FILE *h)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT name, command_line, created_at, sweep_points, "
+                           "replications FROM experiment WHERE experiment_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, r->exp);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        fputs("<table class=\"kv\">\n<tr><th>database</th><td>", h);
+        html_text(h, r->dbpath);
+        fprintf(h, "</td></tr>\n<tr><th>experiment</th><td>%lld: ", (long long)r->exp);
+        html_text(h, (const char *)sqlite3_column_text(st, 0));
+        fputs("</td></tr>\n<tr><th>command</th><td><code>", h);
+        html_text(h, (const char *)sqlite3_column_text(st, 1));
+        fputs("</code></td></tr>\n<tr><th>created</th><td>", h);
+        html_text(h, (const char *)sqlite3_column_text(st, 2));
+        fprintf(h, "</td></tr>\n<tr><th>planned</th><td>%lld sweep point(s) &times; "
+                   "%lld replication(s)</td></tr>\n",
+                (long long)sqlite3_column_int64(st, 3),
+                (long long)sqlite3_column_int64(st, 4));
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT DISTINCT coalesce(scenario_path, '(none)'), "
+                           "coalesce(scenario_sha256, ''), program_version FROM run "
+                           "WHERE experiment_id = ?", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, r->exp);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        fputs("<tr><th>scenario</th><td>", h);
+        html_text(h, (const char *)sqlite3_column_text(st, 0));
+        fputs(" <small>sha256 ", h);
+        html_text(h, (const char *)sqlite3_column_text(st, 1));
+        fputs("</small>, mtcsim ", h);
+        html_text(h, (const char *)sqlite3_column_text(st, 2));
+        fputs("</td></tr>\n", h);
+    }
+    sqlite3_finalize(st);
+    fputs("</table>\n", h);
+}
+
+static void html_summary(report *r, FILE *h)
+{
+    sqlite3_stmt *st;
+    fprintf(h, "<h2>Summary</h2>\n<p>Mean over completed replications &plusmn; "
+               "half-width of the %.0f %% Student-t confidence interval "
+               "(cohort: all). Counters and gauges: final value; histograms: "
+               "mean and quantiles of the observations.</p>\n",
+            100 * CI_LEVEL);
+    /* The headline number first, computed from the scalars. */
+    fputs("<table>\n<tr><th>sweep point</th><th>metric</th><th>statistic</th>"
+          "<th>unit</th><th>n</th><th>mean</th><th>&plusmn; CI</th></tr>\n", h);
+    if (report__have_metric(r, "handshake_full") &&
+        report__have_metric(r, "handshake_signatureless")) {
+        for (size_t p = 0; p < r->npoints; p++) {
+            double *x, m, lo, hi;
+            size_t n = report__per_run_values(r, report__fraction_sql, r->points[p], &x);
+            if (n) {
+                report__band(x, n, &m, &lo, &hi);
+                fputs("<tr class=\"head\"><td>", h);
+                html_text(h, r->label[p]);
+                fprintf(h, "</td><td>signatureless fraction</td><td>ratio</td><td></td>"
+                           "<td>%zu</td><td>%.4f</td><td>%s%.4f</td></tr>\n",
+                        n, m, n > 1 ? "" : "(n=1) ", n > 1 ? hi - m : 0.0);
+            }
+            free(x);
+        }
+    }
+    size_t rows = 0;
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT sweep_point, metric, statistic, unit, n, mean, "
+                           "ci_half_width FROM summary WHERE experiment_id = ? AND "
+                           "cohort = 'all' AND statistic IN ('value', 'mean', "
+                           "'p50', 'p99') ORDER BY metric, statistic, sweep_point",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, r->exp);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            int64_t pt = sqlite3_column_int64(st, 0);
+            const char *lab = "?";
+            for (size_t p = 0; p < r->npoints; p++)
+                if (r->points[p] == pt)
+                    lab = r->label[p];
+            fputs("<tr><td>", h);
+            html_text(h, lab);
+            for (int c = 1; c <= 3; c++) {
+                fputs("</td><td>", h);
+                html_text(h, (const char *)sqlite3_column_text(st, c));
+            }
+            fprintf(h, "</td><td>%lld</td><td>%.6g</td><td>",
+                    (long long)sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5));
+            if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+                fprintf(h, "%.4g", sqlite3_column_double(st, 6));
+            fputs("</td></tr>\n", h);
+            rows++;
+        }
+        sqlite3_finalize(st);
+    }
+    fputs("</table>\n", h);
+    if (rows == 0)
+        fputs("<p class=\"note\">No replication summaries are stored for this "
+              "experiment (the run command stores them with "
+              "sim_results_summarize after each sweep point).</p>\n", h);
+}
+
+static void html_runs(report *r, FILE *h)
+{
+    sqlite3_stmt *st;
+    fputs("<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>sweep point</th>"
+          "<th>replication</th><th>seed</th><th>status</th><th>simulated</th>"
+          "<th>events</th><th>wall (s)</th><th>started</th><th>error</th></tr>\n", h);
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT run_id, sweep_point, replication, seed, status, "
+                           "sim_reached, events, wall_time_s, started_at, error "
+                           "FROM run WHERE experiment_id = ? ORDER BY run_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, r->exp);
+    size_t excluded = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *status = (const char *)sqlite3_column_text(st, 4);
+        int ok = status && !strcmp(status, "completed");
+        excluded += !ok;
+        fprintf(h, "<tr%s><td>%lld</td><td>%lld</td><td>%lld</td><td>%llu</td><td>",
+                ok ? "" : " class=\"bad\"", (long long)sqlite3_column_int64(st, 0),
+                (long long)sqlite3_column_int64(st, 1),
+                (long long)sqlite3_column_int64(st, 2),
+                (unsigned long long)sqlite3_column_int64(st, 3));
+        html_text(h, status);
+        fputs("</td><td>", h);
+        if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+            char t[48];
+            sim_time reached = sqlite3_column_int64(st, 5);
+            snprintf(t, sizeof t, "%.3f d", (double)reached / (double)SIM_DAY);
+            fputs(t, h);
+        }
+        fprintf(h, "</td><td>%lld</td><td>", (long long)sqlite3_column_int64(st, 6));
+        if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+            fprintf(h, "%.3f", sqlite3_column_double(st, 7));
+        fputs("</td><td>", h);
+        html_text(h, (const char *)sqlite3_column_text(st, 8));
+        fputs("</td><td>", h);
+        html_text(h, (const char *)sqlite3_column_text(st, 9));
+        fputs("</td></tr>\n", h);
+    }
+    sqlite3_finalize(st);
+    fputs("</table>\n", h);
+    if (excluded)
+        fprintf(h, "<p class=\"note\">%zu run(s) did not complete (interrupted, "
+                   "failed, or still marked running) and are excluded from the "
+                   "figures and summaries.</p>\n", excluded);
+}
+
+int report__write_html(report *r)
+{
+    FILE *h = report__open_in(r, "", "index.html", "w");
+    if (!h)
+        return -1;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<title>mtcsim report</title>\n<style>\n"
+          "body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222}\n"
+          "table{border-collapse:collapse;margin:1em 0;font-size:90%}\n"
+          "td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}\n"
+          "tr.bad td{background:#fee} tr.head td{font-weight:bold}\n"
+          "figure{margin:2em 0} img{max-width:100%;border:1px solid #eee}\n"
+          ".note{color:#a40}\n</style>\n</head>\n<body>\n<h1>mtcsim report</h1>\n", h);
+    html_provenance(r, h);
+    fputs("<h2>Figures</h2>\n", h);
+    for (size_t i = 0; i < r->nfigs; i++) {
+        figure *g = &r->figs[i];
+        fprintf(h, "<figure id=\"%s\">\n<h3>", g->name);
+        html_text(h, g->title);
+        fputs("</h3>\n", h);
+        if (g->drawn)
+            fprintf(h, "<a href=\"%s.svg\"><img src=\"%s.png\" alt=\"", g->name, g->name);
+        if (g->drawn) {
+            html_text(h, g->title);
+            fprintf(h, "\"></a>\n");
+        }
+        fputs("<figcaption>", h);
+        html_text(h, g->caption);
+        if (g->drawn)
+            fprintf(h, " <small>[<a href=\"%s.svg\">SVG</a>, <a href=\"data/%s.dat\">"
+                       "data</a>]</small>", g->name, g->name);
+        fputs("</figcaption>\n", h);
+        if (g->note[0]) {
+            fputs("<p class=\"note\">", h);
+            html_text(h, g->note);
+            fputs("</p>\n", h);
+        }
+        fputs("</figure>\n", h);
+    }
+    html_summary(r, h);
+    html_runs(r, h);
+    fputs("<p><small>Generated by mtcsim " MTCSIM_VERSION " (mtcsim report). "
+          "Re-render a figure by hand in this directory with "
+          "<code>gnuplot gp/NAME.vars.gp gp/SCRIPT.gp</code>.</small></p>\n"
+          "</body>\n</html>\n", h);
+    return fclose(h) == 0 ? 0 : -1;
+}

@@ -1,0 +1,111 @@
+/*
+ * report_internal.h - what the files of `mtcsim report` share (internal
+ * to lua/commands/; the command is cmd_report in host.h): the report and
+ * figure state, and the functions one file keeps for the others.
+ */
+#ifndef MTCSIM_REPORT_INTERNAL_H
+#define MTCSIM_REPORT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#define CI_LEVEL 0.95   /* confidence level of every band and summary CI */
+
+/* One figure of the page: drawn (PNG + SVG exist), or a note says why not. */
+typedef struct figure {
+    char name[48];
+    char title[160];
+    char caption[1024];
+    char note[512];     /* why it is missing / partial, or "" */
+    int drawn;
+} figure;
+
+/* The state of one report: database, experiment, sweep points, figures. */
+typedef struct report {
+    sqlite3 *db;
+    const char *dbpath, *out;
+    int64_t exp;
+    int quiet;
+    /* sweep points of the experiment */
+    size_t npoints;
+    int64_t *points;
+    char (*label)[128];     /* "landmark_interval=3600" or "point 0" */
+    double *xval;           /* value of the first swept parameter */
+    int x_numeric;
+    char xname[128];        /* name of the first swept parameter, or "" */
+    figure figs[16];
+    size_t nfigs;
+    int failures;
+} report;
+
+/* A metric's series of one run: n points (t, v) in grid order. */
+typedef struct series {
+    size_t n;
+    int64_t *t;
+    double *v;
+} series;
+
+/* SQL condition on run_id: the completed runs of ?1 experiment, ?2 point. */
+#define RUNS_OF_POINT \
+    "run_id IN (SELECT run_id FROM run WHERE experiment_id = ?1 AND " \
+    "sweep_point = ?2 AND status = 'completed')"
+
+/* cmd_report.c: the command and its output directory */
+
+/* fopen of r->out/SUB/NAME (r->out/NAME when SUB is ""). */
+FILE *report__open_in(const report *r, const char *sub, const char *name,
+                      const char *mode);
+
+/* report_data.c: reading the database, and the statistics of a figure */
+
+/* Number of completed runs of the experiment that hold metric `name`. */
+int64_t report__have_metric(report *r, const char *name);
+/* Completed runs of a sweep point (replication order). Caller frees. */
+size_t report__point_runs(report *r, int64_t point, int64_t **ids);
+/* Frees the arrays of a series read by report__series_read. */
+void report__series_free(series *s);
+/* The series of metric `name`, cohort_index `cohort` (-1: total) of a run. */
+int report__series_read(report *r, int64_t run, const char *name, int64_t cohort,
+                        series *s);
+/* Mean and Student-t band of x[0..n); the band collapses with n < 2. */
+void report__band(const double *x, size_t n, double *mean, double *lo,
+                  double *hi);
+/* Time axis: days for spans of 3 days or more, else hours. */
+double report__time_scale(int64_t span_us, const char **unit);
+/* Fills r->npoints, points, label, xval, x_numeric, xname; 0 or -1. */
+int report__load_points(report *r);
+/* Values of `sql` (?1 experiment, ?2 point) per completed run; caller frees. */
+size_t report__per_run_values(report *r, const char *sql, int64_t point, double **out);
+/* SQL of the signatureless fraction of a run, for report__per_run_values. */
+extern const char report__fraction_sql[];
+
+/* report_gnuplot.c: gnuplot scripts, settings and runs */
+
+/* Text safe inside a gnuplot double-quoted column header. */
+void report__gp_label(char *dst, size_t n, const char *src);
+/* Writes gp/NAME.vars.gp, the settings of figure g; 0 or -1. */
+int report__write_vars(report *r, const figure *g, size_t nblocks,
+                       const char *xlabel, const char *ylabel, int logx);
+/* gnuplot on g with gp/SCRIPT: 0 and g->drawn when both images exist, else -1. */
+int report__run_gnuplot(report *r, figure *g, const char *script);
+/* Writes the embedded analysis scripts into gp/; 0 or -1. */
+int report__write_scripts(report *r);
+
+/* report_figures.c: the figures of a report */
+
+/* Appends a figure (no caption, no note, not drawn) to r->figs. */
+figure *report__fig_new(report *r, const char *name, const char *title);
+/* Appends printf-formatted text to the note of figure g. */
+void report__fig_note(figure *g, const char *fmt, ...);
+/* Every figure, in report order: data, settings and images, or a note. */
+void report__figures(report *r);
+
+/* report_html.c: the page */
+
+/* Writes r->out/index.html: provenance, figures, summary and runs; 0 or -1. */
+int report__write_html(report *r);
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * run_internal.h - what the files of `mtcsim run` share (cmd_run.c: the
+ * command and its run loop; run_options.c, run_plan.c, run_summary.c,
+ * run_spread.c). Not for other subcommands.
+ */
+#ifndef MTCSIM_RUN_INTERNAL_H
+#define MTCSIM_RUN_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lhost.h"
+#include "lworld.h"
+#include "sim/results.h"
+
+/* A scenario value: number (integer or float), string or boolean. */
+typedef struct sval {
+    int type;           /* LUA_TNUMBER, LUA_TSTRING, LUA_TBOOLEAN */
+    int is_int;
+    lua_Integer i;
+    double d;
+    int b;
+    char *s;
+} sval;
+
+/* One sweep axis: its parameter name and the n values it takes. */
+typedef struct axis {
+    char *name;
+    size_t n;
+    sval *v;
+} axis;
+
+/* One declared scenario parameter, every field as text. */
+typedef struct sparam {
+    char *name, *doc, *value, *def, *source;
+} sparam;
+
+/* The parsed command line (set_name/set_value allocated, freed by cmd_run). */
+typedef struct run_opts {
+    const char *scenario;
+    const char **set_name, **set_value;
+    size_t nsets;
+    uint64_t seed;
+    long reps;              /* -1: scenario's or 1 */
+    const char *out;
+    char out_dir[LHOST_PATH_MAX];
+    int quiet, unsafe, list_params, summary_all;
+    int spread;             /* under mpirun: whole runs per rank */
+    uint64_t max_instr;
+    uint64_t max_mem_mb;
+    char cmdline[4096];
+} run_opts;
+
+/* What one completed run contributes to the summary. */
+typedef struct stat_row {
+    char name[160];
+    double v;
+} stat_row;
+
+/* One run's (point, replication) and its statistics, in collection order. */
+typedef struct run_stats {
+    size_t point, rep;
+    stat_row *s;
+    size_t n, cap;
+} run_stats;
+
+/* What the scenario declares: params, unfixed sweep axes, points, reps. */
+typedef struct plan {
+    sparam *params;
+    size_t nparams;
+    axis *axes;             /* declared sweeps not fixed by --set */
+    size_t naxes;
+    size_t npoints;
+    long reps;
+} plan;
+
+/* A growable byte buffer for the results a rank sends to rank 0. */
+typedef struct bytebuf {
+    uint8_t *b;
+    size_t n, cap;
+    int failed;
+} bytebuf;
+
+/* One run computed on another rank, as rank 0 receives it. Fields are
+ * host-endian: all ranks of one job run the same binary on one kind of
+ * machine. */
+typedef struct remote_run {
+    uint64_t idx;           /* p * reps + r */
+    int32_t status;         /* SIM_RUN_* */
+    int64_t now;
+    uint64_t events;
+    char err[512];
+    const uint8_t *metrics; /* sim_metrics_encode() bytes, may be empty */
+    uint64_t mlen;
+} remote_run;
+
+/* run_options.c */
+/* Prints the --help text to f. */
+void run_usage(FILE *f);
+/* Fills o (zeroed by the caller) from argv; HOST_OK or HOST_USAGE
+ * (message printed). */
+int run_parse_args(int argc, char **argv, run_opts *o);
+
+/* run_plan.c */
+/* Writes "name=value ..." for sweep point p into buf (empty without axes). */
+void run_point_label(const plan *pl, size_t p, char *buf, size_t n);
+/* A fresh state with the scenario executed for (point, replication); pl may
+ * be NULL (the planning execution: no point). NULL with err on failure. */
+lhost *run_scenario_state(const run_opts *o, const plan *pl, size_t p,
+                          uint64_t rep, char *err, size_t errlen);
+/* Reads params, sweeps and replications from the planning state and
+ * checks --set names. HOST_OK or HOST_USAGE (message printed). */
+int run_make_plan(const run_opts *o, lhost *h, plan *pl);
+/* Frees what run_make_plan allocated in pl (not pl itself). */
+void run_free_plan(plan *pl);
+/* The state's effective scenario parameters (after the script) into tmp. */
+int run_scenario_params(lhost *h, plan *tmp);
+/* Prints --params' table of parameters, sweeps and run count to stdout. */
+void run_list_params(const plan *pl);
+
+/* run_summary.c */
+/* Appends one run's headline figures and every metric's statistics to rs. */
+void run_collect_stats(sim_metrics *m, run_stats *rs);
+/* Prints the per-point summary of runs[0..nruns); all: every statistic. */
+void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
+                       int all);
+
+/* cmd_run.c */
+/* Records cur's scenario params, the world's effective params and the swept
+ * names for run; MTC_OK or the results error. */
+int run_record_params(sim_results *db, int64_t run, const plan *cur,
+                      const plan *pl, lworld *lw);
+
+/* run_spread.c */
+/* Appends rr's record to bb (bb->failed on out of memory). */
+void run_remote_put(bytebuf *bb, const remote_run *rr);
+/* --spread-runs: rank 0 gathers and records the other ranks' runs into db
+ * and runs/nruns. Collective. Returns the command's status. */
+int run_collect_spread(const run_opts *o, const plan *pl,
+                       const sim_shard *shard, sim_results *db,
+                       int64_t exp_id, const char *sha, const bytebuf *mine,
+                       run_stats *runs, size_t *nruns, int status);
+
+#endif

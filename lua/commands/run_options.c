@@ -1,0 +1,175 @@
+/*
+ * run_options.c - `mtcsim run`'s command line: the --help text and the
+ * parsing and checking of every option into a run_opts. Apart from the run
+ * itself because it touches nothing but argv, the scenario path and --out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "run_internal.h"
+
+#define DEFAULT_MAX_INSTRUCTIONS 10000000000ULL   /* ~10-30 s of Lua */
+#define DEFAULT_MAX_MEMORY_MB 4096
+
+void run_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: mtcsim run SCENARIO.lua [--set NAME=VALUE ...] [--seed N]\n"
+        "                  [--replications R] [--out FILE.db] [--quiet] [--unsafe]\n"
+        "                  [--max-instructions N] [--max-memory MIB] [--params]\n"
+        "                  [--summary short|all]\n\n"
+        "Runs a scenario: every sweep point it declares times R replications,\n"
+        "each a fresh world, recorded in FILE.db (runs, every effective\n"
+        "parameter, metrics), then prints a summary table.\n\n"
+        "  --set NAME=VALUE    override the scenario parameter NAME (declared with\n"
+        "                      param); VALUE is a number, a Lua expression such as\n"
+        "                      hours(2), true/false, or text. Fixes a swept NAME.\n"
+        "  --seed N            random seed (default 1); replication r uses (N, r)\n"
+        "  --replications R   runs per sweep point (default: the scenario's, or 1)\n"
+        "  --out FILE.db       results database (created or appended); the\n"
+        "                      sandbox lets the scenario write files only beside it\n"
+        "  --quiet             no progress line and no summary table\n"
+        "  --summary all       the summary lists every metric (default: headline\n"
+        "                      figures: signatureless fraction, bytes, delays...)\n"
+        "  --unsafe            full Lua (io, os, package, debug), no limits\n"
+        "  --max-instructions N  sandbox limit per scenario entry (default 1e10)\n"
+        "  --max-memory MIB    sandbox limit on the scenario's Lua memory (default 4096)\n"
+        "  --params            list the scenario's parameters and sweeps, run nothing\n"
+        "  --spread-runs       under mpirun: give whole runs (sweep points x\n"
+        "                      replications) to ranks in turn, instead of sharding\n"
+        "                      every run's browsers over all ranks (the default)\n\n"
+        "Exit status: 0 success, 1 a run failed or was interrupted, 2 bad usage or\n"
+        "a scenario error found before the simulation. See docs/scenarios.md.\n");
+}
+
+static int parse_u64(const char *opt, const char *v, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!*v || *end || errno || v[0] == '-') {
+        fprintf(stderr, "mtcsim run: %s '%s' is not a non-negative integer\n",
+                opt, v);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+int run_parse_args(int argc, char **argv, run_opts *o)
+{
+    o->seed = 1;
+    o->reps = -1;
+    o->max_instr = DEFAULT_MAX_INSTRUCTIONS;
+    o->max_mem_mb = DEFAULT_MAX_MEMORY_MB;
+    o->set_name = calloc((size_t)argc, sizeof *o->set_name);
+    o->set_value = calloc((size_t)argc, sizeof *o->set_value);
+    size_t k = 0;
+    for (int i = 0; i < argc && k + 2 < sizeof o->cmdline; i++)
+        k += (size_t)snprintf(o->cmdline + k, sizeof o->cmdline - k, "%s%s",
+                              i ? " " : "mtcsim ", argv[i]);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_v = i + 1 < argc;
+        if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if (!strcmp(a, "--unsafe")) {
+            o->unsafe = 1;
+        } else if (!strcmp(a, "--params")) {
+            o->list_params = 1;
+        } else if (!strcmp(a, "--spread-runs")) {
+            o->spread = 1;
+        } else if (!strcmp(a, "--summary") && has_v &&
+                   (!strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "short"))) {
+            o->summary_all = !strcmp(argv[++i], "all");
+        } else if (!strcmp(a, "--summary")) {
+            fprintf(stderr, "mtcsim run: --summary takes 'short' or 'all'\n");
+            return HOST_USAGE;
+        } else if (!strcmp(a, "--set") || !strcmp(a, "--seed") ||
+                   !strcmp(a, "--replications") || !strcmp(a, "--out") ||
+                   !strcmp(a, "--max-instructions") ||
+                   !strcmp(a, "--max-memory")) {
+            if (!has_v) {
+                fprintf(stderr, "mtcsim run: %s needs a value\n", a);
+                return HOST_USAGE;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--set")) {
+                char *eq = strchr(v, '=');
+                if (!eq || eq == v) {
+                    fprintf(stderr, "mtcsim run: --set '%s': expected NAME=VALUE\n", v);
+                    return HOST_USAGE;
+                }
+                *eq = 0;
+                for (size_t s = 0; s < o->nsets; s++)
+                    if (!strcmp(o->set_name[s], v)) {
+                        fprintf(stderr, "mtcsim run: --set %s given twice\n", v);
+                        return HOST_USAGE;
+                    }
+                o->set_name[o->nsets] = v;
+                o->set_value[o->nsets++] = eq + 1;
+            } else if (!strcmp(a, "--seed")) {
+                if (parse_u64(a, v, &o->seed))
+                    return HOST_USAGE;
+            } else if (!strcmp(a, "--replications")) {
+                uint64_t r;
+                if (parse_u64(a, v, &r) || r < 1 || r > 100000) {
+                    fprintf(stderr, "mtcsim run: --replications must be 1..100000\n");
+                    return HOST_USAGE;
+                }
+                o->reps = (long)r;
+            } else if (!strcmp(a, "--max-memory")) {
+                if (parse_u64(a, v, &o->max_mem_mb) || o->max_mem_mb < 16 ||
+                    o->max_mem_mb > ((uint64_t)1 << 30)) {
+                    fprintf(stderr, "mtcsim run: --max-memory must be >= 16 (MiB)\n");
+                    return HOST_USAGE;
+                }
+            } else if (!strcmp(a, "--max-instructions")) {
+                if (parse_u64(a, v, &o->max_instr) || o->max_instr < 100000) {
+                    fprintf(stderr, "mtcsim run: --max-instructions must be "
+                                    ">= 100000\n");
+                    return HOST_USAGE;
+                }
+            } else {
+                o->out = v;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "mtcsim run: unknown option '%s'\n", a);
+            return HOST_USAGE;
+        } else if (!o->scenario) {
+            o->scenario = a;
+        } else {
+            fprintf(stderr, "mtcsim run: unexpected argument '%s'\n", a);
+            return HOST_USAGE;
+        }
+    }
+    if (!o->scenario) {
+        fprintf(stderr, "mtcsim run: no scenario given\n");
+        run_usage(stderr);
+        return HOST_USAGE;
+    }
+    if (access(o->scenario, R_OK)) {
+        fprintf(stderr, "mtcsim run: cannot read scenario '%s': %s\n",
+                o->scenario, strerror(errno));
+        return HOST_USAGE;
+    }
+    if (o->out) {
+        char tmp[LHOST_PATH_MAX];
+        snprintf(tmp, sizeof tmp, "%s", o->out);
+        char *sl = strrchr(tmp, '/');
+        if (sl)
+            *(sl == tmp ? sl + 1 : sl) = 0;
+        else
+            snprintf(tmp, sizeof tmp, ".");
+        if (!realpath(tmp, o->out_dir)) {
+            fprintf(stderr, "mtcsim run: --out '%s': directory '%s': %s\n",
+                    o->out, tmp, strerror(errno));
+            return HOST_USAGE;
+        }
+    }
+    return HOST_OK;
+}

@@ -1,0 +1,157 @@
+/*
+ * run_summary.c - what a completed run contributes to the summary (headline
+ * figures, then every metric) and the per-point summary table with 95 %
+ * confidence half-widths. Separate because it only reads metrics and prints.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_internal.h"
+#include "mtc/error.h"
+
+static void stat_add(run_stats *rs, const char *name, double v)
+{
+    if (!isfinite(v))
+        return;
+    if (rs->n == rs->cap) {
+        size_t nc = rs->cap ? 2 * rs->cap : 64;
+        stat_row *s = realloc(rs->s, nc * sizeof *s);
+        if (!s)
+            return;
+        rs->s = s;
+        rs->cap = nc;
+    }
+    snprintf(rs->s[rs->n].name, sizeof rs->s[rs->n].name, "%s", name);
+    rs->s[rs->n++].v = v;
+}
+
+/* Headline figures first (docs/metrics.md names, when the run has them),
+ * then every metric: counters and gauges (total), histograms (count, mean,
+ * p50, p99). */
+void run_collect_stats(sim_metrics *m, run_stats *rs)
+{
+    sim_metric *full = sim_metrics_find(m, "handshake_full");
+    sim_metric *sl = sim_metrics_find(m, "handshake_signatureless");
+    if (full && sl && sim_counter_value(full, SIM_ALL_COHORTS) > 0)
+        stat_add(rs, "signatureless_fraction",
+                 (double)sim_counter_value(sl, SIM_ALL_COHORTS) /
+                     (double)sim_counter_value(full, SIM_ALL_COHORTS));
+    sim_metric *ab = sim_metrics_find(m, "auth_bytes");
+    static const char *const base[] = {"auth_bytes_baseline_classical",
+                                        "auth_bytes_baseline_mldsa44"};
+    for (int i = 0; ab && i < 2; i++) {
+        sim_metric *b = sim_metrics_find(m, base[i]);
+        if (b && sim_hist_count(ab, SIM_ALL_COHORTS) &&
+            sim_hist_count(b, SIM_ALL_COHORTS)) {
+            char n[160];
+            snprintf(n, sizeof n, "auth_bytes_ratio_vs_%s",
+                     i ? "mldsa44" : "classical");
+            stat_add(rs, n, sim_hist_mean(ab, SIM_ALL_COHORTS) /
+                                sim_hist_mean(b, SIM_ALL_COHORTS));
+        }
+    }
+    size_t n = sim_metrics_count(m);
+    for (size_t i = 0; i < n; i++) {
+        const sim_metric *mt = sim_metrics_at(m, i);
+        const char *name = sim_metric_name(mt);
+        char k[160];
+        switch (sim_metric_kind(mt)) {
+        case SIM_METRIC_COUNTER:
+            stat_add(rs, name, (double)sim_counter_value(mt, SIM_ALL_COHORTS));
+            break;
+        case SIM_METRIC_GAUGE:
+            stat_add(rs, name, sim_gauge_value(mt, SIM_ALL_COHORTS));
+            break;
+        default:
+            if (!sim_hist_count(mt, SIM_ALL_COHORTS))
+                break;
+            snprintf(k, sizeof k, "%s.count", name);
+            stat_add(rs, k, (double)sim_hist_count(mt, SIM_ALL_COHORTS));
+            snprintf(k, sizeof k, "%s.mean", name);
+            stat_add(rs, k, sim_hist_mean(mt, SIM_ALL_COHORTS));
+            snprintf(k, sizeof k, "%s.p50", name);
+            stat_add(rs, k, sim_hist_quantile(mt, SIM_ALL_COHORTS, 0.5));
+            snprintf(k, sizeof k, "%s.p99", name);
+            stat_add(rs, k, sim_hist_quantile(mt, SIM_ALL_COHORTS, 0.99));
+            break;
+        }
+    }
+}
+
+/* The short summary's rows (docs/metrics.md names); --summary all prints
+ * every statistic. A model without any of them gets everything. */
+static const char *const headline[] = {
+    "signatureless_fraction", "auth_bytes.mean", "auth_bytes.p99",
+    "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44",
+    "extra_rtt_tcp.mean", "extra_rtt_quic.mean", "handshake_full",
+    "handshake_resumed", "handshake_retry", "revoked_accepted",
+    "revocation_exposure.mean", "revocation_exposure.p99",
+    "issuance_delay_standalone.mean", "issuance_delay_standalone.p99",
+    "issuance_delay_landmark.mean", "issuance_delay_landmark.p99",
+    "log_entries", "signatures", "log_storage_bytes", "rp_state_bytes",
+    "update_publication_bytes.mean", "update_bytes",
+    "cosign_quorum_failures", NULL};
+
+static int shown(const char *name, int all, int any_headline)
+{
+    if (all || !any_headline)
+        return 1;
+    for (int i = 0; headline[i]; i++)
+        if (!strcmp(headline[i], name))
+            return 1;
+    return 0;
+}
+
+/* Per sweep point: every statistic's mean over replications, with the
+ * 95 % Student-t half-width when there are two or more. */
+void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
+                       int all)
+{
+    for (size_t p = 0; p < pl->npoints; p++) {
+        const run_stats *first = NULL;
+        size_t nrep = 0;
+        for (size_t r = 0; r < nruns; r++)
+            if (runs[r].point == p) {
+                nrep++;
+                if (!first)
+                    first = &runs[r];
+            }
+        if (!first)
+            continue;
+        char lab[512];
+        run_point_label(pl, p, lab, sizeof lab);
+        printf("\n== summary%s%s%s: %zu replication%s\n", *lab ? " [" : "",
+               lab, *lab ? "]" : "", nrep, nrep == 1 ? "" : "s");
+        if (nrep > 1)
+            printf("%-44s %16s %14s\n", "metric", "mean", "+-95%");
+        else
+            printf("%-44s %16s\n", "metric", "value");
+        double *x = malloc(nrep * sizeof *x);
+        int any = 0;
+        for (size_t s = 0; s < first->n; s++)
+            any |= shown(first->s[s].name, 0, 1);
+        for (size_t s = 0; x && s < first->n; s++) {
+            if (!shown(first->s[s].name, all, any))
+                continue;
+            size_t k = 0;
+            for (size_t r = 0; r < nruns; r++) {
+                if (runs[r].point != p)
+                    continue;
+                for (size_t j = 0; j < runs[r].n; j++)
+                    if (!strcmp(runs[r].s[j].name, first->s[s].name)) {
+                        x[k++] = runs[r].s[j].v;
+                        break;
+                    }
+            }
+            sim_ci ci;
+            if (k >= 2 && sim_ci_student(x, k, 0.95, &ci) == MTC_OK)
+                printf("%-44s %16.6g %14.3g\n", first->s[s].name, ci.mean,
+                       ci.half_width);
+            else
+                printf("%-44s %16.6g\n", first->s[s].name, x[0]);
+        }
+        free(x);
+    }
+}

@@ -1,0 +1,185 @@
+/*
+ * metrics_hist.c - histograms: logarithmic bins, observing (with the bin
+ * cache of sim_hist_observe_u32, a hot path), and reading counts, sums,
+ * extremes and quantiles. Histograms have no series and no grid.
+ */
+#include "sim/metrics.h"
+
+#include <assert.h>
+#include <math.h>
+
+#include "metrics_internal.h"
+
+/* ---- recording ---- */
+
+static size_t bin_index(const sim_metric *h, double x)
+{
+    if (!(x >= h->lo))
+        return 0;
+    if (x >= h->edges[h->nbins])
+        return h->nbins + 1;
+    double f = (double)h->per_decade * log10(x / h->lo);
+    size_t i = f < 0 ? 0 : (size_t)f;
+    if (i >= h->nbins)
+        i = h->nbins - 1;
+    /* pow/log10 rounding: settle against the stored edges */
+    while (i > 0 && x < h->edges[i])
+        i--;
+    while (i + 1 < h->nbins && x >= h->edges[i + 1])
+        i++;
+    return i + 1;
+}
+
+void sim_hist_observe(sim_metric *h, size_t cohort, double x)
+{
+    assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);
+    sim_metrics *m = h->reg;
+    if (m->finished || sim__now_of(m) < m->cfg.warmup_end || isnan(x))
+        return;
+    h->bins[cohort * (h->nbins + 2) + bin_index(h, x)]++;
+    h->hcount[cohort]++;
+    h->hsum[cohort] = sim__add_fx(h->hsum[cohort], sim__to_fx(x));
+    if (x < h->hmin[cohort])
+        h->hmin[cohort] = x;
+    if (x > h->hmax[cohort])
+        h->hmax[cohort] = x;
+}
+
+void sim_hist_observe_n(sim_metric *h, size_t cohort, double x, uint64_t n)
+{
+    assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);
+    sim_metrics *m = h->reg;
+    if (n == 0 || m->finished || sim__now_of(m) < m->cfg.warmup_end || isnan(x))
+        return;
+    h->bins[cohort * (h->nbins + 2) + bin_index(h, x)] += n;
+    h->hcount[cohort] += n;
+    /* n additions of sim__to_fx(x) in the sum's wrapping arithmetic */
+    __extension__ typedef unsigned __int128 ufx;
+    h->hsum[cohort] = sim__add_fx(h->hsum[cohort],
+                                  (sim__fx_t)((ufx)sim__to_fx(x) * (ufx)n));
+    if (x < h->hmin[cohort])
+        h->hmin[cohort] = x;
+    if (x > h->hmax[cohort])
+        h->hmax[cohort] = x;
+}
+
+void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x)
+{
+    assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);
+    sim_metrics *m = h->reg;
+    if (m->finished || sim__now_of(m) < m->cfg.warmup_end)
+        return;
+    size_t slot = (size_t)((x * UINT32_C(0x9e3779b1)) >> 26);
+    size_t b;
+    if (h->hc_bin[slot] && h->hc_x[slot] == x) {
+        b = h->hc_bin[slot] - 1;
+    } else {
+        b = bin_index(h, (double)x);
+        if (b < UINT32_MAX) {
+            h->hc_x[slot] = x;
+            h->hc_bin[slot] = (uint32_t)b + 1;
+        }
+    }
+    h->bins[cohort * (h->nbins + 2) + b]++;
+    h->hcount[cohort]++;
+    /* sim__to_fx((double)x) exactly: x * 2^32 has at most 32 significant bits */
+    h->hsum[cohort] = sim__add_fx(h->hsum[cohort], (sim__fx_t)x << 32);
+    double dx = (double)x;
+    if (dx < h->hmin[cohort])
+        h->hmin[cohort] = dx;
+    if (dx > h->hmax[cohort])
+        h->hmax[cohort] = dx;
+}
+
+/* ---- reading ---- */
+
+size_t sim_hist_nbins(const sim_metric *h) { return h->nbins; }
+
+double sim_hist_edge(const sim_metric *h, size_t i)
+{
+    return i <= h->nbins ? h->edges[i] : NAN;
+}
+
+uint64_t sim_hist_bin(const sim_metric *h, size_t cohort, size_t i)
+{
+    if (i > h->nbins + 1)
+        return 0;
+    if (cohort != SIM_ALL_COHORTS)
+        return cohort < h->ncells ? h->bins[cohort * (h->nbins + 2) + i] : 0;
+    uint64_t s = 0;
+    for (size_t c = 0; c < h->ncells; c++)
+        s += h->bins[c * (h->nbins + 2) + i];
+    return s;
+}
+
+uint64_t sim_hist_count(const sim_metric *h, size_t cohort)
+{
+    if (cohort != SIM_ALL_COHORTS)
+        return cohort < h->ncells ? h->hcount[cohort] : 0;
+    uint64_t s = 0;
+    for (size_t c = 0; c < h->ncells; c++)
+        s += h->hcount[c];
+    return s;
+}
+
+double sim_hist_sum(const sim_metric *h, size_t cohort)
+{
+    if (cohort != SIM_ALL_COHORTS)
+        return cohort < h->ncells ? sim__from_fx(h->hsum[cohort]) : NAN;
+    sim__fx_t s = 0;
+    for (size_t c = 0; c < h->ncells; c++)
+        s = sim__add_fx(s, h->hsum[c]);
+    return sim__from_fx(s);
+}
+
+double sim_hist_mean(const sim_metric *h, size_t cohort)
+{
+    uint64_t n = sim_hist_count(h, cohort);
+    return n ? sim_hist_sum(h, cohort) / (double)n : NAN;
+}
+
+static double hist_extreme(const sim_metric *h, size_t cohort, int want_max)
+{
+    if (sim_hist_count(h, cohort) == 0)
+        return NAN;
+    size_t lo = cohort == SIM_ALL_COHORTS ? 0 : cohort;
+    size_t hi = cohort == SIM_ALL_COHORTS ? h->ncells : cohort + 1;
+    double v = want_max ? -INFINITY : INFINITY;
+    for (size_t c = lo; c < hi; c++) {
+        if (want_max ? h->hmax[c] > v : h->hmin[c] < v)
+            v = want_max ? h->hmax[c] : h->hmin[c];
+    }
+    return v;
+}
+
+double sim_hist_min(const sim_metric *h, size_t cohort) { return hist_extreme(h, cohort, 0); }
+double sim_hist_max(const sim_metric *h, size_t cohort) { return hist_extreme(h, cohort, 1); }
+
+double sim_hist_quantile(const sim_metric *h, size_t cohort, double q)
+{
+    uint64_t n = sim_hist_count(h, cohort);
+    if (n == 0 || !(q >= 0 && q <= 1))
+        return NAN;
+    double mn = sim_hist_min(h, cohort), mx = sim_hist_max(h, cohort);
+    if (q == 0)
+        return mn;
+    if (q == 1)
+        return mx;
+    double rank = q * (double)n, cum = 0;
+    for (size_t i = 0; i < h->nbins + 2; i++) {
+        double c = (double)sim_hist_bin(h, cohort, i);
+        if (c == 0 || cum + c < rank) {
+            cum += c;
+            continue;
+        }
+        if (i == 0)
+            return mn;
+        if (i == h->nbins + 1)
+            return mx;
+        double frac = (rank - cum) / c;
+        double a = h->edges[i - 1], b = h->edges[i];
+        double v = a * pow(b / a, frac);
+        return v < mn ? mn : v > mx ? mx : v;
+    }
+    return mx;
+}

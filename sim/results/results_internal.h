@@ -1,0 +1,142 @@
+/*
+ * results_internal.h - the handle and the error and statement helpers
+ * shared by results_open.c, results_runs.c, results_metrics.c and
+ * results_summary.c (internal to sim/; the contract is sim/results.h).
+ *
+ * Workload: a handful of small writes per run (the run row, a few hundred
+ * parameters) and one large one at its end (series and histogram bins,
+ * up to millions of rows), while readers may have the file open. Hence
+ * WAL with synchronous=NORMAL (a commit is atomic and the file always
+ * consistent; after a power cut the last commits may be lost), prepared
+ * statements reused across rows, and one transaction per logical unit.
+ *
+ * The helpers are static inline, so that no short name (fail, exec, prep)
+ * becomes a symbol of libsim.
+ */
+#ifndef SIM_RESULTS_INTERNAL_H
+#define SIM_RESULTS_INTERNAL_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <sqlite3.h>
+
+#include "mtc/error.h"
+#include "sim/results.h"
+
+#define ERRMSG_MAX 512
+
+/* A run begun on this handle and not yet ended. */
+typedef struct open_run {
+    int64_t id;
+    double t0;          /* CLOCK_MONOTONIC seconds at run_begin */
+} open_run;
+
+struct sim_results {
+    sqlite3 *db;
+    int readonly;
+    int in_batch;       /* a BEGIN of batched param/attr writes is open */
+    open_run *runs;
+    size_t nruns, capruns;
+    char errmsg[ERRMSG_MAX];
+};
+
+/* Formats the handle's error message; returns rc. */
+static inline int fail(sim_results *r, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->errmsg, sizeof r->errmsg, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* MTC_ERR_DB with "what: <SQLite's message>" as the handle's message. */
+static inline int db_fail(sim_results *r, const char *what)
+{
+    return fail(r, MTC_ERR_DB, "%s: %s", what, sqlite3_errmsg(r->db));
+}
+
+/* Runs SQL without results (BEGIN, COMMIT, pragmas); MTC_OK or MTC_ERR_DB. */
+static inline int exec(sim_results *r, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(r->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        fail(r, MTC_ERR_DB, "%.60s: %s", sql, msg ? msg : "?");
+        sqlite3_free(msg);
+        return MTC_ERR_DB;
+    }
+    return MTC_OK;
+}
+
+/* Prepares one statement into *st (the caller finalizes it). */
+static inline int prep(sim_results *r, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v2(r->db, sql, -1, st, NULL) != SQLITE_OK)
+        return db_fail(r, "prepare");
+    return MTC_OK;
+}
+
+/* Steps a statement that returns no rows and resets it for reuse. */
+static inline int step_done(sim_results *r, sqlite3_stmt *st,
+                            const char *what)
+{
+    int s = sqlite3_step(st);
+    int rc = s == SQLITE_DONE ? MTC_OK : db_fail(r, what);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc;
+}
+
+/* Binds a string (copied), or NULL for a NULL pointer. */
+static inline void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* NaN and infinities have no SQL value: stored as NULL. */
+static inline void bind_real(sqlite3_stmt *st, int i, double v)
+{
+    if (isfinite(v))
+        sqlite3_bind_double(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* MTC_ERR_ARG if the handle was opened read-only. */
+static inline int writable(sim_results *r)
+{
+    if (r->readonly)
+        return fail(r, MTC_ERR_ARG, "the database was opened read-only");
+    return MTC_OK;
+}
+
+/* The run begun on this handle with this id and not ended, or NULL. */
+static inline open_run *find_run(sim_results *r, int64_t id)
+{
+    for (size_t i = 0; i < r->nruns; i++)
+        if (r->runs[i].id == id)
+            return &r->runs[i];
+    return NULL;
+}
+
+/* MTC_OK if writable and the run is open here, else MTC_ERR_DB_NO_RUN. */
+static inline int need_run(sim_results *r, int64_t id)
+{
+    int rc = writable(r);
+    if (rc)
+        return rc;
+    if (!find_run(r, id))
+        return fail(r, MTC_ERR_DB_NO_RUN,
+                    "run %lld was not begun on this handle or has ended",
+                    (long long)id);
+    return MTC_OK;
+}
+
+#endif
