@@ -61,7 +61,17 @@ expect 2 "--set 'x': expected NAME=VALUE" 'local x = param("x", 1, "d")' --set x
 expect 2 "--set b=maybe: expected true or false" 'local b = param("b", true)' --set b=maybe
 expect 2 "s.lua:1: ca 'le': rate: -1 1/s is below the minimum" \
   'mtcsim.ca{ name = "le", rate = param("r", 1) }' --set r=-1
-expect 0 "" 'mtcsim.ca{ name = "le", landmark_interval = param("li", 3600) }' --set 'li=hours(2)'
+expect 0 "" 'mtcsim.world{ start = "empty" } mtcsim.ca{ name = "le", landmark_interval = param("li", 3600) }' --set 'li=hours(2)'
+# a run starts from the deployed system: a warm-up shorter than the history
+# that needs is refused before anything runs, naming the terms
+expect 2 "s.lua:1: world: warmup: a steady start needs at least 608400 s .*CA le: lifetime 7 d \+ landmark interval 1 h.*got 0 s" \
+  'mtcsim.ca{ name = "le" }'
+# steady_warmup{} gives exactly what the world checks: 1 us less is refused
+expect 0 "" 'mtcsim.world{ warmup = steady_warmup{ lifetime = days(7), landmark_interval = hours(2) }, duration = days(7.2) } mtcsim.ca{ name = "le", landmark_interval = hours(2) }'
+expect 2 "world: warmup: a steady start needs at least 612000 s" \
+  'mtcsim.world{ warmup = steady_warmup{ lifetime = days(7), landmark_interval = hours(2) } - 1e-6, duration = days(7.2) } mtcsim.ca{ name = "le", landmark_interval = hours(2) }'
+expect 2 "s.lua:1: steady_warmup: landmark_interval is required" \
+  'mtcsim.world{ warmup = steady_warmup{ lifetime = days(7) } }'
 # command line
 expect 2 "unknown option '--frobnicate'" 'local x = 1' --frobnicate
 expect 2 "--seed 'abc' is not a non-negative integer" 'local x = 1' --seed abc

@@ -256,6 +256,14 @@ int sim_world_start(sim_world *w, char *err, size_t errlen)
 {
     if (w->started)
         return fail(err, errlen, MTC_ERR_SIM_STATE, "world: already started");
+    w->started = 1;
+    for (size_t m = 0; m < sim_world_module_count; m++) {
+        int rc = sim_world_module_table[m]->start(w, &w->mstate[m], err,
+                                                  errlen);
+        if (rc != MTC_OK)
+            return rc;
+    }
+    /* After the modules: their configuration errors are more specific. */
     if (w->cfg.start == SIM_START_STEADY) {
         char why[384];
         sim_time h = sim_world_steady_history(w, why, sizeof why);
@@ -268,13 +276,6 @@ int sim_world_start(sim_world *w, char *err, size_t errlen)
                         "start",
                         sim_time_to_sec(h), sim_time_to_sec(h) / 86400.0, why,
                         sim_time_to_sec(w->cfg.warmup));
-    }
-    w->started = 1;
-    for (size_t m = 0; m < sim_world_module_count; m++) {
-        int rc = sim_world_module_table[m]->start(w, &w->mstate[m], err,
-                                                  errlen);
-        if (rc != MTC_OK)
-            return rc;
     }
     sim_engine_set_stop_time(w->env.engine, w->cfg.duration);
     return MTC_OK;
