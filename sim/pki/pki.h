@@ -1,6 +1,8 @@
 /*
  * pki.h - internal structures of the PKI side of the world model
- * (pki_params.c, pki_ca.c, pki_cosigner.c, pki_update.c, pki_world.c).
+ * (pki_params.c, pki_ca*.c, pki_cosigner.c, pki_update*.c, pki_world.c;
+ * what only a CA's or only the update service's files share is in
+ * pki_ca_internal.h and pki_update_internal.h).
  *
  * One pki_state per world holds the CAs, cosigners and update services.
  * A CA owns its issuance logs (pki_log): a compact tree store whose leaf
@@ -432,26 +434,30 @@ typedef struct pki_state {
 int pki_ca_setup(pki_state *ps, pki_ca *ca, char *err, size_t errlen);
 int pki_ca_start(pki_state *ps, pki_ca *ca);
 void pki_ca_free(pki_ca *ca);
-int pki_ca_issue(pki_ca *ca, const sim_issue_request *req, uint64_t *ticket);
 int pki_ca_revoke(pki_ca *ca, uint64_t log_number, uint64_t first,
                   uint64_t last);
-int pki_ca_log_failure(pki_ca *ca);
 void pki_ca_split_view(pki_ca *ca, unsigned k);
 int pki_ca_set(pki_ca *ca, const char *param, double value);
+
+/* pki_ca_log.c */
+int pki_ca_issue(pki_ca *ca, const sim_issue_request *req, uint64_t *ticket);
+int pki_ca_log_failure(pki_ca *ca);
 void pki_ca_gauges(pki_ca *ca);
 pki_log *pki_ca_find_log(const pki_ca *ca, uint64_t number);
 pki_log *pki_ca_current(const pki_ca *ca);
 /* Drains background arrivals up to now (so the log is current). */
 int pki_ca_drain(pki_ca *ca);
-/* Node source over a view of a log (pki_view_src as ctx). */
-void pki_view_source(pki_view_src *v, mtc_node_source *src);
 /* Bytes of entries [a, b) of a log as a mirror/monitor fetches them. */
 uint64_t pki_log_bytes(const pki_log *l, uint64_t a, uint64_t b);
+/* Job's own size of storage (for gauges). */
+size_t pki_log_memory(const pki_log *l);
+
+/* pki_ca_checkpoint.c */
+/* Node source over a view of a log (pki_view_src as ctx). */
+void pki_view_source(pki_view_src *v, mtc_node_source *src);
 /* A cosigner answered (pki_cosigner.c calls back). */
 void pki_job_response(pki_job *job, size_t slot, int view, int ok,
                       int retry);
-/* Job's own size of storage (for gauges). */
-size_t pki_log_memory(const pki_log *l);
 
 /* pki_cosigner.c */
 int pki_cosigner_setup(pki_state *ps, pki_cosigner *c, char *err,
@@ -468,6 +474,8 @@ int pki_update_start(pki_state *ps, pki_update *u);
 void pki_update_free(pki_update *u);
 void pki_update_set_manual(pki_update *u, int down);
 int pki_update_set_fetch_interval(pki_update *u, sim_time v);
+
+/* pki_update_encode.c */
 size_t pki_update_bytes(pki_update *u, uint32_t from, uint32_t to);
 
 /* pki_world.c */

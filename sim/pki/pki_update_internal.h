@@ -1,0 +1,50 @@
+/*
+ * pki_update_internal.h - what the update service's files (pki_update.c,
+ * pki_update_version.c, pki_update_encode.c) share and the rest of the
+ * PKI side does not need; the structures are in pki.h.
+ */
+#ifndef SIM_PKI_UPDATE_INTERNAL_H
+#define SIM_PKI_UPDATE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pki.h"
+
+/* ---- pki_update_encode.c: a growable byte writer ---- */
+
+typedef struct pki_bw {
+    uint8_t *p;
+    size_t len, cap;
+    int oom;                    /* out of memory: later puts do nothing */
+} pki_bw;
+
+/* Appends n bytes of d to w (nothing once w->oom is set). */
+void pki__bw_put(pki_bw *w, const void *d, size_t n);
+/* Appends v as a big-endian unsigned integer of `bytes` bytes. */
+void pki__bw_uint(pki_bw *w, uint64_t v, int bytes);
+
+/* ---- pki_update_version.c: versions of a CA's state ---- */
+
+/* Version k of CA ci (k < u->nver[ci]). */
+static inline pki_version *pki__ver_at(const pki_update *u, size_t ci,
+                                       size_t k)
+{
+    return u->ver[ci][k];
+}
+
+/* Frees a version and everything it owns (NULL ok). */
+void pki__version_free(pki_version *v);
+/* Orders trusted subtrees by (log, start, end); a qsort comparator. */
+int pki__tsub_cmp(const void *a, const void *b);
+/* Sorts v's subtrees and builds its public view (as version `number`) and
+ * real relying-party config; on error the caller frees v. */
+int pki__version_finish(pki_update *u, size_t ci, pki_version *v,
+                        uint32_t number, uint32_t rev_version);
+/* Appends v to CA ci's versions, which then own it. */
+int pki__version_push(pki_update *u, size_t ci, pki_version *v);
+/* Verifies and takes what CA ci changed since the last fetch: a new
+ * version in *out, or NULL when nothing changed. */
+int pki__fetch_ca(pki_update *u, size_t ci, pki_version **out);
+
+#endif
