@@ -10,6 +10,7 @@
 
 #include "run_internal.h"
 #include "mtc/error.h"
+#include "sim/transient.h"
 
 static void stat_add(run_stats *rs, const char *name, double v)
 {
@@ -25,6 +26,69 @@ static void stat_add(run_stats *rs, const char *name, double v)
     }
     snprintf(rs->s[rs->n].name, sizeof rs->s[rs->n].name, "%s", name);
     rs->s[rs->n++].v = v;
+}
+
+/* MSER-5 over one headline series of the measured window (x[0..n), one
+ * value per grid step): "<name>.transient" is 1 when the window still holds
+ * an initial transient (sim/transient.h), "<name>.truncation_h" is MSER-5's
+ * truncation point in hours into the window. Too short a series adds
+ * nothing. */
+static void transient_add(run_stats *rs, const char *name, const double *x,
+                          size_t n, double step_h)
+{
+    sim_transient tr;
+    if (n < SIM_MSER_MIN_OBS || sim_mser5(x, n, &tr) != MTC_OK)
+        return;
+    char k[160];
+    snprintf(k, sizeof k, "%s.transient", name);
+    stat_add(rs, k, tr.transient ? 1.0 : 0.0);
+    snprintf(k, sizeof k, "%s.truncation_h", name);
+    stat_add(rs, k, (double)tr.truncate * step_h);
+}
+
+/* The headline series in the window after the warm-up: the signatureless
+ * fraction per grid interval (intervals without a full handshake are
+ * skipped) and the relying-party state and log storage levels. */
+static void collect_transients(sim_metrics *m, run_stats *rs)
+{
+    sim_metric *full = sim_metrics_find(m, "handshake_full");
+    sim_metric *sl = sim_metrics_find(m, "handshake_signatureless");
+    size_t len = full ? sim_metric_series_len(full) : 0;
+    if (len < 2 || !sl || sim_metric_series_len(sl) != len)
+        return;
+    double step_h = sim_time_to_sec(sim_metrics_grid_time(m, 1) -
+                                    sim_metrics_grid_time(m, 0)) / 3600.0;
+    sim_time warm = sim_metrics_warmup_end(m);
+    double *x = malloc(len * sizeof *x);
+    if (!x)
+        return;
+    size_t n = 0;
+    for (size_t k = 1; k < len; k++) {
+        if (sim_metrics_grid_time(m, k - 1) < warm)
+            continue;
+        double df = sim_metric_series_value(full, SIM_ALL_COHORTS, k) -
+                    sim_metric_series_value(full, SIM_ALL_COHORTS, k - 1);
+        double ds = sim_metric_series_value(sl, SIM_ALL_COHORTS, k) -
+                    sim_metric_series_value(sl, SIM_ALL_COHORTS, k - 1);
+        if (df > 0)
+            x[n++] = ds / df;
+    }
+    transient_add(rs, "signatureless_fraction", x, n, step_h);
+    static const char *const gauges[] = {"rp_state_bytes", "log_storage_bytes"};
+    for (size_t g = 0; g < 2; g++) {
+        sim_metric *mt = sim_metrics_find(m, gauges[g]);
+        size_t gl = mt ? sim_metric_series_len(mt) : 0;
+        double *y = gl > len ? realloc(x, gl * sizeof *x) : x;
+        if (!y)
+            break;
+        x = y;
+        n = 0;
+        for (size_t k = 0; k < gl; k++)
+            if (sim_metrics_grid_time(m, k) >= warm)
+                x[n++] = sim_metric_series_value(mt, SIM_ALL_COHORTS, k);
+        transient_add(rs, gauges[g], x, n, step_h);
+    }
+    free(x);
 }
 
 /* Headline figures first (docs/metrics.md names, when the run has them),
@@ -52,6 +116,7 @@ void run_collect_stats(sim_metrics *m, run_stats *rs)
                                 sim_hist_mean(b, SIM_ALL_COHORTS));
         }
     }
+    collect_transients(m, rs);
     size_t n = sim_metrics_count(m);
     for (size_t i = 0; i < n; i++) {
         const sim_metric *mt = sim_metrics_at(m, i);
@@ -92,7 +157,8 @@ static const char *const headline[] = {
     "issuance_delay_landmark.mean", "issuance_delay_landmark.p99",
     "log_entries", "signatures", "log_storage_bytes", "rp_state_bytes",
     "update_publication_bytes.mean", "update_bytes",
-    "cosign_quorum_failures", NULL};
+    "cosign_quorum_failures", "signatureless_fraction.transient",
+    "rp_state_bytes.transient", "log_storage_bytes.transient", NULL};
 
 static int shown(const char *name, int all, int any_headline)
 {
@@ -153,5 +219,38 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                 printf("%-44s %16.6g\n", first->s[s].name, x[0]);
         }
         free(x);
+        /* The transient check (MSER-5, sim/transient.h) on each headline
+         * series: a window that still holds the first days of the system
+         * describes a transient, not the deployed system. */
+        for (size_t s = 0; s < first->n; s++) {
+            const char *nm = first->s[s].name;
+            const char *dot = strrchr(nm, '.');
+            if (!dot || strcmp(dot, ".transient"))
+                continue;
+            size_t hits = 0, seen = 0;
+            double trunc = 0;
+            for (size_t r = 0; r < nruns; r++) {
+                if (runs[r].point != p)
+                    continue;
+                for (size_t j = 0; j < runs[r].n; j++) {
+                    if (!strcmp(runs[r].s[j].name, nm)) {
+                        seen++;
+                        hits += runs[r].s[j].v > 0;
+                    }
+                    if (!strncmp(runs[r].s[j].name, nm, (size_t)(dot - nm)) &&
+                        !strcmp(runs[r].s[j].name + (dot - nm), ".truncation_h") &&
+                        runs[r].s[j].v > trunc)
+                        trunc = runs[r].s[j].v;
+                }
+            }
+            if (hits)
+                printf("warning: %.*s: MSER-5 finds an initial transient in the "
+                       "measured window of %zu of %zu replication%s (truncation "
+                       "up to %.3g h into the window): this figure still "
+                       "describes a start-up, not the deployed system; lengthen "
+                       "the warm-up or use world{ start = \"steady\" }\n",
+                       (int)(dot - nm), nm, hits, seen, seen == 1 ? "" : "s",
+                       trunc);
+        }
     }
 }

@@ -155,6 +155,8 @@ sim_time sim_metrics_grid_time(const sim_metrics *m, size_t k)
     return grid_time(m, k);
 }
 
+sim_time sim_metrics_warmup_end(const sim_metrics *m) { return m->cfg.warmup_end; }
+
 double sim_metric_series_value(const sim_metric *mt, size_t cohort, size_t k)
 {
     if (k >= mt->npts || (cohort != SIM_ALL_COHORTS && cohort >= mt->ncells))

@@ -69,6 +69,11 @@ int sim_mser5(const double *x, size_t n, sim_transient *out)
         var += (z[j] - mean_kept) * (z[j] - mean_kept);
     var /= (double)(bk - 1);
     double se = sqrt(var / (double)bk);
+    double var_all = 0;
+    for (size_t j = 0; j < b; j++)
+        var_all += (z[j] - mean_all) * (z[j] - mean_all);
+    var_all /= (double)(b - 1);
+    double se_all = sqrt(var_all / (double)b);
     out->n = n;
     out->batches = b;
     out->truncate = dbest * SIM_MSER_BATCH;
@@ -77,8 +82,21 @@ int sim_mser5(const double *x, size_t n, sim_transient *out)
     out->mean_kept = mean_kept;
     out->se_kept = se;
     out->past_middle = dbest == b / 2;
-    out->transient = out->past_middle ||
-                     (dbest > 0 && fabs(mean_all - mean_kept) > 2.0 * se);
+    out->se_all = se_all;
+    /* Deleted batches outside the retained range, on the side of the
+     * shift: a transient displaces them systematically, a rare event in a
+     * steady series displaces one. */
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t j = dbest; j < b; j++) {
+        lo = z[j] < lo ? z[j] : lo;
+        hi = z[j] > hi ? z[j] : hi;
+    }
+    size_t outside = 0;
+    for (size_t j = 0; j < dbest; j++)
+        outside += mean_all < mean_kept ? z[j] < lo : z[j] > hi;
+    out->outside = outside * SIM_MSER_BATCH;
+    out->transient = dbest >= 2 && 2 * outside >= dbest && outside >= 2 &&
+                     fabs(mean_all - mean_kept) > 2.0 * se;
     free(mser);
     free(z);
     return SIM_OK;

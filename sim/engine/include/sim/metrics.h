@@ -156,6 +156,8 @@ double sim_gauge_value(const sim_metric *g, size_t cohort);
  * cumulative count; gauge: level). cohort may be SIM_ALL_COHORTS. */
 size_t sim_metric_series_len(const sim_metric *mt);
 sim_time sim_metrics_grid_time(const sim_metrics *m, size_t k);
+/* The end of the warm-up the registry was created with. */
+sim_time sim_metrics_warmup_end(const sim_metrics *m);
 double sim_metric_series_value(const sim_metric *mt, size_t cohort, size_t k);
 /* 1 when the series hit max_points and later points were dropped. */
 int sim_metric_series_truncated(const sim_metric *mt);

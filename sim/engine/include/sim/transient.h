@@ -17,12 +17,18 @@
  *
  * Judging the result. For a stationary series the minimiser is often a
  * small d > 0 by chance, so "d > 0" alone is no evidence of a transient.
- * This module reports one when
- *   - the minimiser is the boundary b/2 (no steady state was reached
- *     within the first half of the window), or
- *   - deleting the d* batches moves the mean by more than two standard
- *     errors of the retained mean (computed from the retained batch means),
- *     i.e. the leading part is biased beyond what noise explains.
+ * This module reports one when at least 2 batches are deleted, at least
+ * half of them (and at least 2) lie outside the range of the retained
+ * batch means on the side of the shift, and deleting them moves the mean by
+ * more than two standard errors of the retained mean (from the retained
+ * batch means). The middle condition separates a transient, which
+ * displaces the leading batches systematically, from a rare event of a
+ * steady series (a single miss in an hour of a 0.99999 fraction), after
+ * which the retained part can be exactly constant with a standard error of
+ * 0. A minimiser on the boundary b/2 (White's sign that the series is too
+ * short) is reported as past_middle; it is a transient only by the same
+ * test, since rare events alone push a short steady series' minimiser
+ * there.
  * The test in tests/test_sim_transient.c measures the false-alarm rate on
  * stationary series and the detection of decaying transients.
  */
@@ -42,7 +48,10 @@ typedef struct sim_transient {
     double mean_all;     /* mean of all b batch means */
     double mean_kept;    /* mean of the batch means after d* */
     double se_kept;      /* standard error of mean_kept (batch means) */
-    int past_middle;     /* d* = b/2: no steady state in the first half */
+    double se_all;       /* standard error of mean_all (batch means) */
+    size_t outside;      /* deleted observations (in whole batches) whose
+                            batch mean lies outside the retained range */
+    int past_middle;     /* d* = b/2: the series may be too short to judge */
     int transient;       /* the window holds a transient (rule above) */
 } sim_transient;
 
