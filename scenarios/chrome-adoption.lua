@@ -33,20 +33,22 @@ local report = require "lib.report"
 sweep("enterprise_share", { 0.05, 0.15, 0.30 })
 local ent = param("enterprise_share", 0.15, "share of clients in the lagging enterprise cohort")
 local frozen = param("frozen_share", 0.03, "share of clients that never update")
-local scale = param("scale", 1.0, "population and issuance scale")
-local span = param("days", 3, "simulated days after the warm-up")
+local scale = param("scale", 1.0, "population sample (1 = the sizes below); the CAs are unchanged")
+local span = param("days", 3, "measured days after the warm-up")
+local issuance = param("issuance", 6e6, "the larger CA's issuance, certificates per day (the other issues a third)")
 
-local warm = hours(12) * math.min(1, span)   -- shorter for runs under a day
-mtcsim.world{ duration = warm + days(span), warmup = warm }
+local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
+                            fetch_interval = minutes(10), publication_delay = minutes(10), retry_after = 600 }
+mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
 local m1 = mtcsim.cosigner{ name = "mirror-a", role = "mirror", latency = lognormal{ median = 2, sigma = 0.5 } }
 local m2 = mtcsim.cosigner{ name = "mirror-b", role = "mirror", latency = lognormal{ median = 3, sigma = 0.5 } }
-mtcsim.ca{ name = "le", rate = per_day(6e6) * scale, lifetime = days(7),
+mtcsim.ca{ name = "le", rate = per_day(issuance), lifetime = days(7),
            landmark_interval = hours(1), cosigners = { m1 }, quorum = 1 }
-mtcsim.ca{ name = "other", rate = per_day(2e6) * scale, lifetime = days(7),
+mtcsim.ca{ name = "other", rate = per_day(issuance / 3), lifetime = days(7),
            landmark_interval = hours(1), cosigners = { m2 }, quorum = 1 }
 mtcsim.update_service{ name = "component-updater", fetch_interval = minutes(10) }
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(3000 * scale)),
-              ca_shares = { "le:0.57", "other:0.43" }, issue_spread = warm }
+              ca_shares = { "le:0.57", "other:0.43" } }
 
 local n = math.max(60, math.floor(30000 * scale))
 local common = {

@@ -6,17 +6,20 @@
 -- relying-party state, update sizes, and the bytes a mirror and a monitor
 -- must fetch per day?
 --
--- Assumptions (facts.md = ../shared/ref/facts.md, cited by line):
---   - Let's Encrypt issues about 10 million certificates per day (facts.md:62,
---     secondary; the seed article says about 6 million, facts.md:63): rate
---     parameter, default 10 million per day, with a mild daily profile.
+-- Assumptions (each cited from docs/sources.md by its label):
+--   - Let's Encrypt issues about 10 million certificates per day
+--     (sources.md [le-rate], secondary; an earlier figure is about 6
+--     million): parameter `issuance`, default 10 million per day, with a
+--     mild daily profile.
 --   - 7-day certificates from an ML-DSA-44 cosigner, hourly landmarks
---     (facts.md:46); checkpoints every 60 s; one mirror whose cosignature
---     the policy needs (facts.md:49-50); mirrors copy 256-entry packages
---     (facts.md:87) - the mirror's bandwidth is 100 MB/s.
+--     ([crqp-cadence]); checkpoints every 60 s; one mirror whose
+--     cosignature the policy needs ([crqp-cosign]); mirrors copy 256-entry
+--     packages ([tlog-mirror]) - the mirror's bandwidth is 100 MB/s.
 --   - Retention: expired entries pruned hourly (the model's default); the
 --     draft's max_active_landmarks formula (169 for 7 days / 1 hour).
 --   - No browsers: this is the PKI side only.
+--   - The deployed system (steady warm-up: a week of history), so storage,
+--     relying-party state and update sizes are at their plateau.
 --
 -- Reading the result: per-hour signature counts and CPU time show signer
 -- load; log storage shows the compact tree's memory (it grows until the
@@ -25,16 +28,18 @@
 -- downloads per landmark; mirror/monitor fetch bytes scale with issuance.
 local report = require "lib.report"
 
-local scale = param("scale", 1.0, "issuance scale (1 = the rate below)")
-local per_day_certs = param("certs_per_day", 1e7, "issuance per day at scale 1")
-local span = param("days", 2, "simulated days")
+local scale = param("scale", 1.0, "population sample; this scenario has no population, so it changes nothing")
+local issuance = param("issuance", 1e7, "the CA's issuance, certificates per day")
+local span = param("days", 2, "measured days after the warm-up")
 
-mtcsim.world{ duration = days(span), grid_step = hours(1) }
+local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
+                            fetch_interval = minutes(10), publication_delay = minutes(10) }
+mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
 local mirror = mtcsim.cosigner{ name = "mirror", role = "mirror", algorithm = "ml-dsa-44",
                                 latency = lognormal{ median = 2, sigma = 0.5 },
                                 mirror_bandwidth = 1e8 }
 local ca = mtcsim.ca{ name = "le", algorithm = "ml-dsa-44", lifetime = days(7),
-                      rate = per_day(per_day_certs) * scale,
+                      rate = per_day(issuance),
                       profile = diurnal{ peak_hour = 14, ratio = 1.4 },
                       checkpoint_interval = 60, landmark_interval = hours(1),
                       cosigners = { mirror }, quorum = 1 }

@@ -26,15 +26,18 @@ local report = require "lib.report"
 sweep("update_interval", { hours(1), hours(5), hours(24), hours(72) })
 local ui = param("update_interval", hours(5), "mean time between update checks (s)")
 local fail = param("fail_prob", 0.05, "probability that an update check fails")
-local scale = param("scale", 1.0, "population and issuance scale")
-local span = param("days", 3, "simulated days after the warm-up")
+local scale = param("scale", 1.0, "population sample (1 = the sizes below); the CA is unchanged")
+local span = param("days", 3, "measured days after the warm-up")
+local issuance = param("issuance", 6e6, "the CA's issuance, certificates per day")
 
-local warm = hours(12) * math.min(1, span)   -- shorter for runs under a day
-mtcsim.world{ duration = warm + days(span), warmup = warm }
+local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
+                            fetch_interval = minutes(10), publication_delay = minutes(10),
+                            retry_after = 600 }
+mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
 local mirror = mtcsim.cosigner{ name = "mirror", role = "mirror" }
-mtcsim.ca{ name = "ca", rate = per_day(6e6) * scale, cosigners = { mirror }, quorum = 1 }
-mtcsim.update_service{ name = "updates", publication_delay = minutes(10) }
-mtcsim.sites{ name = "sites", count = math.max(20, math.floor(2000 * scale)), issue_spread = warm }
+mtcsim.ca{ name = "ca", rate = per_day(issuance), cosigners = { mirror }, quorum = 1 }
+mtcsim.update_service{ name = "updates", fetch_interval = minutes(10), publication_delay = minutes(10) }
+mtcsim.sites{ name = "sites", count = math.max(20, math.floor(2000 * scale)) }
 mtcsim.browsers{ name = "clients", count = math.max(20, math.floor(20000 * scale)),
                  update_interval = exponential{ mean = ui }, update_fail_prob = fail,
                  sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },

@@ -8,7 +8,8 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
-args="scenarios/quickstart.lua --set scale=0.02 --set days=1 --seed 11 --summary all"
+# Cold-start worlds (tests/lua/mpi_*.lua): sharding is what is checked here.
+args="tests/lua/mpi_web.lua --set scale=0.02 --set days=1 --seed 11 --summary all"
 summary() { grep -v '^#' | grep -v '^sign_cpu_us '; }
 "$M" run $args --out "$tmp/single.db" 2>"$tmp/single.err" | summary > "$tmp/single" \
   || { echo "single-process run failed"; cat "$tmp/single.err"; exit 1; }
@@ -30,7 +31,7 @@ done
 # --spread-runs: whole runs of a sweep go to ranks in turn; rank 0 records
 # them all, and the summary equals the single process's. (Sorted: each
 # rank prints its own runs' on_finish lines, interleaved in any order.)
-sw="scenarios/landmark-interval-sweep.lua --set scale=0.005 --set days=0.25 --replications 2 --seed 5 --summary all"
+sw="tests/lua/mpi_sweep.lua --set scale=0.005 --set days=0.25 --replications 2 --seed 5 --summary all"
 "$M" run $sw --out "$tmp/sw1.db" 2>/dev/null | summary | sort > "$tmp/sw1" || { echo "sweep run failed"; exit 1; }
 mpirun --oversubscribe -np 2 "$M" run $sw --spread-runs --out "$tmp/sw2.db" 2>"$tmp/sw2.err" \
   | summary | sort > "$tmp/sw2" || { echo "spread sweep failed"; tail "$tmp/sw2.err"; exit 1; }

@@ -91,6 +91,52 @@ TEST(witness_outage_delays_by_the_outage_no_more)
     ASSERT_EQ(f1, 0);
 }
 
+/* cosign_quorum_failures counts a stuck checkpoint once, whatever the
+ * outage; cosign_quorum_stall says how long it waited: about the outage. */
+static double stall_run(double outage, int64_t *fails, uint64_t *n)
+{
+    wfx f;
+    if (wfx_init(&f, 23, 0, 3 * 3600, 0, 600, 0, 1))
+        abort();
+    for (int i = 0; i < 3; i++)
+        witness(&f, W3[i], 1.0, "witness");
+    ca(&f, "le", 10, 60, 3, W3, 3, 300);
+    if (sim_world_start(f.w, f.err, sizeof f.err))
+        abort();
+    sim_engine_set_stop_time(f.eng, 3600 * SIM_SEC);
+    sim_engine_run(f.eng);
+    double a = outage;
+    if (sim_world_act(f.w, "cosigner_outage", "w0", &a, 1, f.err, sizeof f.err))
+        abort();
+    sim_engine_set_stop_time(f.eng, 3 * 3600 * SIM_SEC);
+    sim_engine_run(f.eng);
+    sim_world_finish(f.w);
+    sim_metric *h = sim_metrics_find(f.m, "cosign_quorum_stall");
+    *fails = sim_counter_value(sim_metrics_find(f.m, "cosign_quorum_failures"), 0);
+    *n = h ? sim_hist_count(h, 0) : 0;
+    double mx = h ? sim_hist_max(h, 0) : -1;
+    wfx_free(&f);
+    return mx;
+}
+
+TEST(quorum_stall_duration_tells_outages_apart)
+{
+    const double c = 60, lat = 1, retry = 5;
+    int64_t f20, f60;
+    uint64_t n20, n60;
+    double s20 = stall_run(1200, &f20, &n20), s60 = stall_run(3600, &f60, &n60);
+    fprintf(stderr, "stall: 20 min outage %.0f s (%lld failures), 60 min %.0f s (%lld)\n",
+            s20, (long long)f20, s60, (long long)f60);
+    ASSERT_EQ(f20, 1);
+    ASSERT_EQ(f60, 1);          /* the count cannot tell them apart... */
+    ASSERT_EQ_U64(n20, 1);
+    ASSERT_EQ_U64(n60, 1);
+    /* ...the stall is the outage, to within a checkpoint interval plus a
+     * retry and a latency */
+    ASSERT_TRUE(s20 >= 1200 - c && s20 <= 1200 + c + retry + lat + 1e-6);
+    ASSERT_TRUE(s60 >= 3600 - c && s60 <= 3600 + c + retry + lat + 1e-6);
+}
+
 /* A CA presents view B (a forged entry) first to the first k witnesses
  * and view A first to the others, then asks everyone for both. */
 static void split_run(int quorum, int k, int64_t *split_quorums,
@@ -217,6 +263,7 @@ TEST(random_failures_are_survived)
 
 static const test_case cases[] = {
     {"witness_outage_delays_by_the_outage_no_more", witness_outage_delays_by_the_outage_no_more},
+    {"quorum_stall_duration_tells_outages_apart", quorum_stall_duration_tells_outages_apart},
     {"split_view_gets_no_quorum_from_honest_witnesses", split_view_gets_no_quorum_from_honest_witnesses},
     {"shared_cosigner_serves_two_cas", shared_cosigner_serves_two_cas},
     {"mirror_fetches_entry_bytes", mirror_fetches_entry_bytes},

@@ -157,7 +157,8 @@ static const char *const headline[] = {
     "issuance_delay_landmark.mean", "issuance_delay_landmark.p99",
     "log_entries", "signatures", "log_storage_bytes", "rp_state_bytes",
     "update_publication_bytes.mean", "update_bytes",
-    "cosign_quorum_failures", "signatureless_fraction.transient",
+    "cosign_quorum_failures", "cosign_quorum_stall.mean",
+    "cosign_quorum_stall.p99", "signatureless_fraction.transient",
     "rp_state_bytes.transient", "log_storage_bytes.transient", NULL};
 
 static int shown(const char *name, int all, int any_headline)

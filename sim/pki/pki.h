@@ -260,7 +260,7 @@ struct pki_job {
     int nviews;                 /* 1, or 2 with a split view */
     pki_jview v[2];
     uint64_t ts;                /* checkpoint timestamp (Unix ms) */
-    int quorum_failed_counted;
+    int quorum_failed_counted;  /* missed the quorum timeout (a stall) */
     int done;                   /* view A reached quorum */
     int fork_first_k;           /* split view: slots < k see B first */
     unsigned pending;           /* requests in flight or waiting to retry */
@@ -411,7 +411,7 @@ typedef struct pki_metrics {
         *pub_bytes, *snapshot_bytes, *mirror_bytes, *monitor_bytes,
         *quorum_failures, *refusals, *unavailable, *landmarks, *checkpoints,
         *verify_failures, *lm_pub_delay, *rev_pub_delay, *rollovers,
-        *split_quorum, *lm_never;
+        *split_quorum, *lm_never, *quorum_stall;
 } pki_metrics;
 
 typedef struct pki_state {

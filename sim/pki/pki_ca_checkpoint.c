@@ -143,6 +143,11 @@ static int job_complete(pki_ca *ca, pki_job *job)
     pki_log *l = job->log;
     sim_time now = NOW(ca);
     job->done = 1;
+    /* How long a stalled checkpoint waited for its quorum: a count of
+     * failures says as much of a 2-hour outage as of an 8-hour one. */
+    if (job->quorum_failed_counted)
+        sim_hist_observe(ps->m.quorum_stall, ca->index,
+                         sim_time_to_sec(now - job->started));
     l->done_size = job->to;
     for (uint64_t i = job->from; i < job->to; i++)
         sim_hist_observe(ps->m.delay_standalone, ca->index,
@@ -249,9 +254,11 @@ static void timeout_fire(sim_engine *sim, sim_event *ev)
 {
     (void)sim;
     pki_job *job = ev->arg;
-    if (!job->done)
+    if (!job->done) {
         sim_counter_add(PS(job->log->ca)->m.quorum_failures,
                         job->log->ca->index, 1);
+        job->quorum_failed_counted = 1;
+    }
 }
 
 static void send_fire(sim_engine *sim, sim_event *ev)

@@ -209,6 +209,7 @@ static int make_metrics(pki_state *ps, char *err, size_t errlen)
     CTR(mirror_bytes, "mirror_fetch_bytes", "bytes", ncos, REPL_SERIES, coslab);
     CTR(monitor_bytes, "monitor_fetch_bytes", "bytes", nca, REPL_SERIES, calab);
     CTR(quorum_failures, "cosign_quorum_failures", "checkpoints", nca, REPL_SERIES, calab);
+    HIST(quorum_stall, "cosign_quorum_stall", "s", nca, 1e-3, 1e8, 20, calab);
     CTR(refusals, "cosign_refusals", "requests", ncos, REPL_SERIES, coslab);
     CTR(unavailable, "cosign_unavailable", "requests", ncos, REPL_SERIES, coslab);
     CTR(landmarks, "landmarks_allocated", "landmarks", nca, REPL_SERIES, calab);
