@@ -6,21 +6,24 @@
 -- clients that never receive landmarks - and how does the overall byte
 -- saving depend on the share of lagging clients?
 --
--- Assumptions (facts.md = ../shared/ref/facts.md, cited by line):
+-- Assumptions (each cited from docs/sources.md by its label):
 --   - Regular Chrome: component-updater check about 1 minute after start,
---     then every 5 hours while running (facts.md:33-34); landmarks reach
---     Chrome through it (facts.md:38-39). 1 % of checks fail (assumption).
---   - Enterprise installs lag by days (facts.md:40-41): checks every 3 days
---     (assumption within "days").
+--     then every 5 hours while running ([chrome-updater]); landmarks reach
+--     Chrome through it ([chrome-fastpush]). 1 % of checks fail
+--     (assumption).
+--   - Enterprise installs lag by days ([enterprise-lag]): checks every 3
+--     days (assumption within "days").
 --   - Frozen clients never update (MTC-unaware or stale builds): a 3 %
 --     cohort (assumption; no public figure).
 --   - Two CAs: one with Let's Encrypt's share of sites, about 57 %
---     (facts.md:67-68), issuing about 6 million per day (facts.md:62-63);
---     the other for the rest, at a third of that rate (assumption).
+--     ([le-share]), issuing about 6 million per day ([le-rate]); the other
+--     for the rest, at a third of that rate (assumption). Both rates are
+--     the CAs' whatever the population sample.
 --   - 7-day certificates, hourly landmarks, ML-DSA-44 cosigners, one mirror
---     each (facts.md:46, 49-50). Zipf 1.2 popularity, ~6 hosts per visit
---     (facts.md:74-75); resumption with 1-day tickets (assumption,
---     facts.md:80-81 says no public figure).
+--     each ([crqp-cadence], [crqp-cosign]). Zipf 1.2 popularity, ~6 hosts
+--     per visit ([zipf-sites]); resumption with 1-day tickets (assumption:
+--     no public figure, [no-source]).
+--   - The deployed system (steady warm-up).
 --   - Sweep: enterprise share of clients 5 %, 15 %, 30 %.
 --
 -- Reading the result: one block per sweep point with the signatureless

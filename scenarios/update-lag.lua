@@ -4,18 +4,21 @@
 -- updates less often or fail more often, from Chrome's 5-hour cadence to
 -- enterprise installs that lag by days?
 --
--- Assumptions (facts.md = ../shared/ref/facts.md, cited by line):
+-- Assumptions (each cited from docs/sources.md by its label):
 --   - Chrome's component updater checks about 1 minute after start, then
 --     every 5 hours while running; older versions every 6 hours
---     (facts.md:33-37); enterprise installs lag by days (facts.md:40-41).
+--     ([chrome-updater]); enterprise installs lag by days
+--     ([enterprise-lag]).
 --     Sweep of the mean check interval (exponentially distributed):
 --     1 h, 5 h, 24 h, 72 h.
 --   - Update checks fail with probability `fail_prob` (default 5 %,
 --     assumption).
---   - 7-day certificates, hourly landmarks (facts.md:46); the update
+--   - 7-day certificates, hourly landmarks ([crqp-cadence]); the update
 --     service publishes 10 minutes after fetching.
 --   - Sessions: 3 per day of about an hour (assumption); Zipf 1.2
---     popularity (facts.md:74).
+--     popularity ([zipf-sites]). The CA issues 6 million certificates per
+--     day whatever the population sample ([le-rate]); the deployed system
+--     (steady warm-up).
 --
 -- Reading the result: the signatureless fraction per point; it stays
 -- near 1 while the check interval is well below the landmark window
