@@ -108,7 +108,7 @@ int case_2b(vctx *c)
         }
         wfx_free(&f);
     }
-    rate_row(c, "coverage of 95 % intervals (200 x 5 replications)", covered, K, 0.95, 0);
+    rate_row(c, "coverage, 200 intervals of 5 runs", covered, K, 0.95, 0);
     return 0;
 }
 
@@ -209,9 +209,9 @@ int case_2c(vctx *c)
         }
         wfx_free(&f);
     }
-    rate_row(c, "stationary series flagged (false alarms)", alarms, K, 0.04, 0);
+    rate_row(c, "stationary series flagged", alarms, K, 0.04, 0);
     rate_row(c, "planted transient detected", found, K, 0.995, 0);
-    rate_row(c, "planted transient cut where its excess < 5 %", past, K, 0.95, 0.05);
+    rate_row(c, "planted transient cut past 95 %", past, K, 0.95, 0.05);
     return 0;
 }
 

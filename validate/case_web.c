@@ -142,9 +142,9 @@ static double run_one(vctx *c, const wcase *w, int64_t exp, int64_t point,
 /* ---- 1a ---- */
 
 static const wcase sets_1a[] = {
-    {"L=1h m=6 1/mu=6h", 3600, 6, 1 / 21600.0, 7 * 3600 + 60, 6 * 3600, 1500, 60, 3, 0, 0},
-    {"L=30min m=8 1/mu=2h", 1800, 8, 1 / 7200.0, 4 * 3600 + 60, 4 * 3600, 1500, 60, 3, 0, 0},
-    {"L=2h m=3 1/mu=12h", 7200, 3, 1 / 43200.0, 6 * 3600 + 60, 8 * 3600, 1500, 60, 3, 0, 0},
+    {"L 1h, m 6, 1/mu 6h", 3600, 6, 1 / 21600.0, 7 * 3600 + 60, 6 * 3600, 1500, 60, 3, 0, 0},
+    {"L 30min, m 8, 1/mu 2h", 1800, 8, 1 / 7200.0, 4 * 3600 + 60, 4 * 3600, 1500, 60, 3, 0, 0},
+    {"L 2h, m 3, 1/mu 12h", 7200, 3, 1 / 43200.0, 6 * 3600 + 60, 8 * 3600, 1500, 60, 3, 0, 0},
 };
 
 int case_1a(vctx *c)
@@ -163,7 +163,7 @@ int case_1a(vctx *c)
         vstat s;
         v_stat(x, R, &s);
         char name[96];
-        snprintf(name, sizeof name, "signatureless fraction, %s", w->label);
+        snprintf(name, sizeof name, "signatureless, %s", w->label);
         v_row(c, name, "", 4, formula(w->mu, w->L, w->m, w->t0, w->T), 0, s.mean,
               s.lo95, s.hi95, (int)R, s.tol);
     }
@@ -203,7 +203,7 @@ int case_2a(vctx *c)
     double d = 1 + z * z / K, mid = (p + z * z / (2 * K)) / d;
     double hw = z * sqrt(p * (1 - p) / K + z * z / (4.0 * K * K)) / d;
     double tol = fmax(0.95 - (double)lo / K, (double)hi / K - 0.95);
-    v_row(c, "coverage of 95 % intervals (200 x 5 replications)", "", 3, 0.95, 0, p,
+    v_row(c, "coverage, 200 intervals of 5 runs", "", 3, 0.95, 0, p,
           mid - hw, mid + hw, (int)K, tol);
     return 0;
 }

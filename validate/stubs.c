@@ -1,7 +1,5 @@
 #include "vcases.h"
-int case_1b(vctx *c) { (void)c; return 0; }
-int case_1c(vctx *c) { (void)c; return 0; }
-int case_1d(vctx *c) { (void)c; return 0; }
+
 int case_3a(vctx *c) { (void)c; return 0; }
 int case_3b(vctx *c) { (void)c; return 0; }
 int case_3c(vctx *c) { (void)c; return 0; }
