@@ -3,6 +3,7 @@
  * experiment per case and parameter set, one run per replication, every
  * effective parameter of every entity, every metric.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,11 +213,77 @@ void vw_probe_summary(const vw_probe *p, int kind, vw_summary *s)
             s->min_der = x->der_len;
         s->sigs = x->sigs;
     }
+    size_t count[MTC_PROOF_MAX_HASHES + 1] = {0}, best = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->certs[i].kind == kind && p->certs[i].hashes <= MTC_PROOF_MAX_HASHES)
+            count[p->certs[i].hashes]++;
+    for (unsigned k = 0; k <= MTC_PROOF_MAX_HASHES; k++)
+        if (count[k] > best) {
+            best = count[k];
+            s->mode_hashes = k;
+        }
     if (s->n) {
         s->mean_hashes = h / (double)s->n;
         s->mean_proof = pr / (double)s->n;
         s->mean_der = d / (double)s->n;
     }
+}
+
+/* ---- cold-start proof worlds ---- */
+
+int vw_proof_run(vctx *c, const vw_proof_cfg *cfg, const char *name,
+                 vw_proof_out *out)
+{
+    memset(out, 0, sizeof *out);
+    wfx f;
+    if (wfx_init_start(&f, 61, 0, cfg->duration, 0, 0, 0, 1, "empty") != MTC_OK)
+        return -1;
+    char id[24];
+    for (int i = 0; i < cfg->mirrors; i++) {
+        snprintf(id, sizeof id, "m%d", i + 1);
+        void *m = wfx_cfg("cosigner", id);
+        wfx_str("cosigner", m, "role", "mirror");
+        wfx_str("cosigner", m, "algorithm", cfg->alg);
+        snprintf(id, sizeof id, "32473.9999.%d", i + 1);
+        wfx_str("cosigner", m, "id", id);
+        wfx_add(&f, "cosigner", m);
+    }
+    void *ca = wfx_cfg("ca", "ca");
+    wfx_str("ca", ca, "id", "32473.1");
+    wfx_str("ca", ca, "algorithm", cfg->alg);
+    wfx_num("ca", ca, "rate", cfg->rate);
+    wfx_num("ca", ca, "checkpoint_interval", cfg->ckpt);
+    wfx_num("ca", ca, "landmark_interval", cfg->landmark);
+    for (int i = 0; i < cfg->mirrors; i++) {
+        snprintf(id, sizeof id, "m%d", i + 1);
+        wfx_item("ca", ca, "cosigners", id);
+    }
+    wfx_add(&f, "ca", ca);
+    int rc = vw_start(&f);
+    if (rc == MTC_OK)
+        rc = vw_probe_init(&out->probe, &f, 0, cfg->key_alg);
+    if (rc == MTC_OK)
+        rc = vw_probe_schedule(&out->probe, cfg->probe_from, cfg->duration,
+                               cfg->probe_every, 0.37);
+    if (rc == MTC_OK)
+        rc = vw_complete(c, &f, vw_experiment(c, name, 1, 1), 0, 61, 0);
+    if (rc == MTC_OK) {
+        vw_probe_summary(&out->probe, SIM_CERT_STANDALONE, &out->sa);
+        vw_probe_summary(&out->probe, SIM_CERT_LANDMARK, &out->lr);
+        out->entries = (double)vw_counter(&f, "log_entries", NULL);
+        out->checkpoints = (double)vw_counter(&f, "checkpoints", NULL);
+        sim_metric *h = sim_metrics_find(f.m, "landmark_subtree_size");
+        out->lm_subtree_mean = h ? sim_hist_mean(h, SIM_ALL_COHORTS) : NAN;
+        const mtc_landmarks *lm = sim_world_ca_landmarks(f.w, 0, 1);
+        uint64_t last = lm ? mtc_landmarks_last(lm) : 0, a = 0, b = 0;
+        out->lm_interval = last >= 2 && mtc_landmarks_size(lm, last, &b) == MTC_OK &&
+                                   mtc_landmarks_size(lm, last - 1, &a) == MTC_OK
+                               ? (double)(b - a)
+                               : NAN;
+    }
+    out->probe.f = NULL; /* the world is gone; the certificates stay */
+    wfx_free(&f);
+    return rc;
 }
 
 /* ---- metrics ---- */

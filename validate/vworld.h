@@ -63,10 +63,40 @@ typedef struct vw_summary {
     size_t n;
     double mean_hashes, mean_proof, mean_der;
     unsigned max_hashes, min_hashes;
+    unsigned mode_hashes;   /* the most common proof length */
     size_t max_proof, max_der, min_der;
     unsigned sigs;          /* signatures per proof (of the last one) */
 } vw_summary;
 void vw_probe_summary(const vw_probe *p, int kind, vw_summary *s);
+
+/* ---- cold-start proof worlds ---- */
+
+/* One CA issuing at `rate` per second from time 0, checkpoints every
+ * `ckpt`, landmarks every `landmark`, with `mirrors` external cosigners
+ * (all required), all signing with `alg` ("ed25519", "ml-dsa-44"); probe
+ * requests every `probe_every` seconds from `probe_from` to the end, with
+ * subject keys of mtc_sig_alg `key_alg`. A cold start on purpose: the size
+ * of a proof depends on the size and alignment of the batch or landmark
+ * interval, both stationary from the first one. */
+typedef struct vw_proof_cfg {
+    double rate, ckpt, landmark, duration;
+    const char *alg;
+    int mirrors;
+    double probe_every, probe_from;
+    int key_alg;
+} vw_proof_cfg;
+
+typedef struct vw_proof_out {
+    vw_probe probe;         /* the certificates (free with vw_probe_free) */
+    vw_summary sa, lr;      /* standalone, landmark-relative */
+    double entries;         /* log_entries */
+    double checkpoints;     /* checkpoints */
+    double lm_subtree_mean; /* landmark_subtree_size mean */
+    double lm_interval;     /* entries of the last landmark's interval */
+} vw_proof_out;
+
+int vw_proof_run(vctx *c, const vw_proof_cfg *cfg, const char *name,
+                 vw_proof_out *out);
 
 /* Metric shortcuts (totals, or one cohort by label). */
 int64_t vw_counter(wfx *f, const char *name, const char *cohort);
