@@ -70,8 +70,8 @@ static void print_row(const vrow *r)
 {
     char name[112], e[40], s[40], t[40];
     snprintf(name, sizeof name, "%s:%s", r->id, r->name);
-    snprintf(e, sizeof e, "%.*f", r->prec, r->expected);
-    snprintf(s, sizeof s, "%.*f", r->prec, r->sim);
+    snprintf(e, sizeof e, isfinite(r->expected) ? "%.*f" : "-", r->prec, r->expected);
+    snprintf(s, sizeof s, isfinite(r->sim) ? "%.*f" : "-", r->prec, r->sim);
     if (r->verdict == V_INFO)
         snprintf(t, sizeof t, "-");
     else

@@ -56,6 +56,7 @@ typedef struct vctx {
     vrow *rows;
     size_t nrows, cap;
     int failed;
+    long child;         /* case 6a's scenario runner (a pid), 0: none */
 } vctx;
 
 /* A case: id ("1a"), a title, its function, and whether the fast subset

@@ -53,7 +53,9 @@ void v_db_close(vctx *c)
 /* "E" or "E ± u" with the row's precision. */
 static void fmt_expected(const vrow *r, char *b, size_t n)
 {
-    if (r->exp_unc > 0)
+    if (!isfinite(r->expected))
+        snprintf(b, n, "-");
+    else if (r->exp_unc > 0)
         snprintf(b, n, "%.*f ± %.*f", r->prec, r->expected, r->prec, r->exp_unc);
     else
         snprintf(b, n, "%.*f", r->prec, r->expected);
@@ -61,7 +63,9 @@ static void fmt_expected(const vrow *r, char *b, size_t n)
 
 static void fmt_sim(const vrow *r, char *b, size_t n)
 {
-    if (r->n >= 2)
+    if (!isfinite(r->sim))
+        snprintf(b, n, "-");
+    else if (r->n >= 2)
         snprintf(b, n, "%.*f [%.*f, %.*f]", r->prec, r->sim, r->prec, r->lo,
                  r->prec, r->hi);
     else
