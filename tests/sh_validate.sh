@@ -28,7 +28,7 @@ runs=$(sqlite3 "$d/fast/validation.db" "select count(*) from run where status = 
 [ "$runs" -gt 0 ] || fail "no runs in validation.db"
 
 # a table that drifted is caught
-sed 's/^| signatureless, L 1h, m 6, 1\/mu 6h | | 0\.6338 |/| signatureless, L 1h, m 6, 1\/mu 6h | | 0.6339 |/' \
+sed '/^| signatureless, L 1h, m 6, 1\/mu 6h |/s/| 0\.6338 |/| 0.6339 |/' \
   docs/validation.md >"$d/drift.md"
 cmp -s docs/validation.md "$d/drift.md" && fail "could not plant a drift in the docs copy"
 if "$v" --case 1a --check-docs --docs "$d/drift.md" --out "$d/drift" >/dev/null 2>"$d/drift.err"; then
