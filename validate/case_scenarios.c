@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@ void case_6a_start(vctx *c)
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+        /* the runner ends with the validation that started it */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (!freopen(log, "w", stdout) || !freopen(log, "a", stderr))
             _exit(127);
         execl("/bin/sh", "sh", "validate/scenarios.sh", c->build, c->outdir, (char *)NULL);

@@ -5,11 +5,13 @@
 # a small CA --set issuance=2e4, each sweep at its first value), into
 # OUTDIR/scenarios.db. build/validate starts it in the background and then
 # checks the database (validate/case_scenarios.c). Prints one line per
-# scenario; exits 1 when a run fails.
+# scenario; exits 1 when a run fails. The runs go to a file of this
+# invocation's own, renamed at the end, so that a runner left over from an
+# interrupted validation can never add runs to a later one's database.
 set -u
 b=$1; out=$2
-db="$out/scenarios.db"
-rm -f "$db" "$db-wal" "$db-shm"
+db="$out/scenarios-$$.db"
+rm -f "$out/scenarios.db" "$out/scenarios.db-wal" "$out/scenarios.db-shm" "$db"
 rc=0
 for s in scenarios/*.lua; do
   name=$(basename "$s" .lua)
@@ -21,4 +23,6 @@ for s in scenarios/*.lua; do
     echo "scenario $name: FAILED (see $out/scenario-$name.log)"; rc=1
   fi
 done
+mv "$db" "$out/scenarios.db" || rc=1
+rm -f "$db-wal" "$db-shm"
 exit $rc

@@ -1,8 +1,8 @@
 /*
  * validate/vcases.h - the case functions (one per docs/validation.md
- * section), grouped by file: case_web.c (1a, 2a, 2c), case_closed.c (1b),
- * case_plateau.c (1c, 1d), case_pki.c (2b, 6b), case_sizes.c (3a-3c,
- * 4a-4c), case_chrome.c (5), case_scenarios.c (6a).
+ * section), grouped by file: case_web.c (1a, 2a), case_closed.c (1b),
+ * case_plateau.c (1c, 1d), case_pki.c (2b, 2c, 6b), case_sizes.c (3a-3c),
+ * case_writeups.c (4a-4c), case_chrome.c (5), case_scenarios.c (6a).
  */
 #ifndef VALIDATE_VCASES_H
 #define VALIDATE_VCASES_H
