@@ -108,4 +108,8 @@ void report__figures(report *r);
 /* Writes r->out/index.html: provenance, figures, summary and runs; 0 or -1. */
 int report__write_html(report *r);
 
+/* report_transient.c: the steady-state check */
+/* Writes the MSER-5 verdicts of every completed run's headline series. */
+void report__html_transients(report *r, FILE *h);
+
 #endif

@@ -10,7 +10,7 @@
 
 #include "run_internal.h"
 #include "mtc/error.h"
-#include "sim/transient.h"
+#include "transient_check.h"
 
 static void stat_add(run_stats *rs, const char *name, double v)
 {
@@ -28,76 +28,64 @@ static void stat_add(run_stats *rs, const char *name, double v)
     rs->s[rs->n++].v = v;
 }
 
-/* MSER-5 over one headline series of the measured window (x[0..n), one
- * value per grid step): "<name>.transient" is 1 when the window still holds
- * an initial transient (sim/transient.h) that moves the window's mean by
- * more than rel_floor of it, "<name>.truncation_h" is MSER-5's truncation
- * point in hours into the window. Too short a series adds nothing. */
-static void transient_add(run_stats *rs, const char *name, const double *x,
-                          size_t n, double step_h, double rel_floor)
+static void transient_add(run_stats *rs, const char *name, tc_result r)
 {
-    sim_transient tr;
-    if (n < SIM_MSER_MIN_OBS || sim_mser5(x, n, &tr) != MTC_OK)
+    if (!r.judged)
         return;
-    int hit = tr.transient &&
-              fabs(tr.mean_all - tr.mean_kept) > rel_floor * fabs(tr.mean_kept);
     char k[160];
     snprintf(k, sizeof k, "%s.transient", name);
-    stat_add(rs, k, hit ? 1.0 : 0.0);
+    stat_add(rs, k, r.transient ? 1.0 : 0.0);
     snprintf(k, sizeof k, "%s.truncation_h", name);
-    stat_add(rs, k, (double)tr.truncate * step_h);
+    stat_add(rs, k, r.truncation_h);
 }
 
-/* The headline series in the window after the warm-up: the signatureless
- * fraction per grid interval (intervals without a full handshake are
- * skipped) and the relying-party state and log storage levels. */
+/* A metric's series as arrays (grid times, values of all cohorts); 0 when
+ * it has none. *t and *v are malloc'ed (caller frees). */
+static size_t series_of(sim_metrics *m, const char *name, int64_t **t, double **v)
+{
+    sim_metric *mt = sim_metrics_find(m, name);
+    size_t n = mt ? sim_metric_series_len(mt) : 0;
+    *t = n ? malloc(n * sizeof **t) : NULL;
+    *v = n ? malloc(n * sizeof **v) : NULL;
+    if (!*t || !*v) {
+        free(*t);
+        free(*v);
+        *t = NULL;
+        *v = NULL;
+        return 0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        (*t)[k] = sim_metrics_grid_time(m, k);
+        (*v)[k] = sim_metric_series_value(mt, SIM_ALL_COHORTS, k);
+    }
+    return n;
+}
+
+/* The steady-state check of the headline series (transient_check.h):
+ * "<series>.transient" (1: the window still holds an initial transient)
+ * and "<series>.truncation_h" (MSER-5's cut, hours into the window). */
 static void collect_transients(sim_metrics *m, run_stats *rs)
 {
-    sim_metric *full = sim_metrics_find(m, "handshake_full");
-    sim_metric *sl = sim_metrics_find(m, "handshake_signatureless");
-    size_t len = full ? sim_metric_series_len(full) : 0;
-    if (len < 2 || !sl || sim_metric_series_len(sl) != len)
-        return;
-    double step_h = sim_time_to_sec(sim_metrics_grid_time(m, 1) -
-                                    sim_metrics_grid_time(m, 0)) / 3600.0;
-    sim_time warm = sim_metrics_warmup_end(m);
-    double *x = malloc(len * sizeof *x);
-    if (!x)
-        return;
-    size_t n = 0;
-    for (size_t k = 1; k < len; k++) {
-        if (sim_metrics_grid_time(m, k - 1) < warm)
-            continue;
-        double df = sim_metric_series_value(full, SIM_ALL_COHORTS, k) -
-                    sim_metric_series_value(full, SIM_ALL_COHORTS, k - 1);
-        double ds = sim_metric_series_value(sl, SIM_ALL_COHORTS, k) -
-                    sim_metric_series_value(sl, SIM_ALL_COHORTS, k - 1);
-        if (df > 0)
-            x[n++] = ds / df;
+    int64_t warm = sim_metrics_warmup_end(m);
+    int64_t *t1, *t2;
+    double *full, *sl;
+    size_t n1 = series_of(m, "handshake_full", &t1, &full);
+    size_t n2 = series_of(m, "handshake_signatureless", &t2, &sl);
+    if (n1 && n1 == n2)
+        transient_add(rs, "signatureless_fraction", tc_fraction(t1, full, sl, n1, warm));
+    free(t1);
+    free(t2);
+    free(full);
+    free(sl);
+    for (size_t g = 0; tc_level_names[g]; g++) {
+        int64_t *t;
+        double *v;
+        size_t n = series_of(m, tc_level_names[g], &t, &v);
+        if (n)
+            transient_add(rs, tc_level_names[g], tc_level(t, v, n, warm));
+        free(t);
+        free(v);
     }
-    /* The fraction is judged on statistics alone: its noise is binomial,
-     * and a shift of 1e-4 can be a tenfold change in failures. */
-    transient_add(rs, "signatureless_fraction", x, n, step_h, 0);
-    static const char *const gauges[] = {"rp_state_bytes", "log_storage_bytes"};
-    for (size_t g = 0; g < 2; g++) {
-        sim_metric *mt = sim_metrics_find(m, gauges[g]);
-        size_t gl = mt ? sim_metric_series_len(mt) : 0;
-        double *y = gl > len ? realloc(x, gl * sizeof *x) : x;
-        if (!y)
-            break;
-        x = y;
-        n = 0;
-        for (size_t k = 0; k < gl; k++)
-            if (sim_metrics_grid_time(m, k) >= warm)
-                x[n++] = sim_metric_series_value(mt, SIM_ALL_COHORTS, k);
-        /* Storage levels have almost no noise: a creep of a few bytes in a
-         * megabyte (the compact tree's frontier, per-site records) is
-         * statistically real and practically nothing. A transient there
-         * counts when it moves the window's mean by 0.1 % or more, the
-         * precision the summary's byte figures are read at. */
-        transient_add(rs, gauges[g], x, n, step_h, 1e-3);
-    }
-    free(x);
 }
 
 /* Headline figures first (docs/metrics.md names, when the run has them),
