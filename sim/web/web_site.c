@@ -35,7 +35,7 @@ static const mtc_sig_alg key_algs[] = {MTC_SIG_ED25519, MTC_SIG_ECDSA_P256,
 static const sim_param_desc site_params[] = {
     {"name", SIM_PARAM_STRING, SO(name), WEB_NAME_MAX, 0, 0, NULL, "", "unique entity name"},
     {"count", SIM_PARAM_INT, SO(count), 0, 1, 1e8, NULL, "", "sites in this group (a sample of each CA's customers)"},
-    {"ca_shares", SIM_PARAM_LIST, SO(ca_shares), 0, 0, 0, NULL, "", "\"ca_name:share\" items, CA market shares (empty: uniform); Let's Encrypt ~57% of valid certs (facts.md)"},
+    {"ca_shares", SIM_PARAM_LIST, SO(ca_shares), 0, 0, 0, NULL, "", "\"ca_name:share\" items, CA market shares (empty: uniform); Let's Encrypt ~57% of valid certs (docs/sources.md)"},
     {"key_alg", SIM_PARAM_ENUM, SO(key_alg), 0, 0, 0, web_key_alg_names, "", "subject key algorithm (sizes CertificateVerify and the SPKI)"},
     {"renew_fraction", SIM_PARAM_REAL, SO(renew_fraction), 0, 0.05, 1.0, NULL, "", "renew at this fraction of the lifetime (draft: 75 %)"},
     {"keep_old", SIM_PARAM_BOOL, SO(keep_old), 0, 0, 1, NULL, "", "keep old and new certificates until the old expires (draft \"Certificate Renewal\")"},
