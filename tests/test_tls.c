@@ -383,7 +383,50 @@ TEST(client_hello_and_initial_datagrams)
     ASSERT_EQ(tls_server_hello_len_sid(TLS_GROUP_X25519, 33), 0);
 }
 
+/* The simulator tables each cohort's round trips as the flight sizes
+ * where each step begins (sim/web/web_flight.c), which is exact only if
+ * round trips never decrease as a flight grows: checked byte by byte for
+ * the ServerHellos of every key share, both session-ID forms, several
+ * Initial sizes and client datagram counts. */
+TEST(round_trips_monotone_in_flight_size)
+{
+    const uint16_t groups[] = {TLS_GROUP_X25519, TLS_GROUP_X25519MLKEM768};
+    const size_t initials[] = {1200, 1250, 1350};
+    for (size_t g = 0; g < 2; g++)
+        for (size_t i = 0; i < 3; i++) {
+            tls_transport t;
+            tls_transport_defaults(&t);
+            t.quic_client_initial = initials[i];
+            size_t sh_q = tls_server_hello_len_sid(groups[g], 0);
+            size_t sh_t = tls_server_hello_len_sid(groups[g], 32);
+            unsigned pt = 0, pq[3] = {0, 0, 0};
+            size_t pb = 0;
+            for (size_t enc = 0; enc < 40000; enc++) {
+                unsigned rt = tls_extra_rtt_tcp(&t, tls_tcp_flight_bytes(&t, sh_t, enc));
+                ASSERT_TRUE(rt >= pt);
+                pt = rt;
+                size_t b = tls_quic_flight_bytes(&t, sh_q, enc, NULL);
+                ASSERT_TRUE(b >= pb);
+                pb = b;
+                for (size_t d = 1; d <= 3; d++) {
+                    unsigned rq = tls_extra_rtt_quic_rx(&t, d * initials[i], b);
+                    ASSERT_TRUE(rq >= pq[d - 1]);
+                    pq[d - 1] = rq;
+                }
+            }
+            ASSERT_TRUE(pt >= 1 && pq[0] >= 1);
+            size_t pd = 0;
+            for (size_t ch = 0; ch < 6000; ch++) {
+                size_t d = tls_quic_client_datagrams(&t, ch);
+                ASSERT_TRUE(d >= pd);
+                pd = d;
+            }
+            ASSERT_TRUE(pd >= 5);
+        }
+}
+
 static const test_case tests[] = {
+    {"round_trips_monotone_in_flight_size", round_trips_monotone_in_flight_size},
     {"client_hello_and_initial_datagrams", client_hello_and_initial_datagrams},
     {"ta_ext_known_bytes", ta_ext_known_bytes},
     {"ta_list_roundtrip_and_mutations", ta_list_roundtrip_and_mutations},

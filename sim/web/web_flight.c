@@ -76,7 +76,8 @@ static unsigned fn_quic(const web_flight *f, unsigned arg, uint32_t x)
     return web__flight_rtt_quic_slow(f, arg, x);
 }
 
-#define WEB_FLIGHT_LIMIT (UINT32_C(1) << 26) /* 64 MiB: beyond any flight */
+#define WEB_FLIGHT_LIMIT (UINT32_C(1) << 22) /* 4 MiB: beyond any flight (larger
+                                                ones are framed directly) */
 
 /* The least x with fn(x) > k (fn non-decreasing), or UINT32_MAX when even
  * WEB_FLIGHT_LIMIT does not get there. */
