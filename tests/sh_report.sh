@@ -49,7 +49,7 @@ cd /  # the report must not need the source tree
 out=$("$m" report "$tmp/sweep.db" --out "$tmp/rep" --quiet) || fail "report on the sweep"
 cd "$root"
 [ "$out" = "$tmp/rep/index.html" ] || fail "report printed '$out', not the index path"
-for f in fraction auth_bytes_cdf sweep_fraction sweep_auth_bytes issuance_delay_cdf signer_load; do
+for f in fraction auth_bytes_cdf auth_bytes_today_cdf sweep_fraction sweep_auth_bytes issuance_delay_cdf signer_load; do
   check_png "$tmp/rep/$f.png"
   check_svg "$tmp/rep/$f.svg"
   grep -q "src=\"$f.png\"" "$tmp/rep/index.html" || fail "index.html lacks figure $f"
@@ -62,7 +62,7 @@ class P(html.parser.HTMLParser):
     def handle_starttag(s, tag, a):
         s.caps += tag == 'figcaption'; s.imgs += tag == 'img'; s.rows += tag == 'tr'
 p = P(); p.feed(t)
-assert p.imgs == 6 and p.caps == 6, (p.imgs, p.caps)
+assert p.imgs == 7 and p.caps == 7, (p.imgs, p.caps)
 assert 'signatureless fraction' in t and 'landmark_interval=57600' in t
 assert '<h2>Summary</h2>' in t and p.rows > 20
 assert 'Not drawn' not in t

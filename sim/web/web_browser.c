@@ -43,8 +43,8 @@ static const sim_param_desc browser_params[] = {
     {"online_profile", SIM_PARAM_PROFILE, BO(online_profile), 0, 0, 0, NULL, "", "relative session-start intensity per hour of day"},
     {"session_duration", SIM_PARAM_DIST, BO(session_duration), 0, 0, 1e7, NULL, "s", "length of an online session"},
     {"visits_per_hour", SIM_PARAM_REAL, BO(visits_per_hour), 0, 0, 1e6, NULL, "1/h", "page visits while online (Poisson)"},
-    {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, 1000, NULL, "", "distinct hosts a visit connects to at once (median 6 domains per session, facts.md)"},
-    {"zipf_exponent", SIM_PARAM_REAL, BO(zipf_exponent), 0, 0, 5, NULL, "", "site popularity exponent (power law slope ~1.2, facts.md)"},
+    {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, 1000, NULL, "", "distinct hosts a visit connects to at once (at most the number of sites and 1000)"},
+    {"zipf_exponent", SIM_PARAM_REAL, BO(zipf_exponent), 0, 0, 5, NULL, "", "site popularity exponent within each site group (power law slope ~1.2: docs/sources.md)"},
     {"update_first_delay", SIM_PARAM_DURATION, BO(update_first_delay), 0, 0, 86400, NULL, "s", "first update check after a session starts (Chrome: ~60 s)"},
     {"update_interval", SIM_PARAM_DIST, BO(update_interval), 0, 0, 1e7, NULL, "s", "time between update checks while online (Chrome: 5 h)"},
     {"update_fail_prob", SIM_PARAM_REAL, BO(update_fail_prob), 0, 0, 1, NULL, "", "probability that an update check fails"},
@@ -55,6 +55,12 @@ static const sim_param_desc browser_params[] = {
     {"missignal_prob", SIM_PARAM_REAL, BO(missignal_prob), 0, 0, 1, NULL, "", "per handshake, advertise the latest landmarks instead of its own (injected mis-signalling)"},
     {"cosigner_policy", SIM_PARAM_ENUM, BO(cosigner_policy), 0, 0, 0, web_policy_names, "", "relying-party cosigner policy (\"pki\": the CA's: CA + quorum)"},
     {"transport", SIM_PARAM_ENUM, BO(transport), 0, 0, 0, transport_names, "", "transport label (both TCP and QUIC round trips are recorded)"},
+    {"key_share", SIM_PARAM_ENUM, BO(key_share), 0, 0, 0, web_group_names, "", "key share group of every handshake (x25519mlkem768: client share 1,216 B, server 1,120 B)"},
+    {"quic_initial", SIM_PARAM_INT, BO(quic_initial), 0, 1200, 65527, NULL, "bytes", "size of each client QUIC Initial datagram (RFC 9000: >= 1200; Chromium 1250, Firefox 1350: docs/sources.md)"},
+    {"quic_datagram", SIM_PARAM_INT, BO(quic_datagram), 0, 1200, 65527, NULL, "bytes", "server QUIC datagram size before path MTU discovery"},
+    {"tcp_mss", SIM_PARAM_INT, BO(tcp_mss), 0, 536, 65495, NULL, "bytes", "TCP maximum segment size"},
+    {"tcp_initial_window", SIM_PARAM_INT, BO(tcp_initial_window), 0, 1, 1000, NULL, "segments", "server's TCP initial congestion window (RFC 6928: 10)"},
+    {"client_hello_extra", SIM_PARAM_INT, BO(client_hello_extra), 0, 0, 16000, NULL, "bytes", "ClientHello extensions not modelled (GREASE, ECH, PSK): a padding extension of this size, 0 or >= 4"},
 };
 
 static int browser_defaults(void *p)
@@ -71,6 +77,12 @@ static int browser_defaults(void *p)
     c->update_fail_prob = 0.01;
     c->mtc_aware = 1;
     c->ticket_lifetime = 86400 * SIM_SEC;
+    c->key_share = 0;           /* x25519mlkem768 */
+    c->quic_initial = 1250;     /* Chromium */
+    c->quic_datagram = 1200;
+    c->tcp_mss = 1460;
+    c->tcp_initial_window = 10;
+    c->client_hello_extra = 0;
     int rc = sim_dist_lognormal(&c->session_duration, log(3600.0), 1.0);
     if (rc == MTC_OK)
         rc = sim_dist_const(&c->hosts_per_visit, 1);
@@ -94,6 +106,10 @@ static int browser_validate(const void *p, char *err, size_t errlen)
             snprintf(err, errlen, "session_duration: required when sessions_per_day > 0");
             return MTC_ERR_CONFIG;
         }
+    }
+    if (c->client_hello_extra > 0 && c->client_hello_extra < 4) {
+        snprintf(err, errlen, "client_hello_extra: 0 or at least 4 bytes (a padding extension)");
+        return MTC_ERR_CONFIG;
     }
     if (!c->hosts_per_visit || !c->update_interval) {
         snprintf(err, errlen, "%s: required", !c->hosts_per_visit ? "hosts_per_visit" : "update_interval");
@@ -206,6 +222,12 @@ static void update_check(web *wb, web_client *c, const web_cohort *co, gsl_rng *
     }
 }
 
+#define WEB_VISIT_HOSTS 1000 /* hosts_per_visit's schema maximum */
+
+/* A page visit connects to `hosts` distinct sites: a site drawn again is
+ * drawn anew (a page connects to a host once). After 64 draws per host
+ * the visit keeps the hosts it has: only reachable when hosts nears the
+ * number of sites under a steep popularity curve. */
 static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
                   gsl_rng *r)
 {
@@ -214,11 +236,21 @@ static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
     size_t hosts = 1;
     if (!co->one_host) {
         double h = sim_dist_sample(co->cfg.hosts_per_visit, r);
-        hosts = h >= 1 ? (size_t)llround(h) : 1;
+        hosts = h >= 1 ? (size_t)llround(fmin(h, WEB_VISIT_HOSTS)) : 1;
     }
-    for (size_t i = 0; i < hosts; i++) {
-        size_t site = sim_dist_sample_index(co->zipf, r);
-        web__connect(wb, c, (uint32_t)site, now, r);
+    if (hosts > wb->nsites)
+        hosts = wb->nsites;
+    uint32_t seen[WEB_VISIT_HOSTS];
+    size_t n = 0;
+    for (size_t draws = 0; n < hosts && draws < 64 * hosts; draws++) {
+        uint32_t site = (uint32_t)sim_dist_sample_index(co->zipf, r);
+        size_t k = 0;
+        while (k < n && seen[k] != site)
+            k++;
+        if (k < n)
+            continue;
+        seen[n++] = site;
+        web__connect(wb, c, site, now, r);
     }
 }
 
@@ -320,11 +352,11 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         }
         co->one_host = sim_dist_kind(co->cfg.hosts_per_visit) == SIM_DIST_CONST &&
                        sim_dist_mean(co->cfg.hosts_per_visit) == 1.0;
-        if (wb->nsites) {
-            int rc = sim_dist_zipf(&co->zipf, wb->nsites, co->cfg.zipf_exponent);
-            if (rc != MTC_OK)
-                return rc;
-        }
+        int prc = web__popularity(wb, co->cfg.zipf_exponent, &co->zipf);
+        if (prc == MTC_OK)
+            prc = web__flight_init(wb, co, err, errlen);
+        if (prc != MTC_OK)
+            return prc;
         if (co->cfg.sessions_per_day > 0) {
             int rc = sim_nhpp_create(&co->sessions, co->cfg.sessions_per_day / 86400.0,
                                      co->cfg.online_profile, SIM_PROFILE_HOURS,
@@ -395,8 +427,6 @@ void web__clients_destroy(web *wb)
 
 void web_tls_config_defaults(web_tls_config *c)
 {
-    tls_transport_defaults(&c->transport);
-    c->group = TLS_GROUP_X25519;
     c->codepoint = TLS_EXT_TRUST_ANCHORS_EXPERIMENTAL;
     c->epoch = 1798761600; /* 2027-01-01, Chrome's first public MTCs */
 }

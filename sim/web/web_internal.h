@@ -50,10 +50,10 @@ typedef struct web_cert {
     uint32_t msg_len[2];    /* Certificate message without / with ta ext */
     /* For the holding site's current EncryptedExtensions, per
      * trust_anchors sent (0/1): server auth bytes (EE extension +
-     * Certificate + CertificateVerify) and the flight's extra round trips.
+     * Certificate + CertificateVerify). The flight's round trips depend on
+     * the client's cohort (key share, transport): web_flight.
      * Set by web__site_set_changed. */
     uint32_t srv_auth[2];
-    uint8_t rtt_tcp[2], rtt_quic[2];
 } web_cert;
 
 /* What a handshake reads of a certificate: a copy of web_cert fields kept
@@ -81,7 +81,7 @@ typedef struct web_memo_front {
 typedef struct web_cert_hot {
     uint8_t kind;           /* WEB_SA, WEB_LR */
     uint8_t lm_zero;        /* lm_match == 0 */
-    uint8_t rtt_tcp[2], rtt_quic[2];
+    uint8_t pad[4];
     uint16_t ca;            /* CA index (< 65536, checked at creation) */
     uint32_t srv_auth[2];
     uint64_t obj;           /* = web_cert.obj */
@@ -90,12 +90,21 @@ typedef struct web_cert_hot {
     web_memo_front front[WEB_MEMO_FRONT];
 } web_cert_hot;
 
-/* The certificates and count of a site, densely. */
+/* What a handshake reads of a site, densely: its certificates, and what
+ * the same handshake would cost with the baseline chains (web_flight.c). */
 typedef struct web_site_hot {
     uint32_t cert[WEB_SITE_CERTS]; /* = web_site.cert */
-    uint32_t ncert;
-    uint32_t pad[3];
+    uint8_t ncert;
+    uint8_t key;            /* key_alg index (web_key_alg_names) */
+    uint8_t name_len;       /* its DNS name (the ClientHello's server_name) */
+    uint8_t pad;
+    /* Certificate + CertificateVerify with the baseline chains, WEB_BASE_*:
+     * the site's own key and CertificateVerify around the classical and
+     * the ML-DSA-44 chain, and today's deployment (ECDSA P-256 key). */
+    uint32_t base_auth[3];
 } web_site_hot;
+
+enum { WEB_BASE_CLASSICAL = 0, WEB_BASE_MLDSA44 = 1, WEB_BASE_TODAY = 2 };
 
 typedef struct web_site {
     sim_event ev;           /* next site action */
@@ -112,6 +121,10 @@ typedef struct web_site {
     uint32_t ncert;
     uint8_t spki[2700];     /* DER SPKI of the current key */
     uint16_t spki_len;
+    uint8_t name_len;       /* strlen of its DNS name */
+    /* Certificate messages of the baseline chains around this site's key
+     * (classical, ML-DSA-44), and today's Certificate + CertificateVerify */
+    uint32_t base_msg[2], base_today;
     sim_time renew_at;      /* next routine renewal request */
     sim_time next_expiry;   /* earliest expiry among held certs */
     sim_time lr_install_at; /* pending landmark cert install (or MAX) */
@@ -152,10 +165,31 @@ typedef struct web_pubinfo {
     const sim_ca_view **view;
 } web_pubinfo;
 
+/* What a cohort's first flights cost in round trips (web_flight.c): its
+ * key share and transport, as thresholds over the encrypted part of the
+ * server's flight (`enc`: EncryptedExtensions to Finished), so that a
+ * handshake compares a few integers instead of framing its flight. A
+ * value beyond the table is computed directly. */
+#define WEB_RTT_STEPS 6     /* extra round trips answered from the table */
+#define WEB_QUIC_DGRAMS 4   /* client Initial datagram counts tabled */
+
+typedef struct web_flight {
+    tls_transport t;
+    uint16_t group;
+    uint32_t sh_tcp, sh_quic;   /* ServerHello (32-byte / no session ID) */
+    uint32_t ch_quic_base;      /* QUIC ClientHello, empty name, no ext */
+    /* client Initial datagrams = 1 + steps(dgram_thr, ClientHello bytes) */
+    uint32_t dgram_thr[WEB_QUIC_DGRAMS - 1];
+    /* extra round trips = steps(thr, enc) */
+    uint32_t thr_tcp[WEB_RTT_STEPS];
+    uint32_t thr_quic[WEB_QUIC_DGRAMS][WEB_RTT_STEPS];
+} web_flight;
+
 typedef struct web_cohort {
     web_browsers_config cfg;
     size_t us;              /* update service index */
-    sim_dist *zipf;         /* over all sites (owned) */
+    sim_dist *zipf;         /* site popularity (owned): web__popularity */
+    web_flight fl;
     sim_nhpp *sessions;     /* NULL: always online (owned) */
     uint64_t first_id, count;
     int one_host;           /* hosts_per_visit is the constant 1: no draw */
@@ -171,7 +205,8 @@ typedef struct web_memo_entry {
 
 typedef struct web_metrics {
     sim_metric *full, *sigless, *full_ca, *sigless_ca, *resumed, *retry;
-    sim_metric *auth, *auth_cl, *auth_pq, *rtt_tcp, *rtt_quic;
+    sim_metric *auth, *auth_cl, *auth_pq, *auth_today, *rtt_tcp, *rtt_quic;
+    sim_metric *rtt_tcp_base[2], *rtt_quic_base[2], *full_key;
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
     sim_metric *no_cert, *acme_polls, *rev_exposure;
 } web_metrics;
@@ -205,9 +240,12 @@ struct web {
     web_memo_entry *memo;
     size_t memo_cap, memo_used;
     uint64_t cert_objs;     /* certificates installed so far */
-    /* baselines, computed once */
-    uint32_t base_auth[2];  /* classical, ML-DSA-44 */
-    uint32_t sh_len, fin_len;
+    /* baseline chains built so far (web_flight.c) */
+    struct web_base_chain *base;
+    size_t nbase;
+    uint32_t fin_len;
+    uint32_t enc_fixed;     /* EncryptedExtensions without extensions +
+                               Finished: enc = srv_auth + enc_fixed */
     web_metrics m;
     web_stats st;
     int64_t epoch;
@@ -226,6 +264,9 @@ int web__sites_start(web *wb, char *err, size_t errlen);
 void web__sites_destroy(web *wb);
 /* Time (Unix seconds) of a sim time. */
 int64_t web__unix(const web *wb, sim_time t);
+/* The site's DNS name ("s<id>.<dns_suffix>") into buf; its length, or 0
+ * when it does not fit. */
+size_t web__site_dns(const web *wb, const web_site *s, char *buf, size_t cap);
 
 /* web_browser.c */
 /* The global id of a client of this shard (names its random stream). */
@@ -250,5 +291,59 @@ void web__connect(web *wb, web_client *c, uint32_t site, sim_time now,
 void web__site_set_changed(web *wb, web_site *s);
 /* Refreshes certh[id] from certs[id] (keeps the memo front entry). */
 void web__cert_sync(web *wb, uint32_t id);
+
+/* web_flight.c */
+/* The cohort's flight table from its key share and transport settings;
+ * MTC_ERR_CONFIG with err naming the parameter. */
+int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen);
+/* Prices the baselines of site s (its name and current key): base_msg,
+ * base_today and the hot copies. Builds each distinct chain once. */
+int web__site_baselines(web *wb, web_site *s);
+/* The hot copies of the site's baseline bytes after its key changed. */
+void web__site_baselines_sync(web *wb, web_site *s);
+void web__baselines_destroy(web *wb);
+unsigned web__flight_dgrams_slow(const web_flight *f, uint32_t ch_len);
+unsigned web__flight_rtt_tcp_slow(const web_flight *f, uint32_t enc);
+unsigned web__flight_rtt_quic_slow(const web_flight *f, unsigned dgrams, uint32_t enc);
+
+/* How many of the n increasing thresholds x reaches. */
+static inline unsigned web__steps(const uint32_t *thr, unsigned n, uint32_t x)
+{
+    unsigned k = 0;
+    while (k < n && x >= thr[k])
+        k++;
+    return k;
+}
+
+/* Client Initial datagrams for a QUIC ClientHello with ch_ext bytes of
+ * trust_anchors to a site whose name has name_len bytes. */
+static inline unsigned web__flight_dgrams(const web_flight *f, uint32_t name_len,
+                                          uint32_t ch_ext)
+{
+    uint32_t ch = f->ch_quic_base + name_len + ch_ext;
+    unsigned k = web__steps(f->dgram_thr, WEB_QUIC_DGRAMS - 1, ch);
+    return k < WEB_QUIC_DGRAMS - 1 ? k + 1 : web__flight_dgrams_slow(f, ch);
+}
+
+static inline unsigned web__flight_rtt_tcp(const web_flight *f, uint32_t enc)
+{
+    unsigned k = web__steps(f->thr_tcp, WEB_RTT_STEPS, enc);
+    return k < WEB_RTT_STEPS ? k : web__flight_rtt_tcp_slow(f, enc);
+}
+
+static inline unsigned web__flight_rtt_quic(const web_flight *f, unsigned dgrams,
+                                            uint32_t enc)
+{
+    if (dgrams > WEB_QUIC_DGRAMS)
+        return web__flight_rtt_quic_slow(f, dgrams, enc);
+    unsigned k = web__steps(f->thr_quic[dgrams - 1], WEB_RTT_STEPS, enc);
+    return k < WEB_RTT_STEPS ? k : web__flight_rtt_quic_slow(f, dgrams, enc);
+}
+
+/* web_popularity.c */
+/* The site-choice distribution of a cohort with Zipf exponent s: each
+ * site group gets its traffic share, Zipf over its own sites within it
+ * (sim/web.h "Popularity"). *out owned by the caller. */
+int web__popularity(const web *wb, double s, sim_dist **out);
 
 #endif

@@ -12,9 +12,17 @@
  *
  * Entities. A "sites" entity is a group of `count` sites sharing a
  * configuration; a "browsers" entity is one cohort of `count` clients.
- * Sites are numbered across groups in order (site 0 is the most popular:
- * Zipf rank = number + 1); clients likewise across cohorts (the client
- * id names its random stream and decides its MPI shard).
+ * Sites are numbered across groups in declaration order, clients likewise
+ * across cohorts (the client id names its random stream and decides its
+ * MPI shard).
+ *
+ * Popularity. A cohort picks a site in two steps that are one draw: the
+ * group, by its traffic_share (default: its share of all sites), then a
+ * site of that group by Zipf with the cohort's exponent over the group's
+ * own sites (rank = position in the group). So a group's traffic does not
+ * depend on the order in which groups are declared; with equal counts and
+ * default shares two groups get equal traffic, and with one group this is
+ * the plain Zipf over all sites.
  *
  * Streams (sim/rng.h; kinds 64..127 are the web side's):
  *   WEB_STREAM_CLIENT (64)  id = client id: sessions, visits, update checks
@@ -33,9 +41,21 @@
  * standalone one; the client verifies with mtc_rp_verify against the
  * relying-party state of the publication it holds, memoized on
  * (certificate bytes, trusted state); a failed landmark-relative
- * certificate is retried once with only the CA ID (draft 5.6 recovery).
- * Bytes are lengths of real encodings (sim/tls.h), precomputed per
- * certificate, per site certificate set and per client state.
+ * certificate that failed because the client lacks its landmark (the
+ * signalling failure of draft-ietf-tls-trust-anchor-ids section 5.6) is
+ * retried once with only the CA ID, when the server's
+ * EncryptedExtensions lists it; a revoked, expired or otherwise invalid
+ * one is not (its standalone sibling shares the serial and validity).
+ * Message bytes are lengths of real encodings of a modelled content
+ * (sim/tls.h), precomputed per certificate, per site certificate set and
+ * per client state; transport framing is counted by formula.
+ *
+ * Baselines. Each full handshake is also priced with a classical (ECDSA
+ * P-256) and an ML-DSA-44 X.509 chain with two SCTs around the site's own
+ * key, with the site's own CertificateVerify: the difference is the
+ * certificate mechanism alone. Today's deployment (ECDSA P-256 key and
+ * chain) is a separate figure. Round trips of the baseline flights use
+ * the same cohort key share and transport.
  *
  * Ownership: the engine, metrics, rng and PKI table are borrowed and must
  * outlive the web state. Not thread-safe.
@@ -106,6 +126,7 @@ typedef struct web_sites_config {
     sim_time compromise_at;     /* key compromise time; 0: never */
     double compromise_fraction; /* share of sites compromised then */
     char dns_suffix[WEB_NAME_MAX];
+    double traffic_share;       /* weight in site choice; 0: count / all sites */
 } web_sites_config;
 
 typedef struct web_browsers_config {
@@ -126,18 +147,26 @@ typedef struct web_browsers_config {
     sim_time ticket_lifetime;   /* session resumption; 0: none */
     double missignal_prob;      /* advertise the latest landmarks instead of its own */
     int cosigner_policy;        /* index into web_policy_names */
-    int transport;              /* 0 tcp, 1 quic (for retry cost only) */
+    int transport;              /* 0 tcp, 1 quic (a label: both are priced) */
+    int key_share;              /* index into web_group_names */
+    int64_t quic_initial;       /* bytes of each client Initial datagram */
+    int64_t quic_datagram;      /* server datagram size before PMTU discovery */
+    int64_t tcp_mss;            /* TCP maximum segment size */
+    int64_t tcp_initial_window; /* server's initial window, segments */
+    int64_t client_hello_extra; /* unmodelled ClientHello extension bytes */
 } web_browsers_config;
 
 extern const char *const web_key_alg_names[];   /* NULL-terminated */
 extern const char *const web_policy_names[];    /* "pki", NULL */
+/* Key share groups: "x25519mlkem768", "x25519", "secp256r1", NULL. */
+extern const char *const web_group_names[];
+extern const uint16_t web_group_ids[];          /* their TLS code points */
 
 /* sim_sites_schema and sim_browsers_schema are declared in sim/world.h. */
 
-/* Global web settings (transport, key share group, extension code point). */
+/* Global web settings. Key share and transport are per cohort
+ * (web_browsers_config). */
 typedef struct web_tls_config {
-    tls_transport transport;
-    uint16_t group;             /* server key share group */
     uint16_t codepoint;         /* trust_anchors extension type */
     int64_t epoch;              /* Unix seconds of sim time 0 */
 } web_tls_config;
