@@ -62,6 +62,8 @@ typedef struct run_stats {
     size_t point, rep;
     stat_row *s;
     size_t n, cap;
+    char leaf_key[32];  /* the sites' key behind the ratios, "mixed", or ""
+                           (not sent with --spread-runs: "" there) */
 } run_stats;
 
 /* What the scenario declares: params, unfixed sweep axes, points, reps. */
