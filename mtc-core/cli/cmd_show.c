@@ -112,15 +112,16 @@ static int show_one(const char *label, const uint8_t *der, size_t len)
         mtc_hash_to_hex(&p.inclusion[i], hx);
         printf("      %s\n", hx);
     }
-    printf("    signatures: %zu%s\n", p.n_sigs,
-           p.n_sigs ? "" : " (landmark-relative certificate)");
-    for (size_t i = 0; i < p.n_sigs; i++) {
+    printf("    signatures: %zu%s\n", p.n_sigs_total,
+           p.n_sigs_total ? "" : " (landmark-relative certificate)");
+    size_t cur = 0;
+    mtc_subtree_sig sg;
+    while (mtc_proof_sig_next(&p, &cur, &sg)) {
         mtc_taid id;
         char text[MTC_TAID_TEXT_MAX] = "(malformed ID)";
-        if (mtc_taid_from_binary(p.sigs[i].cosigner_id.p, p.sigs[i].cosigner_id.len,
-                                 &id) == MTC_OK)
+        if (mtc_taid_from_binary(sg.cosigner_id.p, sg.cosigner_id.len, &id) == MTC_OK)
             mtc_taid_to_text(&id, text, sizeof text);
-        printf("      cosigner %s: %zu-byte signature\n", text, p.sigs[i].signature.len);
+        printf("      cosigner %s: %zu-byte signature\n", text, sg.signature.len);
     }
     mtc_hash eh;
     if (mtc_cert_entry_hash(&c, p.extensions, &eh) == MTC_OK) {
