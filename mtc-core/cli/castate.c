@@ -285,6 +285,10 @@ int ca_create(ca_state *st, const char *dir, const char *ca_id, mtc_sig_alg alg,
     if (!st->lm)
         return fail(err, cap, "bad max_active_landmarks");
     char path[600];
+    /* A new log: an update its relying party installed for an earlier CA
+     * in this directory describes another log history. */
+    path_of(st, "rp/update.bin", path, sizeof path);
+    remove(path);
     path_of(st, "log.entries", path, sizeof path);
     if (cli_write_file(path, "", 0))
         return fail(err, cap, "cannot write '%s'", path);
