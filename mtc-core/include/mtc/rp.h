@@ -82,7 +82,10 @@ int mtc_rp_ca_revoke(mtc_rp_ca *rp, uint64_t first, uint64_t last);
 
 /* Adds a trusted subtree of log `log_number` (replacing one with the same
  * [start, end)). MTC_ERR_SUBTREE when [start, end) is not a valid
- * non-empty subtree. */
+ * non-empty subtree. The caller vouches for the hash, as the draft allows
+ * for a trusted update service; the verified path, which checks the
+ * draft's "Trusted Subtrees" evidence first, is mtc_rp_ca_apply_update
+ * (mtc/update.h). */
 int mtc_rp_ca_add_subtree(mtc_rp_ca *rp, uint64_t log_number, uint64_t start,
                           uint64_t end, const mtc_hash *hash);
 /* Drops every trusted subtree (e.g. before installing a new landmark set). */
