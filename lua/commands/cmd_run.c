@@ -309,8 +309,11 @@ int cmd_run(int argc, char **argv)
 done:
     if (db && sim_results_close(db) != MTC_OK && status == HOST_OK)
         status = HOST_FAIL;
-    for (size_t i = 0; runs && i < nruns; i++)
+    for (size_t i = 0; runs && i < nruns; i++) {
         free(runs[i].s);
+        for (size_t k = 0; k < RUN_TC_SERIES; k++)
+            free(runs[i].win[k]);
+    }
     free(runs);
     free(mine.b);
     lhost_destroy(h0);

@@ -58,12 +58,19 @@ typedef struct stat_row {
 } stat_row;
 
 /* One run's (point, replication) and its statistics, in collection order. */
+#define RUN_TC_SERIES 3  /* signatureless_fraction + the two levels */
+
 typedef struct run_stats {
     size_t point, rep;
     stat_row *s;
     size_t n, cap;
-    char leaf_key[32];  /* the sites' key behind the ratios, "mixed", or ""
-                           (not sent with --spread-runs: "" there) */
+    char leaf_key[32];  /* the sites' key behind the ratios, "mixed", or "" */
+    /* The headline series' measured windows (transient_check.h), kept so
+     * that a sweep point's replications are averaged before they are
+     * judged: signatureless fraction, then each tc_level_names series. */
+    double *win[RUN_TC_SERIES];
+    size_t nwin[RUN_TC_SERIES];
+    double win_step_h;
 } run_stats;
 
 /* What the scenario declares: params, unfixed sweep axes, points, reps. */

@@ -62,8 +62,9 @@ static size_t series_of(sim_metrics *m, const char *name, int64_t **t, double **
 }
 
 /* The steady-state check of the headline series (transient_check.h):
- * "<series>.transient" (1: the window still holds an initial transient)
- * and "<series>.truncation_h" (MSER-5's cut, hours into the window). */
+ * "<series>.transient" (1: this run's window still holds an initial
+ * transient) and "<series>.truncation_h" (MSER-5's cut, hours into the
+ * window); the windows are kept in rs for the sweep point's pooled check. */
 static void collect_transients(sim_metrics *m, run_stats *rs)
 {
     int64_t warm = sim_metrics_warmup_end(m);
@@ -71,18 +72,26 @@ static void collect_transients(sim_metrics *m, run_stats *rs)
     double *full, *sl;
     size_t n1 = series_of(m, "handshake_full", &t1, &full);
     size_t n2 = series_of(m, "handshake_signatureless", &t2, &sl);
-    if (n1 && n1 == n2)
-        transient_add(rs, "signatureless_fraction", tc_fraction(t1, full, sl, n1, warm));
+    if (n1 && n1 == n2 && (rs->win[0] = malloc(n1 * sizeof(double)))) {
+        rs->nwin[0] = tc_fraction_window(t1, full, sl, n1, warm, rs->win[0],
+                                         &rs->win_step_h);
+        transient_add(rs, "signatureless_fraction",
+                      tc_judge_fraction(rs->win[0], rs->nwin[0], rs->win_step_h));
+    }
     free(t1);
     free(t2);
     free(full);
     free(sl);
-    for (size_t g = 0; tc_level_names[g]; g++) {
+    for (size_t g = 0; tc_level_names[g] && g + 1 < RUN_TC_SERIES; g++) {
         int64_t *t;
         double *v;
         size_t n = series_of(m, tc_level_names[g], &t, &v);
-        if (n)
-            transient_add(rs, tc_level_names[g], tc_level(t, v, n, warm));
+        if (n && (rs->win[g + 1] = malloc(n * sizeof(double)))) {
+            rs->nwin[g + 1] = tc_level_window(t, v, n, warm, rs->win[g + 1],
+                                              &rs->win_step_h);
+            transient_add(rs, tc_level_names[g],
+                          tc_judge_level(rs->win[g + 1], rs->nwin[g + 1], rs->win_step_h));
+        }
         free(t);
         free(v);
     }
@@ -258,38 +267,40 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                 printf("%-44s %16.6g\n", first->s[s].name, x[0]);
         }
         free(x);
-        /* The transient check (MSER-5, sim/transient.h) on each headline
-         * series: a window that still holds the first days of the system
-         * describes a transient, not the deployed system. */
-        for (size_t s = 0; s < first->n; s++) {
-            const char *nm = first->s[s].name;
-            const char *dot = strrchr(nm, '.');
-            if (!dot || strcmp(dot, ".transient"))
-                continue;
-            size_t hits = 0, seen = 0;
-            double trunc = 0;
-            for (size_t r = 0; r < nruns; r++) {
-                if (runs[r].point != p)
-                    continue;
-                for (size_t j = 0; j < runs[r].n; j++) {
-                    if (!strcmp(runs[r].s[j].name, nm)) {
-                        seen++;
-                        hits += runs[r].s[j].v > 0;
-                    }
-                    if (!strncmp(runs[r].s[j].name, nm, (size_t)(dot - nm)) &&
-                        !strcmp(runs[r].s[j].name + (dot - nm), ".truncation_h") &&
-                        runs[r].s[j].v > trunc)
-                        trunc = runs[r].s[j].v;
+        /* The steady-state check of the point (transient_check.h): each
+         * headline series' window averaged over the replications, then
+         * judged. A transient is where every replication is at the same
+         * time; a burst of misses in one replication of a steady system
+         * is not, and averaging keeps it from being read as one (a single
+         * replication's verdict is in its "<series>.transient" row). */
+        for (size_t k = 0; k < RUN_TC_SERIES; k++) {
+            size_t len = (size_t)-1, nr = 0;
+            for (size_t r = 0; r < nruns; r++)
+                if (runs[r].point == p && runs[r].win[k]) {
+                    nr++;
+                    if (runs[r].nwin[k] < len)
+                        len = runs[r].nwin[k];
                 }
-            }
-            if (hits)
-                printf("warning: %.*s: MSER-5 finds an initial transient in the "
-                       "measured window of %zu of %zu replication%s (truncation "
-                       "up to %.3g h into the window): this figure still "
-                       "describes a start-up, not the deployed system; lengthen "
-                       "the warm-up or use world{ start = \"steady\" }\n",
-                       (int)(dot - nm), nm, hits, seen, seen == 1 ? "" : "s",
-                       trunc);
+            if (!nr || len == (size_t)-1 || len == 0)
+                continue;
+            double *avg = calloc(len, sizeof *avg);
+            if (!avg)
+                continue;
+            for (size_t r = 0; r < nruns; r++)
+                if (runs[r].point == p && runs[r].win[k])
+                    for (size_t i = 0; i < len; i++)
+                        avg[i] += runs[r].win[k][i] / (double)nr;
+            const char *nm = k ? tc_level_names[k - 1] : "signatureless_fraction";
+            tc_result v = k ? tc_judge_level(avg, len, first->win_step_h)
+                            : tc_judge_fraction(avg, len, first->win_step_h);
+            free(avg);
+            if (v.judged && v.transient)
+                printf("warning: %s: MSER-5 finds an initial transient in the "
+                       "measured window (mean of %zu replication%s; truncation "
+                       "%.3g h into the window): this figure still describes a "
+                       "start-up, not the deployed system; lengthen the warm-up "
+                       "or use world{ start = \"steady\" }\n",
+                       nm, nr, nr == 1 ? "" : "s", v.truncation_h);
         }
     }
 }

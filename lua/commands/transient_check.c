@@ -35,22 +35,51 @@ static double step_hours(const int64_t *t, size_t n)
     return n >= 2 ? (double)(t[1] - t[0]) / 3.6e9 : 0;
 }
 
-tc_result tc_fraction(const int64_t *t, const double *full, const double *sl,
-                      size_t n, int64_t warm)
+size_t tc_fraction_window(const int64_t *t, const double *full, const double *sl,
+                          size_t n, int64_t warm, double *out, double *step_h)
 {
-    tc_result none = {0, 0, 0};
-    double *x = n ? malloc(n * sizeof *x) : NULL;
-    if (!x)
-        return none;
     size_t m = 0;
+    *step_h = step_hours(t, n);
     for (size_t k = 1; k < n; k++) {
         if (t[k - 1] < warm)
             continue;
         double df = full[k] - full[k - 1], ds = sl[k] - sl[k - 1];
         if (df > 0 && isfinite(ds))
-            x[m++] = ds / df;
+            out[m++] = ds / df;
     }
-    tc_result r = judge(x, m, step_hours(t, n), 0);
+    return m;
+}
+
+size_t tc_level_window(const int64_t *t, const double *v, size_t n, int64_t warm,
+                       double *out, double *step_h)
+{
+    size_t m = 0;
+    *step_h = step_hours(t, n);
+    for (size_t k = 0; k < n; k++)
+        if (t[k] >= warm && isfinite(v[k]))
+            out[m++] = v[k];
+    return m;
+}
+
+tc_result tc_judge_fraction(const double *x, size_t n, double step_h)
+{
+    return judge(x, n, step_h, 0);
+}
+
+tc_result tc_judge_level(const double *x, size_t n, double step_h)
+{
+    return judge(x, n, step_h, LEVEL_REL_FLOOR);
+}
+
+tc_result tc_fraction(const int64_t *t, const double *full, const double *sl,
+                      size_t n, int64_t warm)
+{
+    tc_result none = {0, 0, 0};
+    double *x = n ? malloc(n * sizeof *x) : NULL, step;
+    if (!x)
+        return none;
+    size_t m = tc_fraction_window(t, full, sl, n, warm, x, &step);
+    tc_result r = judge(x, m, step, 0);
     free(x);
     return r;
 }
@@ -58,14 +87,11 @@ tc_result tc_fraction(const int64_t *t, const double *full, const double *sl,
 tc_result tc_level(const int64_t *t, const double *v, size_t n, int64_t warm)
 {
     tc_result none = {0, 0, 0};
-    double *x = n ? malloc(n * sizeof *x) : NULL;
+    double *x = n ? malloc(n * sizeof *x) : NULL, step;
     if (!x)
         return none;
-    size_t m = 0;
-    for (size_t k = 0; k < n; k++)
-        if (t[k] >= warm && isfinite(v[k]))
-            x[m++] = v[k];
-    tc_result r = judge(x, m, step_hours(t, n), LEVEL_REL_FLOOR);
+    size_t m = tc_level_window(t, v, n, warm, x, &step);
+    tc_result r = judge(x, m, step, LEVEL_REL_FLOOR);
     free(x);
     return r;
 }

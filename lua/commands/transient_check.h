@@ -35,4 +35,16 @@ tc_result tc_fraction(const int64_t *t, const double *full, const double *sl,
 /* From a level's values v at grid times t[0..n). */
 tc_result tc_level(const int64_t *t, const double *v, size_t n, int64_t warm);
 
+/* The same in two steps, so that replications can be averaged first (the
+ * check of a sweep point: a transient is where every replication is at
+ * the same time, a burst of a steady system is not). The window functions
+ * write at most n values to out and return how many; *step_h gets the
+ * grid step in hours. The judge functions take the (averaged) window. */
+size_t tc_fraction_window(const int64_t *t, const double *full, const double *sl,
+                          size_t n, int64_t warm, double *out, double *step_h);
+size_t tc_level_window(const int64_t *t, const double *v, size_t n, int64_t warm,
+                       double *out, double *step_h);
+tc_result tc_judge_fraction(const double *x, size_t n, double step_h);
+tc_result tc_judge_level(const double *x, size_t n, double step_h);
+
 #endif
