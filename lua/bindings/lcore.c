@@ -8,6 +8,7 @@
  * encodings. Objects are full userdata with __gc; each is created empty
  * before what it wraps is acquired.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,10 +108,16 @@ static int c_hex(lua_State *L)
 {
     size_t n;
     const unsigned char *s = (const unsigned char *)luaL_checklstring(L, 1, &n);
+    static const char digits[] = "0123456789abcdef";
+    luaL_argcheck(L, n <= (SIZE_MAX - 1) / 2, 1, "string too long");
     luaL_Buffer b;
+    /* exactly 2n bytes: no terminating NUL is written (snprintf's NUL
+     * overran the buffer by one byte when Lua sized it exactly) */
     char *o = luaL_buffinitsize(L, &b, 2 * n);
-    for (size_t i = 0; i < n; i++)
-        snprintf(o + 2 * i, 3, "%02x", s[i]);
+    for (size_t i = 0; i < n; i++) {
+        o[2 * i] = digits[s[i] >> 4];
+        o[2 * i + 1] = digits[s[i] & 15];
+    }
     luaL_pushresultsize(&b, 2 * n);
     return 1;
 }
@@ -726,6 +733,16 @@ static int rp_gc(lua_State *L)
     return 0;
 }
 
+/* A finalized object can still be reached (a finalizer may resurrect it),
+ * so every method checks that it has not been released. */
+static lrp *check_rp(lua_State *L)
+{
+    lrp *r = luaL_checkudata(L, 1, RP_MT);
+    if (!r->rp)
+        luaL_error(L, "relying party already released");
+    return r;
+}
+
 /* ca:relying_party{witnesses=k, landmarks=true}: trusts the CA cosigner
  * and k of the witnesses (default all), and the active landmarks. */
 static int ca_relying_party(lua_State *L)
@@ -783,7 +800,7 @@ static int ca_relying_party(lua_State *L)
 /* rp:verify(der [, unix_time]) -> ok, reason, info */
 static int rp_verify(lua_State *L)
 {
-    lrp *r = luaL_checkudata(L, 1, RP_MT);
+    lrp *r = check_rp(L);
     size_t n;
     const char *der = luaL_checklstring(L, 2, &n);
     lua_Integer now = luaL_optinteger(L, 3, -1);
@@ -847,6 +864,8 @@ static int c_parse_certificate(lua_State *L)
     return 1;
 }
 
+/* The metatable is protected (__metatable): a scenario that could read
+ * it could call __gc on a live object and free what it wraps. */
 static void new_mt(lua_State *L, const char *name, const luaL_Reg *meth,
                    lua_CFunction gc)
 {
@@ -856,6 +875,8 @@ static void new_mt(lua_State *L, const char *name, const luaL_Reg *meth,
         lua_setfield(L, -2, "__index");
         lua_pushcfunction(L, gc);
         lua_setfield(L, -2, "__gc");
+        lua_pushstring(L, name);
+        lua_setfield(L, -2, "__metatable");
     }
     lua_pop(L, 1);
 }

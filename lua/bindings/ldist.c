@@ -419,6 +419,9 @@ void ldist_register(lua_State *L)
         lua_setfield(L, -2, "__gc");
         lua_pushcfunction(L, m_tostring);
         lua_setfield(L, -2, "__tostring");
+        /* protected: __gc called on a live distribution would free it */
+        lua_pushliteral(L, LDIST_MT);
+        lua_setfield(L, -2, "__metatable");
     }
     lua_pop(L, 1);
     static const luaL_Reg fns[] = {
