@@ -16,13 +16,13 @@ fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); [ -n "${KEEP_GOING:-}" ] || exit
 # refused CODE PATTERN LUA [ARGS]: exit CODE (2: before any simulation)
 refused() {
   pat=$1; printf '%s\n' "$2" > "$d/sc/s.lua"; shift 2
-  timeout 60 "$m" run "$d/sc/s.lua" --quiet --out "$d/out/r.db" "$@" >"$d/o" 2>"$d/err"; rc=$?
+  timeout -k 5 60 "$m" run "$d/sc/s.lua" --quiet --out "$d/out/r.db" "$@" >"$d/o" 2>"$d/err"; rc=$?
   [ $rc -eq 2 ] || { fail "not refused (exit $rc): $(cat "$d/sc/s.lua")"; return; }
   grep -Eq -- "$pat" "$d/err" || fail "message '$(head -1 "$d/err")' lacks /$pat/"
 }
 allowed() {
   printf '%s\n' "$1" > "$d/sc/s.lua"; shift
-  timeout 60 "$m" run "$d/sc/s.lua" --quiet --out "$d/out/r.db" "$@" >"$d/o" 2>"$d/err" ||
+  timeout -k 5 60 "$m" run "$d/sc/s.lua" --quiet --out "$d/out/r.db" "$@" >"$d/o" 2>"$d/err" ||
     fail "refused: $(cat "$d/sc/s.lua"): $(head -3 "$d/err")"
 }
 
@@ -118,7 +118,7 @@ f = assert(io.open("'"$F"'/mine.txt")); assert(f:read("a") == "ab"); f:close()'
 allowed 'local f = assert(io.open("mine.txt", "w+")); f:write("c"); f:seek("set"); assert(f:read("a") == "c"); f:close()'
 # a FIFO as the scenario itself: refused, not read forever
 rm -f "$d/sc/s.lua"; mkfifo "$d/sc/s.lua"
-timeout 20 "$m" run "$d/sc/s.lua" --quiet >/dev/null 2>"$d/err"; rc=$?
+timeout -k 5 20 "$m" run "$d/sc/s.lua" --quiet >/dev/null 2>"$d/err"; rc=$?
 [ $rc -eq 2 ] || fail "FIFO scenario: exit $rc"
 grep -q "not a regular file\|opens only regular files" "$d/err" || fail "FIFO scenario message: $(cat "$d/err")"
 rm -f "$d/sc/s.lua"

@@ -80,9 +80,9 @@ void lhost_mem_charge(lua_State *L, size_t bytes, const char *what)
         charge_gc(h);
         lua_gc(L, LUA_GCCOLLECT);
         if (bytes > max || h->mem_used + h->ext_used > max - bytes)
-            luaL_error(L, "%s: not enough memory (%zu MiB more would exceed "
-                          "--max-memory %zu MiB)", what, (bytes >> 20) + 1,
-                       max >> 20);
+            luaL_error(L, "%s: not enough memory (%I MiB more would exceed "
+                          "--max-memory %I MiB)", what,
+                       (lua_Integer)(bytes >> 20) + 1, (lua_Integer)(max >> 20));
     }
     h->ext_used += bytes;
 }
@@ -378,9 +378,8 @@ static void count_output(lua_State *L, int first)
     for (int i = first; i <= lua_gettop(L); i++)
         n += lua_type(L, i) == LUA_TSTRING ? lua_rawlen(L, i) + 1 : 24;
     if (h->max_output && h->term_used + n > h->max_output)
-        luaL_error(L, "output limit exceeded: a run may print %llu bytes "
-                      "(lift it with --unsafe)",
-                   (unsigned long long)h->max_output);
+        luaL_error(L, "output limit exceeded: a run may print %I bytes "
+                      "(lift it with --unsafe)", (lua_Integer)h->max_output);
     h->term_used += n;
 }
 

@@ -258,6 +258,10 @@ int mtc_baseline_build(mtc_sig_alg alg, const char *dns, int64_t nb,
 {
     if (!mtc_sig_info_get(alg))
         return MTC_ERR_UNSUPPORTED;
+    /* X.509 times end with year 9999; nb + lifetime must not overflow */
+    if (nb < 0 || nb > MTC_BASELINE_TIME_MAX || lifetime <= 0 ||
+        lifetime > MTC_BASELINE_TIME_MAX - nb)
+        return MTC_ERR_ARG;
     memset(out, 0, sizeof *out);
     out->alg = alg;
     struct party root, inter, leaf, logs[2];
