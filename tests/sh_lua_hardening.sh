@@ -62,6 +62,15 @@ collectgarbage(); collectgarbage()
 sim:at(1, function() keep:root() end)
 mtcsim.world{ duration = 10 }'
 
+# 3. the host reads what the library declared, not what a scenario put
+# in its place; the sweep grid is bounded
+run 0 "" 'mtcsim._declared = function() return 5 end'
+run 0 "" 'mtcsim._declared = setmetatable({}, { __call = function() error("x") end })'
+run 0 "" 'mtcsim._declared = function() return { params = {}, sweeps = {}, replications = 1e15 } end'
+run 2 "s.lua:3: sweep 'c': the grid would have 1000000 points \(at most 100000\)" 'local v = {} for i = 1, 100 do v[i] = i end
+sweep("a", v) sweep("b", v)
+sweep("c", v)'
+
 # 5. the instruction limit: not catchable, not escapable through C
 L='--max-instructions 1000000'
 run 2 "s.lua:2: instruction limit exceeded" 'while true do
