@@ -69,7 +69,8 @@ run 0 "" 'mtcsim._declared = setmetatable({}, { __call = function() error("x") e
 run 0 "" 'mtcsim._declared = function() return { params = {}, sweeps = {}, replications = 1e15 } end'
 run 2 "s.lua:3: sweep 'c': the grid would have 1000000 points \(at most 100000\)" 'local v = {} for i = 1, 100 do v[i] = i end
 sweep("a", v) sweep("b", v)
-sweep("c", v)'
+sweep("c", v)
+param("a", 1) param("b", 1) param("c", 1)'
 
 # 5. the instruction limit: not catchable, not escapable through C
 L='--max-instructions 1000000'

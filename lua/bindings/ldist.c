@@ -436,9 +436,11 @@ sim_dist *ldist_instance(lua_State *L, int idx)
         return d;
     }
     ldist *x = check(L, idx);
-    /* owned by an entity's configuration until the world ends: charged
-     * for the rest of the run */
-    sim_dist *d = make_charged(L, x, sim_dist_name(x->d));
+    /* owned by an entity's configuration until the world ends: the
+     * tables of empirical and Zipf distributions stay charged for the
+     * rest of the run (the others hold a few dozen bytes) */
+    int tables = x->kind == SIM_DIST_EMPIRICAL || x->kind == SIM_DIST_ZIPF;
+    sim_dist *d = tables ? make_charged(L, x, sim_dist_name(x->d)) : make(x);
     if (!d)
         luaL_error(L, "out of memory");
     return d;

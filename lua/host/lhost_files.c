@@ -735,7 +735,7 @@ int lhost__load_scenario(lua_State *L, const char *path)
     int fd = open_regular(path, O_RDONLY, &why);
     if (fd < 0) {
         lua_pushfstring(L, "cannot read scenario '%s': %s", path,
-                        fd == P_REFUSED ? why : strerror(errno));
+                        fd == P_REFUSED ? "not a regular file" : strerror(errno));
         return LUA_ERRFILE;
     }
     lua_pushfstring(L, "@%s", path);
