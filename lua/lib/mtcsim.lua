@@ -238,6 +238,8 @@ function M.param(name, default, doc)
   return v
 end
 
+local MAX_POINTS = 100000
+
 -- sweep(name, {v1, v2, ...}): run the scenario once per value of the
 -- parameter `name` (declared later with param). Several sweeps form a
 -- grid, the first declared varying slowest.
@@ -258,6 +260,15 @@ function M.sweep(name, values)
         .. "numbers, strings or booleans of one type", name, i, type(v)), 2)
     end
     copy[i] = v
+  end
+  -- the grid is what the host plans and allocates for: keep it sane
+  local points = #copy
+  for _, n in ipairs(declared.sweep_order) do
+    points = points * #declared.sweeps[n].values
+  end
+  if points > MAX_POINTS then
+    error(string.format("sweep '%s': the grid would have %.0f points (at most "
+      .. "%d)", name, points, MAX_POINTS), 2)
   end
   declared.sweeps[name] = { name = name, values = copy }
   declared.sweep_order[#declared.sweep_order + 1] = name

@@ -33,6 +33,11 @@ static int fail(char *err, size_t cap, const char *fmt, ...)
 
 int cli_read_file(const char *path, uint8_t **buf, size_t *len)
 {
+    return cli_read_file_max(path, CLI_READ_MAX, buf, len);
+}
+
+int cli_read_file_max(const char *path, size_t max, uint8_t **buf, size_t *len)
+{
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
@@ -43,6 +48,12 @@ int cli_read_file(const char *path, uint8_t **buf, size_t *len)
         n += r;
         if (n < cap)
             break;
+        if (n > max) {      /* /dev/zero, a wrong file: stop reading */
+            free(b);
+            fclose(f);
+            errno = EFBIG;
+            return -1;
+        }
         uint8_t *nb = realloc(b, 2 * cap + 1);
         if (!nb) {
             free(b);
@@ -91,8 +102,10 @@ int cli_read_certs(const char *path, uint8_t ***ders, size_t **lens, char *err,
     size_t len;
     *ders = NULL;
     *lens = NULL;
-    if (cli_read_file(path, &buf, &len))
-        return fail(err, err_cap, "cannot read '%s': %s", path, strerror(errno));
+    if (cli_read_file_max(path, CLI_CERTS_MAX, &buf, &len))
+        return fail(err, err_cap, "cannot read '%s': %s", path,
+                    errno == EFBIG ? "larger than 64 MiB, not a certificate file"
+                                   : strerror(errno));
     int n = 0, cap = 0;
     if (!strstr((const char *)buf, "-----BEGIN")) {
         *ders = malloc(sizeof **ders);

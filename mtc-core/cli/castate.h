@@ -37,6 +37,12 @@
 
 /* Reads a whole file (malloc'd, NUL-terminated); 0 or -1 with errno. */
 int cli_read_file(const char *path, uint8_t **buf, size_t *len);
+/* As cli_read_file, reading at most max bytes: a larger input (or an
+ * endless one, /dev/zero) fails with errno EFBIG. cli_read_file's bound
+ * is CLI_READ_MAX; certificate files (cli_read_certs) have CLI_CERTS_MAX. */
+#define CLI_READ_MAX ((size_t)1 << 30)
+#define CLI_CERTS_MAX ((size_t)64 << 20)
+int cli_read_file_max(const char *path, size_t max, uint8_t **buf, size_t *len);
 int cli_write_file(const char *path, const void *buf, size_t len);
 /* Writes DER as a PEM CERTIFICATE. */
 int cli_write_pem(const char *path, const uint8_t *der, size_t len);

@@ -265,6 +265,10 @@ int mtc_baseline_build_leaf(mtc_sig_alg alg, mtc_sig_alg leaf_alg, const char *d
 {
     if (!mtc_sig_info_get(alg) || !mtc_sig_info_get(leaf_alg))
         return MTC_ERR_UNSUPPORTED;
+    /* X.509 times end with year 9999; nb + lifetime must not overflow */
+    if (nb < 0 || nb > MTC_BASELINE_TIME_MAX || lifetime <= 0 ||
+        lifetime > MTC_BASELINE_TIME_MAX - nb)
+        return MTC_ERR_ARG;
     memset(out, 0, sizeof *out);
     out->alg = alg;
     out->leaf_alg = leaf_alg;

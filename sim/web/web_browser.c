@@ -36,6 +36,8 @@ static const char *const transport_names[] = {"tcp", "quic", NULL};
 /* ---- schema -------------------------------------------------------------- */
 
 #define BO(f) offsetof(web_browsers_config, f)
+/* hosts_per_visit's range, and the cap on each draw */
+#define HOSTS_PER_VISIT_MAX 1000
 static const sim_param_desc browser_params[] = {
     {"name", SIM_PARAM_STRING, BO(name), WEB_NAME_MAX, 0, 0, NULL, "", "unique entity name (the cohort label)"},
     {"count", SIM_PARAM_INT, BO(count), 0, 0, 4e9, NULL, "", "clients in this cohort"},
@@ -43,7 +45,7 @@ static const sim_param_desc browser_params[] = {
     {"online_profile", SIM_PARAM_PROFILE, BO(online_profile), 0, 0, 0, NULL, "", "relative session-start intensity per hour of day"},
     {"session_duration", SIM_PARAM_DIST, BO(session_duration), 0, 0, 1e7, NULL, "s", "length of an online session"},
     {"visits_per_hour", SIM_PARAM_REAL, BO(visits_per_hour), 0, 0, 1e6, NULL, "1/h", "page visits while online (Poisson)"},
-    {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, 1000, NULL, "", "distinct hosts a visit connects to at once (at most the number of sites and 1000)"},
+    {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, HOSTS_PER_VISIT_MAX, NULL, "", "distinct hosts a visit connects to at once (at most the number of sites and 1000)"},
     {"zipf_exponent", SIM_PARAM_REAL, BO(zipf_exponent), 0, 0, 5, NULL, "", "site popularity exponent within each site group (power law slope ~1.2: docs/sources.md)"},
     {"update_first_delay", SIM_PARAM_DURATION, BO(update_first_delay), 0, 0, 86400, NULL, "s", "first update check after a session starts (Chrome: ~60 s)"},
     {"update_interval", SIM_PARAM_DIST, BO(update_interval), 0, 0, 1e7, NULL, "s", "time between update checks while online (Chrome: 5 h)"},
@@ -236,7 +238,10 @@ static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
     size_t hosts = 1;
     if (!co->one_host) {
         double h = sim_dist_sample(co->cfg.hosts_per_visit, r);
-        hosts = h >= 1 ? (size_t)llround(fmin(h, WEB_VISIT_HOSTS)) : 1;
+        /* an unbounded tail (lognormal...) is cut at the parameter's
+         * maximum: llround of a huge draw is undefined */
+        hosts = !(h >= 1) ? 1 : h < WEB_VISIT_HOSTS ? (size_t)llround(h)
+                                                    : WEB_VISIT_HOSTS;
     }
     if (hosts > wb->nsites)
         hosts = wb->nsites;
@@ -322,6 +327,47 @@ static void client_event(sim_engine *sim, sim_event *e)
 
 /* ---- lifecycle -------------------------------------------------------------- */
 
+/* Client ids in [0, x) that shard s of n simulates (id % n == s). */
+static uint64_t ids_of_shard(uint64_t x, uint64_t n, uint64_t s)
+{
+    return x > s ? (x - s - 1) / n + 1 : 0;
+}
+
+uint64_t web__clients_total(const web *wb)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < wb->ncohorts; k++)
+        n += (uint64_t)wb->cohorts[k].cfg.count;
+    return n;
+}
+
+/* The memory the web model needs: its sites, this shard's clients, and a
+ * Zipf table over the sites per cohort. Stated before allocating, in the
+ * message of a failed allocation. */
+static double web_bytes_needed(const web *wb, uint64_t nsites, uint64_t nclients)
+{
+    return (double)nsites * (double)(sizeof *wb->sites + sizeof *wb->siteh) +
+           (double)nclients * (double)sizeof(web_client) +
+           (double)wb->ncohorts * (double)sim_dist_footprint(SIM_DIST_ZIPF, nsites);
+}
+
+void web__nomem(const web *wb, const char *what, char *err, size_t errlen)
+{
+    uint64_t nsites = 0;
+    for (size_t g = 0; g < wb->nsite_groups; g++)
+        nsites += (uint64_t)wb->site_cfg[g].count;
+    uint64_t nclients = web__clients_total(wb) / (wb->env.nshards ? wb->env.nshards : 1);
+    snprintf(err, errlen, "%s: out of memory: %llu sites and %llu browsers "
+                          "need about %.3g GiB (%zu bytes per site, %zu per "
+                          "browser, %zu per site and cohort for site "
+                          "popularity); use fewer, or shard the browsers over "
+                          "MPI ranks",
+             what, (unsigned long long)nsites, (unsigned long long)nclients,
+             web_bytes_needed(wb, nsites, nclients) / 1073741824.0,
+             sizeof *wb->sites + sizeof *wb->siteh, sizeof(web_client),
+             sim_dist_footprint(SIM_DIST_ZIPF, 1) - sim_dist_footprint(SIM_DIST_ZIPF, 0));
+}
+
 int web__clients_create(web *wb, char *err, size_t errlen)
 {
     uint64_t id = 0, mine = 0;
@@ -329,9 +375,8 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         web_cohort *co = &wb->cohorts[k];
         co->first_id = id;
         co->count = (uint64_t)co->cfg.count;
-        for (uint64_t i = 0; i < co->count; i++)
-            if ((id + i) % wb->env.nshards == wb->env.shard)
-                mine++;
+        mine += ids_of_shard(id + co->count, wb->env.nshards, wb->env.shard) -
+                ids_of_shard(id, wb->env.nshards, wb->env.shard);
         id += co->count;
         co->us = 0;
         if (wb->nus == 0) {
@@ -353,6 +398,8 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         co->one_host = sim_dist_kind(co->cfg.hosts_per_visit) == SIM_DIST_CONST &&
                        sim_dist_mean(co->cfg.hosts_per_visit) == 1.0;
         int prc = web__popularity(wb, co->cfg.zipf_exponent, &co->zipf);
+        if (prc == MTC_ERR_NOMEM)
+            web__nomem(wb, co->cfg.name, err, errlen);
         if (prc == MTC_OK)
             prc = web__flight_init(wb, co, err, errlen);
         if (prc != MTC_OK)
@@ -373,8 +420,10 @@ int web__clients_create(web *wb, char *err, size_t errlen)
     }
     wb->nclients = (size_t)mine;
     wb->clients = web__big_calloc(mine ? mine : 1, sizeof *wb->clients);
-    if (!wb->clients)
+    if (!wb->clients) {
+        web__nomem(wb, "browsers", err, errlen);
         return MTC_ERR_NOMEM;
+    }
     size_t n = 0;
     for (size_t k = 0; k < wb->ncohorts; k++) {
         web_cohort *co = &wb->cohorts[k];
@@ -446,9 +495,13 @@ int web_create(web **out, const web_env *env,
         snprintf(err, errlen, "browsers: more than 65535 cohorts");
         return MTC_ERR_CONFIG;
     }
+    if (errlen)
+        err[0] = 0;     /* every failure below names itself */
     web *wb = calloc(1, sizeof *wb);
-    if (!wb)
+    if (!wb) {
+        snprintf(err, errlen, "web: out of memory");
         return MTC_ERR_NOMEM;
+    }
     wb->env = *env;
     wb->pki = env->pki;
     wb->epoch = env->tls.epoch;
@@ -457,8 +510,10 @@ int web_create(web **out, const web_env *env,
     wb->site_cfg = calloc(nsites ? nsites : 1, sizeof *wb->site_cfg);
     wb->cohorts = calloc(ncohorts ? ncohorts : 1, sizeof *wb->cohorts);
     int rc = MTC_ERR_NOMEM;
-    if (!wb->site_cfg || !wb->cohorts)
+    if (!wb->site_cfg || !wb->cohorts) {
+        snprintf(err, errlen, "web: out of memory");
         goto fail;
+    }
     for (size_t i = 0; i < nsites; i++)
         wb->site_cfg[i] = *sites[i];
     wb->nsite_groups = nsites;
@@ -487,6 +542,8 @@ int web_create(web **out, const web_env *env,
     *out = wb;
     return MTC_OK;
 fail:
+    if (rc == MTC_ERR_NOMEM && errlen && !err[0])
+        snprintf(err, errlen, "web: out of memory");
     web_destroy(wb);
     return rc;
 }

@@ -257,6 +257,11 @@ struct web {
  * a page walk (10^6 clients are 100+ MB: 4 KiB pages miss the TLB on
  * nearly every access). Free with free(). NULL when out of memory. */
 void *web__big_calloc(size_t n, size_t size);
+/* Browsers declared over all cohorts (every shard's). */
+uint64_t web__clients_total(const web *wb);
+/* Writes "<what>: out of memory: N sites and M browsers need about X
+ * GiB (...)" into err: an allocation of the world failed. */
+void web__nomem(const web *wb, const char *what, char *err, size_t errlen);
 
 /* web_site.c */
 int web__sites_create(web *wb, char *err, size_t errlen);

@@ -495,14 +495,18 @@ int web__sites_create(web *wb, char *err, size_t errlen)
         total += (size_t)wb->site_cfg[g].count;
     wb->nsites = total;
     wb->sites = calloc(total ? total : 1, sizeof *wb->sites);
-    /* C11 aligned_alloc: the size a multiple of the alignment */
+    /* C11 aligned_alloc: the size a multiple of the alignment. Nothing
+     * more is allocated (and touched) once an allocation failed. */
     size_t hbytes = ((total ? total : 1) * sizeof *wb->siteh + 63) & ~(size_t)63;
-    wb->siteh = aligned_alloc(64, hbytes);
+    wb->siteh = wb->sites ? aligned_alloc(64, hbytes) : NULL;
     if (wb->siteh)
         memset(wb->siteh, 0, hbytes);
-    wb->ca_share = calloc(wb->nsite_groups * wb->nca + 1, sizeof(double));
-    if (!wb->sites || !wb->siteh || !wb->ca_share)
+    wb->ca_share = wb->siteh ? calloc(wb->nsite_groups * wb->nca + 1, sizeof(double))
+                             : NULL;
+    if (!wb->sites || !wb->siteh || !wb->ca_share) {
+        web__nomem(wb, "sites", err, errlen);
         return MTC_ERR_NOMEM;
+    }
     /* CA shares per group, resolved by CA name. */
     for (size_t g = 0; g < wb->nsite_groups; g++) {
         const web_sites_config *c = &wb->site_cfg[g];

@@ -37,10 +37,15 @@ typedef struct mtc_baseline {
     mtc_sig_alg leaf_alg;  /* the leaf's subject key */
 } mtc_baseline;
 
+/* The last second an X.509 time can name: 9999-12-31T23:59:59Z. */
+#define MTC_BASELINE_TIME_MAX INT64_C(253402300799)
+
 /*
  * Builds the chain for dns_name valid from not_before for `lifetime`
  * seconds, keys derived from fixed seeds (deterministic bytes).
- * MTC_ERR_UNSUPPORTED when alg is not in the table.
+ * MTC_ERR_UNSUPPORTED when alg is not in the table; MTC_ERR_ARG unless
+ * 0 <= not_before and 0 < lifetime with not_before + lifetime <=
+ * MTC_BASELINE_TIME_MAX.
  */
 int mtc_baseline_build(mtc_sig_alg alg, const char *dns_name, int64_t not_before,
                        int64_t lifetime, mtc_baseline *out);

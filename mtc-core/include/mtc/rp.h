@@ -99,8 +99,9 @@ size_t mtc_rp_ca_subtree_count(const mtc_rp_ca *rp);
  *   policy <k> <id> [<id> ...]
  *   subtree <log> <start> <end> <hash hex>
  *   revoke <first> <last>
- * with '#' comments and blank lines allowed, single spaces between
- * fields, every line ending in '\n'. Errors: MTC_ERR_CONFIG (with
+ * with '#' comments and blank lines allowed, fields separated by spaces
+ * or tabs, lines ending in LF or CRLF (the last may lack it). Errors:
+ * MTC_ERR_CONFIG (with
  * *err_line, 1-based) for a malformed or inconsistent line; the CA
  * certificate's errors otherwise (*err_line 0).
  */
