@@ -146,7 +146,7 @@ for i = 1, 20 do local t = mtcsim.core.tree() for k = 1, 2e4 do t:append_hash(("
 
 # 8. the documented maximum counts: a message stating the memory needed
 # (an allocation bound keeps the test from depending on the machine)
-bigworld() { printf 'mtcsim.world{ duration = 60 } mtcsim.ca{ name = "le" } mtcsim.update_service{ name = "u" }\n%s\n' "$1"; }
+bigworld() { printf 'mtcsim.world{ duration = 60, start = "empty" } mtcsim.ca{ name = "le" } mtcsim.update_service{ name = "u" }\n%s\n' "$1"; }
 if [ -n "${SAN_BUILD:-}" ]; then export ASAN_OPTIONS=allocator_may_return_null=1; lim=unlimited; else lim=16000000; fi
 ( ulimit -v $lim
   run 2 "browsers: out of memory: 1000 sites and 4000000000 browsers need about [0-9.]+ GiB" \
@@ -171,7 +171,7 @@ run 2 "latency: values from -1e\+308 to 1e\+308 are outside \[0, 86400\]" \
   'mtcsim.cosigner{ name = "w", latency = uniform{ lo = -1e308, hi = 1e308 } }'
 run 2 "hosts_per_visit: values from 1 to 1e\+12 are outside \[0, 1000\]" \
   'mtcsim.browsers{ name = "b", hosts_per_visit = empirical{ values = { 1, 1e12 }, weights = { 1, 1e-10 } } }'
-world='mtcsim.world{ duration = 100 } mtcsim.ca{ name = "le" } local w = mtcsim.cosigner{ name = "w" } mtcsim.update_service{ name = "u" }'
+world='mtcsim.world{ duration = 100, start = "empty" } mtcsim.ca{ name = "le" } local w = mtcsim.cosigner{ name = "w" } mtcsim.update_service{ name = "u" }'
 run 1 "cosigner_outage: duration_s must be in \(0, 3.2e\+09\]" "$world
 sim:at(1, function() w:cosigner_outage(math.huge) end)"
 run 1 "update_outage: duration_s must be in" "$world
