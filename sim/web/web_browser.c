@@ -31,6 +31,8 @@
 #include "web_internal.h"
 
 const char *const web_policy_names[] = {"pki", NULL};
+const char *const web_update_start_names[] = {"if_due", "always", NULL};
+const char *const web_update_phase_names[] = {"random", "start", NULL};
 static const char *const transport_names[] = {"tcp", "quic", NULL};
 
 /* ---- schema -------------------------------------------------------------- */
@@ -45,10 +47,17 @@ static const sim_param_desc browser_params[] = {
     {"visits_per_hour", SIM_PARAM_REAL, BO(visits_per_hour), 0, 0, 1e6, NULL, "1/h", "page visits while online (Poisson)"},
     {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, 1000, NULL, "", "distinct hosts a visit connects to at once (median 6 domains per session, facts.md)"},
     {"zipf_exponent", SIM_PARAM_REAL, BO(zipf_exponent), 0, 0, 5, NULL, "", "site popularity exponent (power law slope ~1.2, facts.md)"},
-    {"update_first_delay", SIM_PARAM_DURATION, BO(update_first_delay), 0, 0, 86400, NULL, "s", "first update check after a session starts (Chrome: ~60 s)"},
-    {"update_interval", SIM_PARAM_DIST, BO(update_interval), 0, 0, 1e7, NULL, "s", "time between update checks while online (Chrome: 5 h)"},
+    {"update_first_delay", SIM_PARAM_DURATION, BO(update_first_delay), 0, 0, 86400, NULL, "s", "the start-up check runs this long after a session starts (Chrome's component updater: about 60 s)"},
+    {"update_interval", SIM_PARAM_DIST, BO(update_interval), 0, 0, 1e7, NULL, "s", "a check falls due this long after the previous one and runs then if online, else at the next start-up (Chrome: 5 h)"},
+    {"update_on_start", SIM_PARAM_ENUM, BO(update_on_start), 0, 0, 0, web_update_start_names, "", "start-up check: only when a check is due (if_due), or at every session start (always: Chrome's component updater)"},
+    {"update_phase", SIM_PARAM_ENUM, BO(update_phase), 0, 0, 0, web_update_phase_names, "", "first check of a client present at the start: at a random phase of update_interval (random), or at its first start-up, all in step (start)"},
+    {"update_apply_delay", SIM_PARAM_DIST, BO(update_apply_delay), 0, 0, 1e8, NULL, "s", "policy delay: a publication fetched at a check is installed this long after it (one draw per client, as a managed install's policy); none: at once"},
     {"update_fail_prob", SIM_PARAM_REAL, BO(update_fail_prob), 0, 0, 1, NULL, "", "probability that an update check fails"},
-    {"never_updates", SIM_PARAM_BOOL, BO(never_updates), 0, 0, 1, NULL, "", "frozen clients: keep publication 0 forever"},
+    {"never_updates", SIM_PARAM_BOOL, BO(never_updates), 0, 0, 1, NULL, "", "frozen clients: never check, keep the publication they start with"},
+    {"away_prob", SIM_PARAM_REAL, BO(away_prob), 0, 0, 1, NULL, "", "probability that a session's end starts an absence (offline for away_duration, then sessions resume)"},
+    {"away_duration", SIM_PARAM_DIST, BO(away_duration), 0, 0, 1e8, NULL, "s", "length of an absence (days to weeks: a heavy-tailed pareto or lognormal)"},
+    {"arrival_spread", SIM_PARAM_DURATION, BO(arrival_spread), 0, 0, 1e8, NULL, "s", "new installs: each client arrives at a uniform time in [0, arrival_spread) and starts a session (0: all present from the start)"},
+    {"installer_age", SIM_PARAM_DIST, BO(installer_age), 0, 0, 1e8, NULL, "s", "a new install holds the publication that was latest this long before it arrived (its installer's landmark state); none: no landmarks"},
     {"mtc_aware", SIM_PARAM_BOOL, BO(mtc_aware), 0, 0, 1, NULL, "", "0: sends no trust_anchors (server falls back to a standalone certificate)"},
     {"update_service", SIM_PARAM_STRING, BO(update_service), WEB_NAME_MAX, 0, 0, NULL, "", "update service name (empty: the first)"},
     {"ticket_lifetime", SIM_PARAM_DURATION, BO(ticket_lifetime), 0, 0, 604800, NULL, "s", "session ticket lifetime (RFC 8446: at most 7 days; 0: no resumption)"},
@@ -99,6 +108,15 @@ static int browser_validate(const void *p, char *err, size_t errlen)
         snprintf(err, errlen, "%s: required", !c->hosts_per_visit ? "hosts_per_visit" : "update_interval");
         return MTC_ERR_CONFIG;
     }
+    if (c->away_prob > 0 && (!c->away_duration || !(c->sessions_per_day > 0))) {
+        snprintf(err, errlen, "away_prob: needs %s",
+                 !c->away_duration ? "away_duration" : "sessions_per_day > 0");
+        return MTC_ERR_CONFIG;
+    }
+    if (c->installer_age && c->arrival_spread <= 0) {
+        snprintf(err, errlen, "installer_age: only for new installs (arrival_spread > 0)");
+        return MTC_ERR_CONFIG;
+    }
     return MTC_OK;
 }
 
@@ -147,6 +165,8 @@ static sim_time add_sat(sim_time a, sim_time d)
     return d >= SIM_TIME_MAX - a ? SIM_TIME_MAX : a + d;
 }
 
+static sim_time min_time(sim_time a, sim_time b) { return a < b ? a : b; }
+
 /* nrevocations of CA ca in publication pub of service us (0 if none). */
 static uint32_t nrev_at(const web_pki *p, size_t us, uint32_t pub, size_t ca)
 {
@@ -154,13 +174,13 @@ static uint32_t nrev_at(const web_pki *p, size_t us, uint32_t pub, size_t ca)
     return v ? v->nrevocations : 0;
 }
 
-/* revocation_exposure: a client moving from publication `from` to `to`
- * now holds every revocation first published in (from, to]; each was
+/* revocation_exposure: a client moving from publication `from` to `to` at
+ * `at` now holds every revocation first published in (from, to]; each was
  * published at its first publication carrying it, found by bisection
  * (counts never decrease), and all revocations of one publication share
  * one exposure, recorded with their multiplicity. */
 static void record_exposure(web *wb, size_t us, uint32_t from, uint32_t to,
-                            sim_time now)
+                            sim_time at)
 {
     const web_pki *p = wb->pki;
     if (!p->pub_time)
@@ -179,7 +199,7 @@ static void record_exposure(web *wb, size_t us, uint32_t from, uint32_t to,
             }
             uint32_t n = nrev_at(p, us, a, ca);
             sim_hist_observe_n(wb->m.rev_exposure, ca,
-                               sim_time_to_sec(now - p->pub_time(p->ctx, us, a)),
+                               sim_time_to_sec(at - p->pub_time(p->ctx, us, a)),
                                n - have);
             have = n;
             lo = a;
@@ -187,7 +207,241 @@ static void record_exposure(web *wb, size_t us, uint32_t from, uint32_t to,
     }
 }
 
-static void update_check(web *wb, web_client *c, const web_cohort *co, gsl_rng *r)
+/* ---- the landmark timeline of an update service ---------------------------- */
+
+/* The newest landmark of a view: (log number, landmark) of the newest log
+ * holding one; *lm = 0 when it holds none. */
+static void newest_landmark(const sim_ca_view *v, uint64_t *log, uint64_t *lm)
+{
+    *log = *lm = 0;
+    for (size_t k = 0; v && k < v->nlogs; k++)
+        if (v->log[k].last_landmark > 0) {
+            *log = v->log[k].log_number;
+            *lm = v->log[k].last_landmark;
+            return;
+        }
+}
+
+/* Extends the timeline of service us to publication q (which exists: q
+ * <= the latest). MTC_OK or MTC_ERR_NOMEM (the timeline is unchanged). */
+static int lml_ensure(web *wb, size_t us, uint32_t q)
+{
+    web_lmline *l = &wb->lml[us];
+    if (q < l->n)
+        return MTC_OK;
+    size_t nca = wb->nca ? wb->nca : 1;
+    if (q >= l->cap) {
+        size_t cap = l->cap ? l->cap : 64;
+        while (cap <= q)
+            cap *= 2;
+        uint32_t *lp = realloc(l->lm_pub, cap * sizeof *lp);
+        if (!lp)
+            return MTC_ERR_NOMEM;
+        l->lm_pub = lp;
+        sim_time *lt = realloc(l->lm_time, cap * nca * sizeof *lt);
+        if (!lt)
+            return MTC_ERR_NOMEM;
+        l->lm_time = lt;
+        web_lm_new *nw = realloc(l->nw, cap * nca * sizeof *nw);
+        if (!nw)
+            return MTC_ERR_NOMEM;
+        l->nw = nw;
+        l->cap = (uint32_t)cap;
+    }
+    const web_pki *p = wb->pki;
+    for (; l->n <= q; l->n++) {
+        uint32_t n = l->n;
+        int changed = 0;
+        for (size_t ca = 0; ca < wb->nca; ca++) {
+            uint64_t log, lm, plog = 0, plm = 0;
+            newest_landmark(p->pub_view(p->ctx, us, n, ca), &log, &lm);
+            if (n > 0)
+                newest_landmark(p->pub_view(p->ctx, us, n - 1, ca), &plog, &plm);
+            size_t i = (size_t)n * nca + ca;
+            web_lm_new *w = &l->nw[i];
+            w->log_number = log;
+            w->lo = w->hi = 0;
+            if (lm == 0) {
+                l->lm_time[i] = -1;
+            } else if (n > 0 && log == plog && lm == plm) {
+                l->lm_time[i] = l->lm_time[i - nca];
+            } else {
+                changed = 1;
+                l->lm_time[i] = p->pub_time ? p->pub_time(p->ctx, us, n) : -1;
+                w->lo = log == plog ? plm : 0;
+                w->hi = lm;
+            }
+        }
+        l->lm_pub[n] = changed ? n : (n > 0 ? l->lm_pub[n - 1] : 0);
+    }
+    return MTC_OK;
+}
+
+/* The latest publication of service us made at or before t (0: none). */
+static uint32_t pub_at(web *wb, size_t us, sim_time t)
+{
+    const web_pki *p = wb->pki;
+    if (!p->pub_time)
+        return 0;
+    uint32_t a = 0, b = p->pub_latest(p->ctx, us);
+    while (a < b) { /* the largest pub in [a, b] published by t */
+        uint32_t mid = b - (b - a) / 2;
+        if (p->pub_time(p->ctx, us, mid) <= t)
+            a = mid;
+        else
+            b = mid - 1;
+    }
+    return a;
+}
+
+/* landmark_time_to_holding: client of cohort k installs publication `to`
+ * over `from` at `at`. Each landmark first published in (from, to] and
+ * still active in `to` is held from now on: one observation per landmark,
+ * the time since its first publication. (Landmarks that expired before
+ * the client installed them are never held, so never observed.) */
+static void record_holding(web *wb, size_t k, size_t us, uint32_t from,
+                           uint32_t to, sim_time at)
+{
+    const web_pki *p = wb->pki;
+    if (!p->pub_time || lml_ensure(wb, us, to) != MTC_OK)
+        return;
+    const web_lmline *l = &wb->lml[us];
+    size_t nca = wb->nca;
+    for (size_t ca = 0; ca < nca; ca++) {
+        const sim_ca_view *v = p->pub_view(p->ctx, us, to, ca);
+        if (!v)
+            continue;
+        for (uint32_t q = from + 1; q <= to; q++) {
+            const web_lm_new *w = &l->nw[(size_t)q * nca + ca];
+            if (w->hi <= w->lo)
+                continue;
+            for (size_t j = 0; j < v->nlogs; j++) {
+                if (v->log[j].log_number != w->log_number)
+                    continue;
+                uint64_t last = v->log[j].last_landmark, ma = v->log[j].max_active;
+                uint64_t lo = w->lo, hi = w->hi < last ? w->hi : last;
+                if (last > ma && last - ma > lo)
+                    lo = last - ma; /* active: (last - max_active, last] */
+                if (hi > lo)
+                    sim_hist_observe_n(wb->m.lm_hold, k,
+                                       sim_time_to_sec(at - p->pub_time(p->ctx, us, q)),
+                                       hi - lo);
+                break;
+            }
+        }
+    }
+}
+
+void web__observe_landmark_age(web *wb, const web_client *c, size_t ca,
+                               sim_time now)
+{
+    const web_lmline *l = &wb->lml[wb->cohorts[c->cohort].us];
+    if (c->pub >= l->n)
+        return; /* only when the timeline could not grow (out of memory) */
+    sim_time t = l->lm_time[(size_t)c->pub * wb->nca + ca];
+    if (t < 0 || now < t)
+        return;
+    sim_time s = (now - t) / SIM_SEC;
+    sim_hist_observe_u32(wb->m.lm_age, c->cohort,
+                         s > (sim_time)UINT32_MAX ? UINT32_MAX : (uint32_t)s);
+}
+
+/* ---- online clients by held publication ------------------------------------ */
+
+/* Adds d online clients holding pub to the cohort's table. Out of memory
+ * leaves the table short (the clients_lacking gauge then undercounts);
+ * nothing else depends on it. */
+static void online_pub_add(web_cohort *co, uint32_t pub, int64_t d)
+{
+    if (pub >= co->online_pub_cap) {
+        size_t cap = co->online_pub_cap ? co->online_pub_cap : 64;
+        while (cap <= pub)
+            cap *= 2;
+        int64_t *a = realloc(co->online_pub, cap * sizeof *a);
+        if (!a)
+            return;
+        memset(a + co->online_pub_cap, 0, (cap - co->online_pub_cap) * sizeof *a);
+        co->online_pub = a;
+        co->online_pub_cap = cap;
+    }
+    co->online_pub[pub] += d;
+}
+
+/* The gauges clients_online and clients_lacking_latest_landmark, set at
+ * every grid point of the metrics (so their series are exact there): a
+ * client lacks the latest landmark when the publication it holds is older
+ * than the first one carrying the newest landmark of every CA in the
+ * latest publication of its update service. */
+static void sample_online(web *wb)
+{
+    const web_pki *p = wb->pki;
+    for (size_t k = 0; k < wb->ncohorts; k++) {
+        web_cohort *co = &wb->cohorts[k];
+        uint32_t latest = p->pub_latest(p->ctx, co->us);
+        int64_t fresh = co->online;
+        if (lml_ensure(wb, co->us, latest) == MTC_OK) {
+            fresh = 0;
+            for (size_t q = wb->lml[co->us].lm_pub[latest];
+                 q <= latest && q < co->online_pub_cap; q++)
+                fresh += co->online_pub[q];
+        }
+        sim_gauge_set(wb->m.online, k, (double)co->online);
+        sim_gauge_set(wb->m.lacking, k, (double)(co->online - fresh));
+    }
+}
+
+static void sample_event(sim_engine *sim, sim_event *e)
+{
+    web *wb = e->arg;
+    sample_online(wb);
+    sim_time next = add_sat(sim_now(sim), wb->sample_step);
+    if (next < SIM_TIME_MAX)
+        sim_schedule(sim, e, next);
+}
+
+/* ---- updates ------------------------------------------------------------------ */
+
+static web_applyq *applyq_of(const web *wb, const web_client *c,
+                             const web_cohort *co)
+{
+    return co->applyq ? &co->applyq[(size_t)(c - wb->clients) - co->first_local]
+                      : NULL;
+}
+
+/* The client installs publication `to` at `at`. */
+static void install(web *wb, web_client *c, web_cohort *co, uint32_t to,
+                    sim_time at)
+{
+    uint32_t from = c->pub;
+    if (to <= from)
+        return;
+    (void)lml_ensure(wb, co->us, to);
+    record_exposure(wb, co->us, from, to, at);
+    record_holding(wb, c->cohort, co->us, from, to, at);
+    if (c->online == WEB_ONLINE) {
+        online_pub_add(co, from, -1);
+        online_pub_add(co, to, 1);
+    }
+    c->pub = to;
+    wb->st.update_installs++;
+}
+
+/* Installs whose policy delay has run out by now, oldest first. */
+static void apply_due(web *wb, web_client *c, web_cohort *co, sim_time now)
+{
+    web_applyq *q = applyq_of(wb, c, co);
+    while (q->n && (sim_time)q->ready[q->head] * SIM_SEC <= now) {
+        install(wb, c, co, q->pub[q->head], now);
+        q->head = (uint8_t)((q->head + 1) % WEB_APPLY_SLOTS);
+        q->n--;
+    }
+}
+
+/* A check: on success the client fetches the latest publication (the
+ * bytes from the newest one it fetched before) and installs it now, or
+ * after its policy delay. */
+static void update_check(web *wb, web_client *c, web_cohort *co, gsl_rng *r,
+                         sim_time now)
 {
     if (co->cfg.update_fail_prob > 0 && gsl_rng_uniform(r) < co->cfg.update_fail_prob)
         return;
@@ -197,13 +451,56 @@ static void update_check(web *wb, web_client *c, const web_cohort *co, gsl_rng *
     uint32_t latest = p->pub_latest(p->ctx, co->us);
     wb->st.update_fetches++;
     sim_counter_add(wb->m.upd_fetch, c->cohort, 1);
-    if (latest > c->pub) {
-        size_t b = p->update_bytes(p->ctx, co->us, c->pub, latest);
-        wb->st.update_bytes += b;
-        sim_counter_add(wb->m.upd_bytes, c->cohort, (int64_t)b);
-        record_exposure(wb, co->us, c->pub, latest, sim_now(wb->env.engine));
-        c->pub = latest;
+    web_applyq *q = applyq_of(wb, c, co);
+    size_t last = q && q->n ? (q->head + q->n - 1u) % WEB_APPLY_SLOTS : 0;
+    uint32_t have = q && q->n ? q->pub[last] : c->pub;
+    if (latest <= have)
+        return;
+    size_t b = p->update_bytes(p->ctx, co->us, have, latest);
+    wb->st.update_bytes += b;
+    sim_counter_add(wb->m.upd_bytes, c->cohort, (int64_t)b);
+    if (!q || q->delay <= 0) {
+        install(wb, c, co, latest, now);
+        return;
     }
+    sim_time ready = add_sat(now, q->delay);
+    sim_time rs = ready / SIM_SEC + (ready % SIM_SEC != 0);
+    uint32_t rsec = rs > (sim_time)UINT32_MAX ? UINT32_MAX : (uint32_t)rs;
+    if (q->n == WEB_APPLY_SLOTS) {
+        q->pub[last] = latest;
+        q->ready[last] = rsec;
+        wb->st.apply_merged++;
+        return;
+    }
+    size_t i = (q->head + q->n) % WEB_APPLY_SLOTS;
+    q->pub[i] = latest;
+    q->ready[i] = rsec;
+    q->n++;
+}
+
+/* When the first check of a client present at the start falls due, at a
+ * random phase of update_interval: the client has been running its
+ * schedule since long before the run. The schedule is started eight mean
+ * intervals back, a uniform fraction of one interval into it, and run
+ * forward past now. For a constant interval the phase is exactly uniform
+ * (no two clients in step); for an exponential one the checks after the
+ * first form a Poisson process, as in steady state; for others the phase
+ * approaches the steady state's (renewal theorem). */
+static sim_time random_phase_due(const web_cohort *co, gsl_rng *r, sim_time now)
+{
+    const sim_dist *d = co->cfg.update_interval;
+    double mean = sim_dist_mean(d);
+    double u = gsl_rng_uniform(r);
+    double x = sim_dist_sample(d, r);
+    double t = u * x;
+    if (mean > 0 && isfinite(mean)) {
+        double s = -8 * mean + u * x;
+        for (int i = 0; s <= 0 && i < 256; i++)
+            s += sim_dist_sample(d, r);
+        if (s > 0)
+            t = s;
+    }
+    return add_sat(now, sim_time_from_sec(t));
 }
 
 static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
@@ -222,29 +519,72 @@ static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
     }
 }
 
-static void client_schedule(web *wb, web_client *c)
+/* ---- sessions ------------------------------------------------------------------ */
+
+static void client_schedule(web *wb, web_client *c, const web_cohort *co)
 {
     sim_time t = c->session_edge;
-    if (c->next_check < t)
-        t = c->next_check;
-    if (c->next_visit < t)
-        t = c->next_visit;
+    if (c->online == WEB_ONLINE)
+        t = min_time(t, min_time(c->next_check, c->next_visit));
+    if (co->applyq) {
+        const web_applyq *q = applyq_of(wb, c, co);
+        if (q->n)
+            t = min_time(t, (sim_time)q->ready[q->head] * SIM_SEC);
+    }
     if (t == SIM_TIME_MAX)
         return;
     sim_schedule(wb->env.engine, &c->ev, t);
 }
 
-static void go_online(web *wb, web_client *c, const web_cohort *co,
-                      sim_time now, gsl_rng *r)
+/* A session starts. startup: it is a browser start, with its start-up
+ * check update_first_delay later - if a check is due by then, or always
+ * (update_on_start). Otherwise the next check stays when it falls due. */
+static void go_online(web_client *c, web_cohort *co, sim_time now, gsl_rng *r,
+                      int startup)
 {
-    (void)wb;
-    c->online = 1;
+    c->online = WEB_ONLINE;
+    co->online++;
+    online_pub_add(co, c->pub, 1);
     c->session_edge = co->sessions
                           ? add_sat(now, sim_dist_sample_duration(co->cfg.session_duration, r))
                           : SIM_TIME_MAX;
-    c->next_check = co->cfg.never_updates ? SIM_TIME_MAX
-                                          : add_sat(now, co->cfg.update_first_delay);
+    if (startup && !co->cfg.never_updates) {
+        sim_time s = add_sat(now, co->cfg.update_first_delay);
+        if (co->cfg.update_on_start == WEB_START_ALWAYS || c->next_check <= s)
+            c->next_check = s;
+    }
     c->next_visit = add_sat(now, exp_delay(r, co->cfg.visits_per_hour));
+}
+
+/* A session ends: the next starts on the daily profile, after an absence
+ * of away_duration with probability away_prob. A check that falls due
+ * meanwhile waits for the next start-up. */
+static void go_offline(web_client *c, web_cohort *co, sim_time now, gsl_rng *r)
+{
+    c->online = WEB_OFFLINE;
+    co->online--;
+    online_pub_add(co, c->pub, -1);
+    c->next_visit = SIM_TIME_MAX;
+    sim_time from = now;
+    if (co->cfg.away_prob > 0 && gsl_rng_uniform(r) < co->cfg.away_prob)
+        from = add_sat(now, sim_dist_sample_duration(co->cfg.away_duration, r));
+    c->session_edge = from == SIM_TIME_MAX ? SIM_TIME_MAX
+                                           : sim_nhpp_next(co->sessions, r, from);
+}
+
+/* A new install arrives and is started at once, holding its installer's
+ * landmark state; having never checked, its start-up check is due. */
+static void arrive(web *wb, web_client *c, web_cohort *co, sim_time now, gsl_rng *r)
+{
+    c->online = WEB_OFFLINE;
+    if (co->cfg.installer_age) {
+        sim_time age = sim_dist_sample_duration(co->cfg.installer_age, r);
+        uint32_t pub = pub_at(wb, co->us, now - (age < now ? age : now));
+        if (lml_ensure(wb, co->us, pub) == MTC_OK)
+            c->pub = pub;
+    }
+    c->next_check = co->cfg.never_updates ? SIM_TIME_MAX : now;
+    go_online(c, co, now, r, 1);
 }
 
 /* The event is the first member of the client, so the client is the
@@ -260,20 +600,23 @@ static void client_event(sim_engine *sim, sim_event *e)
     const sim_event *nx = sim_engine_peek_hint(sim);
     if (nx)
         __builtin_prefetch((const void *)((uintptr_t)nx + 64));
-    const web_cohort *co = &wb->cohorts[c->cohort];
+    web_cohort *co = &wb->cohorts[c->cohort];
     sim_time now = sim_now(sim);
     sim_stream st = {web__client_id(wb, c), c->rng_n, WEB_STREAM_CLIENT, 0};
     gsl_rng *r = sim_rng_use(wb->env.rng, &st);
-    if (!c->online) {
+    if (co->applyq)
+        apply_due(wb, c, co, now);
+    if (c->online == WEB_UNBORN) {
         if (c->session_edge <= now)
-            go_online(wb, c, co, now, r);
+            arrive(wb, c, co, now, r);
+    } else if (c->online == WEB_OFFLINE) {
+        if (c->session_edge <= now)
+            go_online(c, co, now, r, 1);
     } else if (c->session_edge <= now) {
-        c->online = 0;
-        c->next_check = c->next_visit = SIM_TIME_MAX;
-        c->session_edge = sim_nhpp_next(co->sessions, r, now);
+        go_offline(c, co, now, r);
     } else {
         if (c->next_check <= now) {
-            update_check(wb, c, co, r);
+            update_check(wb, c, co, r, now);
             c->next_check = add_sat(now, sim_dist_sample_duration(co->cfg.update_interval, r));
             /* A zero interval would loop at one instant. */
             if (c->next_check == now)
@@ -285,10 +628,37 @@ static void client_event(sim_engine *sim, sim_event *e)
         }
     }
     c->rng_n = st.n;
-    client_schedule(wb, c);
+    client_schedule(wb, c, co);
 }
 
 /* ---- lifecycle -------------------------------------------------------------- */
+
+static int make_update_metrics(web *wb)
+{
+    sim_metrics *m = wb->env.metrics;
+    size_t nc = wb->ncohorts ? wb->ncohorts : 1;
+    web_metrics *x = &wb->m;
+    int rc = 0;
+    rc |= sim_metrics_histogram(m, "landmark_age_at_handshake", "s", nc, 0, 1, 1e8, 20, &x->lm_age);
+    rc |= sim_metrics_histogram(m, "landmark_time_to_holding", "s", nc, 0, 1, 1e8, 20, &x->lm_hold);
+    rc |= sim_metrics_gauge(m, "clients_online", "clients", nc, SIM_METRIC_SERIES, &x->online);
+    rc |= sim_metrics_gauge(m, "clients_lacking_latest_landmark", "clients", nc,
+                            SIM_METRIC_SERIES, &x->lacking);
+    if (rc)
+        return MTC_ERR_SIM_METRIC;
+    if (wb->ncohorts) {
+        const char **lab = calloc(wb->ncohorts, sizeof *lab);
+        if (!lab)
+            return MTC_ERR_NOMEM;
+        for (size_t i = 0; i < wb->ncohorts; i++)
+            lab[i] = wb->cohorts[i].cfg.name;
+        sim_metric *cm[] = {x->lm_age, x->lm_hold, x->online, x->lacking};
+        for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
+            sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
+        free(lab);
+    }
+    return MTC_OK;
+}
 
 int web__clients_create(web *wb, char *err, size_t errlen)
 {
@@ -297,9 +667,11 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         web_cohort *co = &wb->cohorts[k];
         co->first_id = id;
         co->count = (uint64_t)co->cfg.count;
+        co->first_local = (size_t)mine;
         for (uint64_t i = 0; i < co->count; i++)
             if ((id + i) % wb->env.nshards == wb->env.shard)
                 mine++;
+        co->nlocal = (size_t)mine - co->first_local;
         id += co->count;
         co->us = 0;
         if (wb->nus == 0) {
@@ -334,10 +706,23 @@ int web__clients_create(web *wb, char *err, size_t errlen)
                 return MTC_ERR_CONFIG;
             }
         }
+        if (co->cfg.update_apply_delay && !co->cfg.never_updates && co->nlocal) {
+            co->applyq = calloc(co->nlocal, sizeof *co->applyq);
+            if (!co->applyq)
+                return MTC_ERR_NOMEM;
+        }
     }
     if (id > UINT32_MAX) {
         snprintf(err, errlen, "browsers: %llu clients exceed 2^32", (unsigned long long)id);
         return MTC_ERR_CONFIG;
+    }
+    wb->lml = calloc(wb->nus ? wb->nus : 1, sizeof *wb->lml);
+    if (!wb->lml)
+        return MTC_ERR_NOMEM;
+    int rc = make_update_metrics(wb);
+    if (rc != MTC_OK) {
+        snprintf(err, errlen, "web metrics: %s", mtc_strerror(rc));
+        return rc;
     }
     wb->nclients = (size_t)mine;
     wb->clients = web__big_calloc(mine ? mine : 1, sizeof *wb->clients);
@@ -364,20 +749,51 @@ int web__clients_create(web *wb, char *err, size_t errlen)
 
 int web__clients_start(web *wb, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
     sim_time now = sim_now(wb->env.engine);
+    for (size_t us = 0; us < wb->nus; us++)
+        if (lml_ensure(wb, us, wb->pki->pub_latest(wb->pki->ctx, us)) != MTC_OK) {
+            snprintf(err, errlen, "browsers: out of memory");
+            return MTC_ERR_NOMEM;
+        }
     for (size_t i = 0; i < wb->nclients; i++) {
         web_client *c = &wb->clients[i];
-        const web_cohort *co = &wb->cohorts[c->cohort];
-        sim_stream st = {web__client_id(wb, c), c->rng_n, WEB_STREAM_CLIENT, 0};
+        web_cohort *co = &wb->cohorts[c->cohort];
+        uint64_t cid = web__client_id(wb, c);
+        web_applyq *q = applyq_of(wb, c, co);
+        if (q) { /* the policy delay: a stream of its own (sim/web.h) */
+            sim_stream ps = {cid, 0, WEB_STREAM_CLIENT_POLICY, 0};
+            q->delay = sim_dist_sample_duration(co->cfg.update_apply_delay,
+                                                sim_rng_use(wb->env.rng, &ps));
+        }
+        sim_stream st = {cid, c->rng_n, WEB_STREAM_CLIENT, 0};
         gsl_rng *r = sim_rng_use(wb->env.rng, &st);
-        if (co->sessions)
-            c->session_edge = sim_nhpp_next(co->sessions, r, now);
-        else
-            go_online(wb, c, co, now, r);
+        if (co->cfg.arrival_spread > 0) {
+            c->online = WEB_UNBORN;
+            c->session_edge = add_sat(now, (sim_time)(gsl_rng_uniform(r) *
+                                                      (double)co->cfg.arrival_spread));
+        } else {
+            if (co->cfg.never_updates)
+                c->next_check = SIM_TIME_MAX;
+            else if (co->cfg.update_phase == WEB_PHASE_RANDOM)
+                c->next_check = random_phase_due(co, r, now);
+            else
+                c->next_check = now; /* due at its first start-up */
+            if (co->sessions)
+                c->session_edge = sim_nhpp_next(co->sessions, r, now);
+            else /* always online: running already, unless in step */
+                go_online(c, co, now, r, co->cfg.update_phase == WEB_PHASE_START);
+        }
         c->rng_n = st.n;
-        client_schedule(wb, c);
+        client_schedule(wb, c, co);
+    }
+    const sim_metrics_config *mc = sim_metrics_get_config(wb->env.metrics);
+    if (mc->grid_step > 0) {
+        sim_time g = mc->grid_start;
+        if (g < now)
+            g += (now - g + mc->grid_step - 1) / mc->grid_step * mc->grid_step;
+        wb->sample_step = mc->grid_step;
+        sim_event_init(&wb->sample_ev, sample_event, wb);
+        sim_schedule(wb->env.engine, &wb->sample_ev, g);
     }
     return MTC_OK;
 }
@@ -387,7 +803,16 @@ void web__clients_destroy(web *wb)
     for (size_t k = 0; k < wb->ncohorts; k++) {
         sim_dist_destroy(wb->cohorts[k].zipf);
         sim_nhpp_destroy(wb->cohorts[k].sessions);
+        free(wb->cohorts[k].applyq);
+        free(wb->cohorts[k].online_pub);
     }
+    if (wb->lml)
+        for (size_t us = 0; us < wb->nus; us++) {
+            free(wb->lml[us].lm_pub);
+            free(wb->lml[us].lm_time);
+            free(wb->lml[us].nw);
+        }
+    free(wb->lml);
     free(wb->clients);
 }
 

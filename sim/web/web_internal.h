@@ -124,8 +124,11 @@ typedef struct web_site {
 typedef struct web_client {
     sim_event ev;
     sim_time next_visit;    /* SIM_TIME_MAX when offline */
-    sim_time next_check;    /* next update check (online), else MAX */
-    sim_time session_edge;  /* online: session end; offline: next start */
+    sim_time next_check;    /* when the next update check falls due (kept
+                               while offline: an overdue check runs at the
+                               next start-up); MAX: never */
+    sim_time session_edge;  /* online: session end; offline: next start;
+                               not yet installed: its arrival */
     uint64_t rng_n;         /* draws taken from the client's stream */
     /* no id: client i of a shard is global client i * nshards + shard
      * (web__client_id), which keeps the struct at two cache lines */
@@ -133,9 +136,47 @@ typedef struct web_client {
     uint32_t ticket_site[WEB_TICKETS];
     uint32_t ticket_exp[WEB_TICKETS]; /* seconds of sim time */
     uint16_t cohort;
-    uint8_t online;
+    uint8_t online;         /* WEB_OFFLINE, WEB_ONLINE, WEB_UNBORN */
     uint8_t ticket_next;
 } web_client;
+
+enum { WEB_OFFLINE = 0, WEB_ONLINE = 1, WEB_UNBORN = 2 };
+
+/* Installs waiting for their policy delay (update_apply_delay), oldest
+ * first: a client's delay is one constant, so ready times are in fetch
+ * order. Only cohorts with a delay have these (one per client, out of the
+ * client struct, which must stay at two cache lines). A fetch finding the
+ * queue full is merged into the newest entry: that publication is then
+ * installed with the later fetch, never earlier than the policy allows
+ * (counted in web_stats.apply_merged). */
+#define WEB_APPLY_SLOTS 16
+
+typedef struct web_applyq {
+    sim_time delay;         /* this client's policy delay */
+    uint32_t pub[WEB_APPLY_SLOTS];
+    uint32_t ready[WEB_APPLY_SLOTS]; /* seconds of sim time (rounded up) */
+    uint8_t head, n;
+} web_applyq;
+
+/* Per update service, per publication q (computed once, in publication
+ * order, from the PKI's views): what the landmark metrics need.
+ *   lm_pub[q]    the first publication carrying q's newest landmark of
+ *                every CA (a client holding p lacks a landmark of q iff
+ *                p < lm_pub[q])
+ *   lm_time[q * nca + ca]  when the newest landmark of ca in q was first
+ *                published (-1: q has none)
+ *   nw[q * nca + ca]       the landmarks of ca first published in q: log
+ *                number and range (lo, hi] of the newest log */
+typedef struct web_lm_new {
+    uint64_t log_number, lo, hi;
+} web_lm_new;
+
+typedef struct web_lmline {
+    uint32_t n, cap;        /* publications 0..n-1 are computed */
+    uint32_t *lm_pub;
+    sim_time *lm_time;
+    web_lm_new *nw;
+} web_lmline;
 
 /* Per (update service, publication): the ClientHello extension length
  * and the advertised landmark per (CA, log slot), computed once. */
@@ -159,6 +200,13 @@ typedef struct web_cohort {
     sim_nhpp *sessions;     /* NULL: always online (owned) */
     uint64_t first_id, count;
     int one_host;           /* hosts_per_visit is the constant 1: no draw */
+    size_t first_local;     /* its first client in this shard's table */
+    size_t nlocal;          /* its clients in this shard's table */
+    web_applyq *applyq;     /* per local client; NULL: no apply delay */
+    /* online clients of this cohort, in total and by held publication */
+    int64_t online;
+    int64_t *online_pub;
+    size_t online_pub_cap;
 } web_cohort;
 
 typedef struct web_memo_entry {
@@ -174,6 +222,8 @@ typedef struct web_metrics {
     sim_metric *auth, *auth_cl, *auth_pq, *rtt_tcp, *rtt_quic;
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
     sim_metric *no_cert, *acme_polls, *rev_exposure;
+    /* the client update model (web_browser.c) */
+    sim_metric *lm_age, *lm_hold, *online, *lacking;
 } web_metrics;
 
 struct web {
@@ -201,6 +251,9 @@ struct web {
     /* publications per update service */
     web_pubinfo **pubs;
     size_t *npubs;
+    web_lmline *lml;        /* per update service */
+    sim_event sample_ev;    /* samples the online gauges on the metric grid */
+    sim_time sample_step;
     /* memo: open addressing, power-of-two size */
     web_memo_entry *memo;
     size_t memo_cap, memo_used;
@@ -236,6 +289,10 @@ static inline uint64_t web__client_id(const struct web *wb, const web_client *c)
 int web__clients_create(web *wb, char *err, size_t errlen);
 int web__clients_start(web *wb, char *err, size_t errlen);
 void web__clients_destroy(web *wb);
+/* A full handshake of c with a site of CA ca at now: records the age of
+ * the newest landmark of ca that c holds (landmark_age_at_handshake). */
+void web__observe_landmark_age(web *wb, const web_client *c, size_t ca,
+                               sim_time now);
 
 /* web_handshake.c */
 int web__handshake_init(web *wb, char *err, size_t errlen);
