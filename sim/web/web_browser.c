@@ -587,6 +587,68 @@ static void arrive(web *wb, web_client *c, web_cohort *co, sim_time now, gsl_rng
     go_online(c, co, now, r, 1);
 }
 
+/* A client present at the start with update_phase "random" has been
+ * running its sessions, absences and checks since long before the run:
+ * they are simulated, without visits or fetches, over a horizon of eight
+ * mean session cycles or update intervals (whole days, so that the daily
+ * profile keeps its phase; at most 400 days) from a random check phase,
+ * and the state reached is the client's state now. So a share of the
+ * clients is online, or away, or overdue for a check at the start, as in
+ * steady state; the transient this removes lasts as long as the longest
+ * absences (issue 14: runs describe the deployed system). */
+static void warm_start(web_client *c, web_cohort *co, sim_time now, gsl_rng *r)
+{
+    const web_browsers_config *k = &co->cfg;
+    double cyc = 86400.0 / k->sessions_per_day + sim_dist_mean(k->session_duration);
+    if (k->away_prob > 0)
+        cyc += k->away_prob * sim_dist_mean(k->away_duration);
+    double mi = sim_dist_mean(k->update_interval);
+    double h = 8 * (cyc > mi ? cyc : mi);
+    if (!(h < 400 * 86400.0))
+        h = 400 * 86400.0;
+    if (!(cyc < h))
+        cyc = h / 8;
+    sim_time end_w = now + (sim_time)ceil(h / 86400.0) * SIM_DAY;
+    sim_time due = k->never_updates ? SIM_TIME_MAX : random_phase_due(co, r, now);
+    /* The first session is looked for from a uniform point of the first
+     * mean cycle: when sessions and absences are nearly periodic (a
+     * constant away_duration, say), eight cycles from a common start
+     * would not spread the clients' phases. */
+    sim_time off = sim_time_from_sec(gsl_rng_uniform(r) * cyc);
+    sim_time start = sim_nhpp_next(co->sessions, r, add_sat(now, off));
+    for (;;) {
+        if (start >= end_w) { /* offline at the end of the warm-up */
+            c->session_edge = start == SIM_TIME_MAX ? SIM_TIME_MAX : now + (start - end_w);
+            break;
+        }
+        if (due != SIM_TIME_MAX) {
+            sim_time s = add_sat(start, k->update_first_delay);
+            if (k->update_on_start == WEB_START_ALWAYS || due <= s)
+                due = s;
+        }
+        sim_time end = add_sat(start, sim_dist_sample_duration(k->session_duration, r));
+        while (due < end && due < end_w) {
+            sim_time x = sim_dist_sample_duration(k->update_interval, r);
+            due = add_sat(due, x > 0 ? x : 1);
+        }
+        if (end > end_w) { /* in a session at the end of the warm-up */
+            c->online = WEB_ONLINE;
+            co->online++;
+            online_pub_add(co, c->pub, 1);
+            c->session_edge = end == SIM_TIME_MAX ? SIM_TIME_MAX : now + (end - end_w);
+            c->next_visit = add_sat(now, exp_delay(r, k->visits_per_hour));
+            break;
+        }
+        sim_time from = end;
+        if (k->away_prob > 0 && gsl_rng_uniform(r) < k->away_prob)
+            from = add_sat(end, sim_dist_sample_duration(k->away_duration, r));
+        start = from == SIM_TIME_MAX ? SIM_TIME_MAX : sim_nhpp_next(co->sessions, r, from);
+    }
+    /* the due time, shifted back from the end of the warm-up to now (an
+     * overdue check may lie before now) */
+    c->next_check = due == SIM_TIME_MAX ? SIM_TIME_MAX : now + (due - end_w);
+}
+
 /* The event is the first member of the client, so the client is the
  * event; arg is the web state. */
 static void client_event(sim_engine *sim, sim_event *e)
@@ -772,16 +834,21 @@ int web__clients_start(web *wb, char *err, size_t errlen)
             c->session_edge = add_sat(now, (sim_time)(gsl_rng_uniform(r) *
                                                       (double)co->cfg.arrival_spread));
         } else {
-            if (co->cfg.never_updates)
-                c->next_check = SIM_TIME_MAX;
-            else if (co->cfg.update_phase == WEB_PHASE_RANDOM)
-                c->next_check = random_phase_due(co, r, now);
-            else
-                c->next_check = now; /* due at its first start-up */
-            if (co->sessions)
-                c->session_edge = sim_nhpp_next(co->sessions, r, now);
-            else /* always online: running already, unless in step */
-                go_online(c, co, now, r, co->cfg.update_phase == WEB_PHASE_START);
+            int random = co->cfg.update_phase == WEB_PHASE_RANDOM;
+            if (co->sessions && random) {
+                warm_start(c, co, now, r);
+            } else {
+                if (co->cfg.never_updates)
+                    c->next_check = SIM_TIME_MAX;
+                else if (random)
+                    c->next_check = random_phase_due(co, r, now);
+                else
+                    c->next_check = now; /* due at its first start-up */
+                if (co->sessions) /* every session starts with the run */
+                    c->session_edge = sim_nhpp_next(co->sessions, r, now);
+                else /* always online: running already, unless in step */
+                    go_online(c, co, now, r, !random);
+            }
         }
         c->rng_n = st.n;
         client_schedule(wb, c, co);
