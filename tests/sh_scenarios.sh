@@ -2,7 +2,8 @@
 # Every scenario of scenarios/ in a reduced size (--set scale=0.01, a
 # quarter of a simulated day, one replication): it completes, records one
 # completed run per sweep point, prints its own result lines, and opens
-# with the required header (question, facts.md citations, how to read it).
+# with the required header (question, cited sources, how to read it); every
+# [tag] a header cites is an entry of docs/sources.md.
 set -u
 b=${1:-build}
 m="$b/mtcsim"
@@ -15,7 +16,14 @@ n=0
 for s in scenarios/*.lua; do
   name=$(basename "$s" .lua)
   head -40 "$s" | grep -q "^-- Question:" || fail "$name: no 'Question:' in the header"
-  head -40 "$s" | grep -q "facts.md:[0-9]" || fail "$name: no facts.md line citation"
+  # sources: docs/sources.md tags (the project's own); facts.md line
+  # citations are being replaced by them
+  head -40 "$s" | grep -q "docs/sources.md\|facts.md:[0-9]" || fail "$name: no sources cited (docs/sources.md)"
+  if head -40 "$s" | grep -q "docs/sources.md"; then
+    for tag in $(head -60 "$s" | grep '^--' | grep -o '\[[a-z0-9-]*\]' | sort -u | tr -d '[]'); do
+      grep -q "\*\*\[$tag\]\*\*" docs/sources.md || fail "$name: [$tag] is not in docs/sources.md"
+    done
+  fi
   head -40 "$s" | grep -q "^-- Reading the result:" || fail "$name: no 'Reading the result:'"
   points=$("$m" run "$s" --params | sed -n 's/^points \([0-9]*\),.*/\1/p')
   [ -n "$points" ] || fail "$name: --params"
