@@ -71,10 +71,12 @@ mtcsim.browsers(clients)
 local lacking = report.sample_lacking(sim, { "clients" }, warm + 1800)
 sim:on_finish(function(s)
   local age = s:metric("landmark_age_at_handshake")
+  local full = s:metric("handshake_full")
   local l = lacking.clients
-  printf("update interval %6.0f s  apply delay %6.0f s  rep %d  signatureless %s  checks/client-day %s  landmark age p50 %s h  lacking latest %s\n",
-    ui, delay, s.replication, report.fmt(report.fraction(s), "%.4f"),
+  printf("interval %3.0f h  delay %4.1f d  rep %d  signatureless %s  checks/client-day %s  holding a landmark %s  its age p50 %s h  online lacking the latest %s\n",
+    ui / 3600, delay / 86400, s.replication, report.fmt(report.fraction(s), "%.4f"),
     report.fmt((s:metric("update_fetch") or 0) / (n * span), "%.3f"),
+    report.fmt((age and full and full > 0) and age.count / full or nil, "%.3f"),
     report.fmt((age and age.count > 0) and age.p50 / 3600 or nil, "%.1f"),
     report.fmt((l.n > 0) and l.sum / l.n or nil, "%.3f"))
 end)

@@ -143,18 +143,18 @@ typedef struct web_client {
 enum { WEB_OFFLINE = 0, WEB_ONLINE = 1, WEB_UNBORN = 2 };
 
 /* Installs waiting for their policy delay (update_apply_delay), oldest
- * first: a client's delay is one constant, so ready times are in fetch
+ * first: a client's delay D is one constant, so ready times are in fetch
  * order. Only cohorts with a delay have these (one per client, out of the
- * client struct, which must stay at two cache lines). A fetch finding the
- * queue full is merged into the newest entry: that publication is then
- * installed with the later fetch, never earlier than the policy allows
- * (counted in web_stats.apply_merged). */
-#define WEB_APPLY_SLOTS 16
+ * client struct, which must stay at two cache lines). A fetch within D/31
+ * of the newest pending install's first fetch joins that install (at most
+ * D/31 late, never early: web_update.c), which bounds the queue at 32. */
+#define WEB_APPLY_SLOTS 32
 
 typedef struct web_applyq {
     sim_time delay;         /* this client's policy delay */
     uint32_t pub[WEB_APPLY_SLOTS];
     uint32_t ready[WEB_APPLY_SLOTS]; /* seconds of sim time (rounded up) */
+    uint32_t anchor;        /* ready time of the newest install's first fetch */
     uint8_t head, n;
 } web_applyq;
 
@@ -223,7 +223,7 @@ typedef struct web_metrics {
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
     sim_metric *no_cert, *acme_polls, *rev_exposure;
     /* the client update model (web_browser.c) */
-    sim_metric *lm_age, *lm_hold, *online, *lacking;
+    sim_metric *lm_age, *lm_hold, *online, *lacking, *merged;
 } web_metrics;
 
 struct web {
@@ -289,10 +289,44 @@ static inline uint64_t web__client_id(const struct web *wb, const web_client *c)
 int web__clients_create(web *wb, char *err, size_t errlen);
 int web__clients_start(web *wb, char *err, size_t errlen);
 void web__clients_destroy(web *wb);
+
+/* web_update.c: updates, installs, the landmark timeline and metrics */
+static inline sim_time web__add_sat(sim_time a, sim_time d)
+{
+    return d >= SIM_TIME_MAX - a ? SIM_TIME_MAX : a + d;
+}
+/* The install queue of client c (NULL: its cohort has no apply delay). */
+static inline web_applyq *web__applyq(const struct web *wb, const web_client *c,
+                                      const web_cohort *co)
+{
+    return co->applyq ? &co->applyq[(size_t)(c - wb->clients) - co->first_local]
+                      : NULL;
+}
+/* Creates the update model's metrics (docs/metrics.md). */
+int web__update_metrics_create(web *wb);
+/* Extends the landmark timeline of service us to publication q (<= the
+ * latest). MTC_OK or MTC_ERR_NOMEM (the timeline is unchanged). */
+int web__lml_ensure(web *wb, size_t us, uint32_t q);
+/* The latest publication of service us made at or before t (0: none). */
+uint32_t web__pub_at(web *wb, size_t us, sim_time t);
+/* Adds d online clients holding pub to the cohort's count. */
+void web__online_pub_add(web_cohort *co, uint32_t pub, int64_t d);
+/* Schedules the sampler of the online gauges on the metric grid. */
+void web__sampler_start(web *wb);
+/* One update check of c at now (a failure draw when update_fail_prob > 0):
+ * fetches the latest publication and installs it, at once or after the
+ * client's policy delay. */
+void web__update_check(web *wb, web_client *c, web_cohort *co, gsl_rng *r,
+                       sim_time now);
+/* Installs whose policy delay has run out by now. */
+void web__apply_due(web *wb, web_client *c, web_cohort *co, sim_time now);
+/* The first due check at a random phase of update_interval from now. */
+sim_time web__random_phase_due(const web_cohort *co, gsl_rng *r, sim_time now);
 /* A full handshake of c with a site of CA ca at now: records the age of
  * the newest landmark of ca that c holds (landmark_age_at_handshake). */
 void web__observe_landmark_age(web *wb, const web_client *c, size_t ca,
                                sim_time now);
+void web__update_destroy(web *wb); /* frees the timelines */
 
 /* web_handshake.c */
 int web__handshake_init(web *wb, char *err, size_t errlen);

@@ -218,9 +218,9 @@ typedef struct web_stats {
     uint64_t invariant_violations; /* check_invariants found a difference */
     uint64_t update_fetches, update_bytes;
     uint64_t update_installs;   /* publications installed (newer than held) */
-    uint64_t apply_merged;      /* fetches merged into a pending install
-                                   because the queue was full (installed
-                                   later than update_apply_delay says) */
+    uint64_t apply_merged;      /* fetches that joined the pending install
+                                   of a fetch less than update_apply_delay
+                                   / 31 before (installed at most that late) */
     uint64_t auth_bytes_sum;    /* over full handshakes */
     uint64_t standalone_bytes_mismatch; /* with no landmarks: auth bytes that
                                    differ from the standalone encoding */
