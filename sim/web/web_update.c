@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_randist.h>
-
 #include "mtc/error.h"
 #include "web_internal.h"
+
+/* ---- revocation exposure -------------------------------------------------------- */
 
 /* nrevocations of CA ca in publication pub of service us (0 if none). */
 static uint32_t nrev_at(const web_pki *p, size_t us, uint32_t pub, size_t ca)
@@ -255,7 +255,6 @@ static void sample_event(sim_engine *sim, sim_event *e)
 
 /* ---- updates ------------------------------------------------------------------ */
 
-
 /* The client installs publication `to` at `at`. */
 static void install(web *wb, web_client *c, web_cohort *co, uint32_t to,
                     sim_time at)
@@ -289,7 +288,7 @@ void web__apply_due(web *wb, web_client *c, web_cohort *co, sim_time now)
  * bytes from the newest one it fetched before) and installs it now, or
  * after its policy delay. */
 void web__update_check(web *wb, web_client *c, web_cohort *co, gsl_rng *r,
-                         sim_time now)
+                       sim_time now)
 {
     if (co->cfg.update_fail_prob > 0 && gsl_rng_uniform(r) < co->cfg.update_fail_prob)
         return;
@@ -369,9 +368,9 @@ int web__update_metrics_create(web *wb)
     rc |= sim_metrics_histogram(m, "landmark_age_at_handshake", "s", nc, 0, 1, 1e8, 20, &x->lm_age);
     rc |= sim_metrics_histogram(m, "landmark_time_to_holding", "s", nc, 0, 1, 1e8, 20, &x->lm_hold);
     rc |= sim_metrics_gauge(m, "clients_online", "clients", nc, SIM_METRIC_SERIES, &x->online);
-    rc |= sim_metrics_counter(m, "update_installs_merged", "installs", nc, 0, &x->merged);
     rc |= sim_metrics_gauge(m, "clients_lacking_latest_landmark", "clients", nc,
                             SIM_METRIC_SERIES, &x->lacking);
+    rc |= sim_metrics_counter(m, "update_installs_merged", "installs", nc, 0, &x->merged);
     if (rc)
         return MTC_ERR_SIM_METRIC;
     if (wb->ncohorts) {
