@@ -81,6 +81,7 @@ mtcsim.browsers{
   sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
   visits_per_hour = 20, hosts_per_visit = empirical{ values = { 1, 3, 6, 10 }, weights = { 3, 3, 3, 1 } },
   zipf_exponent = 1.2, update_first_delay = 60, update_interval = hours(5),
+  update_on_start = "always",  -- Chrome checks at every browser start
   ticket_lifetime = days(1),
 }
 

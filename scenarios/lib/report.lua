@@ -88,6 +88,54 @@ function R.handshakes(s, cohorts)
   end
 end
 
+-- The client update model, per cohort (docs/model.md, "the client update
+-- model"): successful checks per client-day (clients: {cohort = count}),
+-- the age of the newest landmark held at each full handshake, the time
+-- from a landmark's first publication to each client holding it, and the
+-- mean share of online clients lacking the latest landmark (lacking: what
+-- R.sample_lacking returned).
+function R.updates(s, cohorts, clients, span_days, lacking)
+  for _, c in ipairs(cohorts) do
+    local f = s:metric("update_fetch", c)
+    if f and clients[c] and clients[c] > 0 then
+      R.line(c .. ": checks per client-day", fmt(f / (clients[c] * span_days), "%.3f"))
+    end
+    local a = hist(s, "landmark_age_at_handshake", c)
+    if a then
+      R.line(c .. ": landmark age at handshake p50/p90 h",
+        fmt(a.p50 / 3600, "%.1f") .. " / " .. fmt(a.p90 / 3600, "%.1f"))
+    end
+    local h = hist(s, "landmark_time_to_holding", c)
+    if h then
+      R.line(c .. ": publication to holding p50/p90 h",
+        fmt(h.p50 / 3600, "%.1f") .. " / " .. fmt(h.p90 / 3600, "%.1f"))
+    end
+    local l = lacking and lacking[c]
+    if l and l.n > 0 then
+      R.line(c .. ": online, lacking latest landmark", fmt(l.sum / l.n, "%.3f"))
+    end
+  end
+end
+
+-- Samples every hour from `from` (half an hour off the metric grid, whose
+-- points set the gauges) the share of each cohort's online clients lacking
+-- the latest landmark; returns the accumulator R.updates reads.
+function R.sample_lacking(sim, cohorts, from)
+  local acc = {}
+  for _, c in ipairs(cohorts) do acc[c] = { sum = 0, n = 0 } end
+  sim:every(3600, function(s)
+    for _, c in ipairs(cohorts) do
+      local on = s:metric("clients_online", c)
+      local lack = s:metric("clients_lacking_latest_landmark", c)
+      if on and lack and on > 0 then
+        acc[c].sum = acc[c].sum + lack / on
+        acc[c].n = acc[c].n + 1
+      end
+    end
+  end, from)
+  return acc
+end
+
 -- Issuance delays per CA: standalone and landmark-relative.
 function R.issuance(s, ca)
   for _, k in ipairs { "standalone", "landmark" } do

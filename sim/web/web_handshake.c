@@ -630,6 +630,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
     wb->st.auth_bytes_sum += r.auth;
     sim_counter_add(wb->m.full, k, 1);
     sim_counter_add(wb->m.full_ca, c->ca, 1);
+    web__observe_landmark_age(wb, cl, c->ca, now);
     if (r.sigless) {
         wb->st.signatureless++;
         sim_counter_add(wb->m.sigless, k, 1);
@@ -700,7 +701,7 @@ static int make_metrics(web *wb)
     rc |= sim_metrics_counter(m, "handshake_full_by_key", "handshakes", nkeys, 0, &x->full_key);
     rc |= sim_metrics_counter(m, "verify_outcome", "verifications", MTC_RP_REASON_COUNT, 0, &x->verify);
     rc |= sim_metrics_counter(m, "update_bytes", "bytes", nc, SIM_METRIC_SERIES, &x->upd_bytes);
-    rc |= sim_metrics_counter(m, "update_fetch", "fetches", nc, 0, &x->upd_fetch);
+    rc |= sim_metrics_counter(m, "update_fetch", "fetches", nc, SIM_METRIC_SERIES, &x->upd_fetch);
     rc |= sim_metrics_counter(m, "revoked_accepted", "handshakes", na, SIM_METRIC_SERIES, &x->revoked_acc);
     rc |= sim_metrics_counter(m, "acme_polls", "requests", na, SIM_METRIC_REPLICATED, &x->acme_polls);
     rc |= sim_metrics_histogram(m, "revocation_exposure", "s", na, 0, 1, 1e8, 20, &x->rev_exposure);

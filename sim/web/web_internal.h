@@ -137,8 +137,11 @@ typedef struct web_site {
 typedef struct web_client {
     sim_event ev;
     sim_time next_visit;    /* SIM_TIME_MAX when offline */
-    sim_time next_check;    /* next update check (online), else MAX */
-    sim_time session_edge;  /* online: session end; offline: next start */
+    sim_time next_check;    /* when the next update check falls due (kept
+                               while offline: an overdue check runs at the
+                               next start-up); MAX: never */
+    sim_time session_edge;  /* online: session end; offline: next start;
+                               not yet installed: its arrival */
     uint64_t rng_n;         /* draws taken from the client's stream */
     /* no id: client i of a shard is global client i * nshards + shard
      * (web__client_id), which keeps the struct at two cache lines */
@@ -146,9 +149,47 @@ typedef struct web_client {
     uint32_t ticket_site[WEB_TICKETS];
     uint32_t ticket_exp[WEB_TICKETS]; /* seconds of sim time */
     uint16_t cohort;
-    uint8_t online;
+    uint8_t online;         /* WEB_OFFLINE, WEB_ONLINE, WEB_UNBORN */
     uint8_t ticket_next;
 } web_client;
+
+enum { WEB_OFFLINE = 0, WEB_ONLINE = 1, WEB_UNBORN = 2 };
+
+/* Installs waiting for their policy delay (update_apply_delay), oldest
+ * first: a client's delay D is one constant, so ready times are in fetch
+ * order. Only cohorts with a delay have these (one per client, out of the
+ * client struct, which must stay at two cache lines). A fetch within D/31
+ * of the newest pending install's first fetch joins that install (at most
+ * D/31 late, never early: web_update.c), which bounds the queue at 32. */
+#define WEB_APPLY_SLOTS 32
+
+typedef struct web_applyq {
+    sim_time delay;         /* this client's policy delay */
+    uint32_t pub[WEB_APPLY_SLOTS];
+    uint32_t ready[WEB_APPLY_SLOTS]; /* seconds of sim time (rounded up) */
+    uint32_t anchor;        /* ready time of the newest install's first fetch */
+    uint8_t head, n;
+} web_applyq;
+
+/* Per update service, per publication q (computed once, in publication
+ * order, from the PKI's views): what the landmark metrics need.
+ *   lm_pub[q]    the first publication carrying q's newest landmark of
+ *                every CA (a client holding p lacks a landmark of q iff
+ *                p < lm_pub[q])
+ *   lm_time[q * nca + ca]  when the newest landmark of ca in q was first
+ *                published (-1: q has none)
+ *   nw[q * nca + ca]       the landmarks of ca first published in q: log
+ *                number and range (lo, hi] of the newest log */
+typedef struct web_lm_new {
+    uint64_t log_number, lo, hi;
+} web_lm_new;
+
+typedef struct web_lmline {
+    uint32_t n, cap;        /* publications 0..n-1 are computed */
+    uint32_t *lm_pub;
+    sim_time *lm_time;
+    web_lm_new *nw;
+} web_lmline;
 
 /* Per (update service, publication): the ClientHello extension length
  * and the advertised landmark per (CA, log slot), computed once. */
@@ -193,6 +234,13 @@ typedef struct web_cohort {
     sim_nhpp *sessions;     /* NULL: always online (owned) */
     uint64_t first_id, count;
     int one_host;           /* hosts_per_visit is the constant 1: no draw */
+    size_t first_local;     /* its first client in this shard's table */
+    size_t nlocal;          /* its clients in this shard's table */
+    web_applyq *applyq;     /* per local client; NULL: no apply delay */
+    /* online clients of this cohort, in total and by held publication */
+    int64_t online;
+    int64_t *online_pub;
+    size_t online_pub_cap;
 } web_cohort;
 
 typedef struct web_memo_entry {
@@ -209,6 +257,8 @@ typedef struct web_metrics {
     sim_metric *rtt_tcp_base[2], *rtt_quic_base[2], *full_key;
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
     sim_metric *no_cert, *acme_polls, *rev_exposure;
+    /* the client update model (web_browser.c) */
+    sim_metric *lm_age, *lm_hold, *online, *lacking, *merged;
 } web_metrics;
 
 struct web {
@@ -236,6 +286,9 @@ struct web {
     /* publications per update service */
     web_pubinfo **pubs;
     size_t *npubs;
+    web_lmline *lml;        /* per update service */
+    sim_event sample_ev;    /* samples the online gauges on the metric grid */
+    sim_time sample_step;
     /* memo: open addressing, power-of-two size */
     web_memo_entry *memo;
     size_t memo_cap, memo_used;
@@ -282,6 +335,44 @@ static inline uint64_t web__client_id(const struct web *wb, const web_client *c)
 int web__clients_create(web *wb, char *err, size_t errlen);
 int web__clients_start(web *wb, char *err, size_t errlen);
 void web__clients_destroy(web *wb);
+
+/* web_update.c: updates, installs, the landmark timeline and metrics */
+static inline sim_time web__add_sat(sim_time a, sim_time d)
+{
+    return d >= SIM_TIME_MAX - a ? SIM_TIME_MAX : a + d;
+}
+/* The install queue of client c (NULL: its cohort has no apply delay). */
+static inline web_applyq *web__applyq(const struct web *wb, const web_client *c,
+                                      const web_cohort *co)
+{
+    return co->applyq ? &co->applyq[(size_t)(c - wb->clients) - co->first_local]
+                      : NULL;
+}
+/* Creates the update model's metrics (docs/metrics.md). */
+int web__update_metrics_create(web *wb);
+/* Extends the landmark timeline of service us to publication q (<= the
+ * latest). MTC_OK or MTC_ERR_NOMEM (the timeline is unchanged). */
+int web__lml_ensure(web *wb, size_t us, uint32_t q);
+/* The latest publication of service us made at or before t (0: none). */
+uint32_t web__pub_at(web *wb, size_t us, sim_time t);
+/* Adds d online clients holding pub to the cohort's count. */
+void web__online_pub_add(web_cohort *co, uint32_t pub, int64_t d);
+/* Schedules the sampler of the online gauges on the metric grid. */
+void web__sampler_start(web *wb);
+/* One update check of c at now (a failure draw when update_fail_prob > 0):
+ * fetches the latest publication and installs it, at once or after the
+ * client's policy delay. */
+void web__update_check(web *wb, web_client *c, web_cohort *co, gsl_rng *r,
+                       sim_time now);
+/* Installs whose policy delay has run out by now. */
+void web__apply_due(web *wb, web_client *c, web_cohort *co, sim_time now);
+/* The first due check at a random phase of update_interval from now. */
+sim_time web__random_phase_due(const web_cohort *co, gsl_rng *r, sim_time now);
+/* A full handshake of c with a site of CA ca at now: records the age of
+ * the newest landmark of ca that c holds (landmark_age_at_handshake). */
+void web__observe_landmark_age(web *wb, const web_client *c, size_t ca,
+                               sim_time now);
+void web__update_destroy(web *wb); /* frees the timelines */
 
 /* web_handshake.c */
 int web__handshake_init(web *wb, char *err, size_t errlen);
