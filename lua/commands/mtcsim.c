@@ -23,6 +23,8 @@ static const struct command commands[] = {
     {"bench", cmd_bench, "benchmarks (engine)"},
     {"run", cmd_run, "run a scenario (sweeps x replications) into a results database"},
     {"params", cmd_params, "list entity kinds, their parameters and the what-if actions"},
+    {"ls", cmd_ls, "list experiments, runs, sweep points, parameters, metrics"},
+    {"plot", cmd_plot, "draw any metric of a results database (PNG or SVG)"},
     {"export", cmd_export, "write the tables of a results database as CSV"},
     {"report", cmd_report, "figures (PNG, SVG) and index.html from a results database"},
     {"version", cmd_version, "print the program version"},
