@@ -25,6 +25,7 @@ static const struct command commands[] = {
     {"params", cmd_params, "list entity kinds, their parameters and the what-if actions"},
     {"ls", cmd_ls, "list experiments, runs, sweep points, parameters, metrics"},
     {"plot", cmd_plot, "draw any metric of a results database (PNG or SVG)"},
+    {"compare", cmd_compare, "headline differences of two experiments, with CIs"},
     {"export", cmd_export, "write the tables of a results database as CSV"},
     {"report", cmd_report, "figures (PNG, SVG) and index.html from a results database"},
     {"version", cmd_version, "print the program version"},

@@ -74,6 +74,8 @@ int plot__resolve(plot_sel *s, const char *cmd)
     if (!strcmp(s->metric, "signatureless_fraction")) {
         if (!metric_info(s, "handshake_full") ||
             !metric_info(s, "handshake_signatureless")) {
+            if (s->quiet)
+                return HOST_USAGE;
             fprintf(stderr, "mtcsim %s: signatureless_fraction needs the metrics "
                             "handshake_full and handshake_signatureless, which "
                             "experiment %lld lacks\n", cmd, (long long)s->r.exp);
@@ -95,6 +97,8 @@ int plot__resolve(plot_sel *s, const char *cmd)
         }
         *dot = '.';
     }
+    if (s->quiet)
+        return HOST_USAGE;
     sqlite3_stmt *st;
     char best[160] = "";
     size_t bd = 4;

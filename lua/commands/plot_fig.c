@@ -44,6 +44,20 @@ int plot__row(plot_line *l, double x, double y, double lo, double hi)
     return 0;
 }
 
+size_t plot__prune(plot_fig *f)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->nlines; i++) {
+        if (f->lines[i].n == 0) {
+            free(f->lines[i].rows);
+            continue;
+        }
+        f->lines[k++] = f->lines[i];
+    }
+    f->nlines = k;
+    return k;
+}
+
 void plot__fig_free(plot_fig *f)
 {
     for (size_t i = 0; i < f->nlines; i++) {

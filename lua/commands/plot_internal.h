@@ -75,6 +75,7 @@ typedef struct plot_sel {
     char cohorts[PLOT_MAX_LINES][64];
     size_t ncohorts;
     const char *tag;        /* prefix of line titles ("A: "), or NULL */
+    int quiet;              /* plot__resolve prints nothing */
 } plot_sel;
 
 /* plot_fig.c: figures */
@@ -83,6 +84,8 @@ typedef struct plot_sel {
 plot_line *plot__line(plot_fig *f, const char *fmt, ...);
 /* Appends a row; -1 on out of memory. */
 int plot__row(plot_line *l, double x, double y, double lo, double hi);
+/* Drops the lines without rows; the number left. */
+size_t plot__prune(plot_fig *f);
 /* Frees the rows of every line. */
 void plot__fig_free(plot_fig *f);
 /* Natural unit of values in `unit` whose magnitude is about `mag`: the
