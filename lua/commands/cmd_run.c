@@ -26,6 +26,8 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "lplaus.h"
+#include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
 #include "sim/progress.h"
@@ -59,6 +61,44 @@ int run_record_params(sim_results *db, int64_t run, const plan *cur,
 }
 
 /* ---- the command ----------------------------------------------------------- */
+
+/* The unit-slip warnings of a scenario state (lplaus.h) not printed
+ * before (seen keeps them: a sweep's points share most declarations);
+ * `point` labels those of a sweep point's own. Returns how many were new. */
+typedef struct seen_list {
+    char **s;
+    size_t n, cap;
+} seen_list;
+
+static size_t print_warnings(lhost *h, const run_opts *o, const char *point,
+                             seen_list *seen)
+{
+    lua_State *L = lhost_state(h);
+    size_t fresh = 0, n = lplaus_count(L);
+    for (size_t i = 0; i < n; i++) {
+        const char *w = lplaus_get(L, i);
+        int dup = 0;
+        for (size_t k = 0; k < seen->n && !dup; k++)
+            dup = !strcmp(seen->s[k], w);
+        if (dup)
+            continue;
+        if (seen->n == seen->cap) {
+            size_t cap = seen->cap ? 2 * seen->cap : 8;
+            char **p = realloc(seen->s, cap * sizeof *p);
+            if (!p)
+                return fresh;
+            seen->s = p;
+            seen->cap = cap;
+        }
+        if (!(seen->s[seen->n] = strdup(w)))
+            return fresh;
+        seen->n++;
+        fresh++;
+        fprintf(stderr, "mtcsim run: %s: %s%s%s\n", o->strict ? "error" : "warning",
+                point ? point : "", point ? ": " : "", w);
+    }
+    return fresh;
+}
 
 static const char *base_name(const char *p)
 {
@@ -101,6 +141,7 @@ int cmd_run(int argc, char **argv)
     bytebuf mine = {NULL, 0, 0, 0};
     int64_t exp_id = 0;
     char *resume_args = NULL, **resume_argv = NULL;
+    seen_list seen = {NULL, 0, 0};
     if (status != HOST_OK)
         goto done;
     if ((o.jobs > 1 || o.resume) && shard.size > 1) {
@@ -129,6 +170,7 @@ int cmd_run(int argc, char **argv)
         status = HOST_USAGE;
         goto done;
     }
+    print_warnings(h0, &o, NULL, &seen);
     if ((status = run_make_plan(&o, h0, &pl)) != HOST_OK)
         goto done;
     if (o.list_params) {
@@ -141,9 +183,13 @@ int cmd_run(int argc, char **argv)
         lhost *h = run_scenario_state(&o, &pl, p, 0, err, sizeof err);
         lworld *lw = NULL;
         int ok = h && lworld_build(h, o.seed, 0, NULL, &lw, err, sizeof err) == MTC_OK;
+        char lab[512], pt[600];
+        run_point_label(&pl, p, lab, sizeof lab);
+        snprintf(pt, sizeof pt, "sweep point %zu [%s]", p, lab);
+        if (h)
+            print_warnings(h, &o, pt, &seen);
         if (!ok) {
-            char lab[512];
-            run_point_label(&pl, p, lab, sizeof lab);
+            lsuggest_entity(h, err, sizeof err);
             fprintf(stderr, "mtcsim run: sweep point %zu [%s]: %s\n", p, lab, err);
             lworld_destroy(lw);
             lhost_destroy(h);
@@ -177,6 +223,12 @@ int cmd_run(int argc, char **argv)
     } else {
         for (size_t i = 0; i < total; i++)
             todo[ntodo++] = i;
+    }
+    if (o.strict && seen.n) {
+        fprintf(stderr, "mtcsim run: --strict: %zu implausible value%s (above); "
+                        "nothing was run\n", seen.n, seen.n == 1 ? "" : "s");
+        status = HOST_USAGE;
+        goto done;
     }
     if (o.out && !db) {
         if (sim_results_open(o.out, SIM_RESULTS_CREATE, &db, err, sizeof err)) {
@@ -243,6 +295,9 @@ done:
     free(todo);
     free(resume_args);
     free(resume_argv);
+    for (size_t i = 0; i < seen.n; i++)
+        free(seen.s[i]);
+    free(seen.s);
     free(mine.b);
     lhost_destroy(h0);
     run_free_plan(&pl);

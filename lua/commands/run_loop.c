@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
 #include "sim/progress.h"
@@ -73,6 +74,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         int rc = lworld_build(h, o->seed, (uint64_t)r, c->spread ? NULL : shard,
                               &lw, err, sizeof err);
         if (rc != MTC_OK) {
+            lsuggest_entity(h, err, sizeof err);
             fprintf(stderr, "mtcsim run: %s\n", err);
             c->status = c->nruns ? HOST_FAIL : HOST_USAGE;
             lworld_destroy(lw);

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
 
@@ -196,6 +197,8 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     lworld *lw = NULL;
     int built = h && run_scenario_params(h, &cur) == HOST_OK &&
                 lworld_build(h, o->seed, r, NULL, &lw, err, sizeof err) == MTC_OK;
+    if (h && !built)
+        lsuggest_entity(h, err, sizeof err);
     if (built) {
         put_u64(&b, k);
         put_u64(&b, (uint64_t)lworld_duration(lw));

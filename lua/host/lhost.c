@@ -449,6 +449,7 @@ static int load_library(lhost *h, char *err, size_t errlen)
     ldist_register(L);
     lcore_register(L);
     lworld_register(L);
+    lunits_register(L);
     int rc = lhost_pcall(h, 1, 1, err, errlen);
     if (rc != MTC_OK)
         return rc;

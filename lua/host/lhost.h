@@ -95,5 +95,6 @@ sim_dist *ldist_instance(lua_State *L, int idx);
 int ldist_is(lua_State *L, int idx);
 void lcore_register(lua_State *L);
 void lworld_register(lua_State *L);
+void lunits_register(lua_State *L);     /* lunits.c: mtcsim.quantity */
 
 #endif
