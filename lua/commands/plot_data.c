@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "lsuggest.h"
 #include "plot_internal.h"
 #include "rdb.h"
 #include "sim/engine.h"
@@ -46,27 +47,6 @@ static int metric_info(plot_sel *s, const char *name)
     }
     sqlite3_finalize(st);
     return got;
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 99;
-    size_t prev[64], cur[64];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t c = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            c = prev[j] + 1 < c ? prev[j] + 1 : c;
-            c = cur[j - 1] + 1 < c ? cur[j - 1] + 1 : c;
-            cur[j] = c;
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof *prev);
-    }
-    return prev[lb];
 }
 
 int plot__resolve(plot_sel *s, const char *cmd)
@@ -108,7 +88,7 @@ int plot__resolve(plot_sel *s, const char *cmd)
                            NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, s->r.exp);
         while (sqlite3_step(st) == SQLITE_ROW) {
-            size_t d = edit_distance(s->metric, col(st, 0));
+            size_t d = lsuggest_distance(s->metric, col(st, 0));
             if (d < bd) {
                 bd = d;
                 snprintf(best, sizeof best, "%s", col(st, 0));
