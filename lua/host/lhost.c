@@ -262,8 +262,29 @@ static int sb_load(lua_State *L)
     return lua_gettop(L);
 }
 
-/* require(name): "mtcsim", or NAME.lua (dots: directories) below the
- * scenario's directory, loaded once. */
+/* The scenario library's helpers, built in: "mtcsim.report" always, and
+ * "lib.report" when the scenario's directory has no lib/report.lua (so a
+ * library scenario copied elsewhere still runs). 1 when name is one. */
+static int load_builtin(lua_State *L, const char *name, int found_locally)
+{
+    if (strcmp(name, "mtcsim.report") && (strcmp(name, "lib.report") || found_locally))
+        return 0;
+    if (luaL_loadbufferx(L, (const char *)lua_lib_report, lua_lib_report_len,
+                         "=[mtcsim.report]", "t") != LUA_OK)
+        lua_error(L);
+    return 1;
+}
+
+/* package.preload["mtcsim.report"] of an --unsafe state. */
+static int preload_report(lua_State *L)
+{
+    load_builtin(L, "mtcsim.report", 0);
+    lua_call(L, 0, 1);
+    return 1;
+}
+
+/* require(name): "mtcsim", a built-in module, or NAME.lua (dots:
+ * directories) below the scenario's directory, loaded once. */
 static int sb_require(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
@@ -295,12 +316,17 @@ static int sb_require(lua_State *L)
     memcpy(rel + k, ".lua", 5);
     lhost *h = lhost_of(L);
     char res[LHOST_PATH_MAX];
-    if (resolve_read(h, h->scenario_dir, rel, res))
-        return luaL_error(L, "module '%s' not found (looked for %s/%s; the "
-                             "sandbox loads only Lua modules from the "
-                             "scenario's directory)", name, h->scenario_dir, rel);
-    if (luaL_loadfilex(L, res, "t") != LUA_OK)
-        return lua_error(L);
+    int local = strcmp(name, "mtcsim.report") &&
+                !resolve_read(h, h->scenario_dir, rel, res);
+    if (!load_builtin(L, name, local)) {
+        if (!local)
+            return luaL_error(L, "module '%s' not found (looked for %s/%s; "
+                                 "the sandbox loads only Lua modules from the "
+                                 "scenario's directory)", name, h->scenario_dir,
+                              rel);
+        if (luaL_loadfilex(L, res, "t") != LUA_OK)
+            return lua_error(L);
+    }
     lua_pushvalue(L, 1);
     lua_call(L, 1, 1);
     if (lua_isnil(L, -1)) {
@@ -517,7 +543,16 @@ lhost *lhost_create(const lhost_config *cfg, char *err, size_t errlen)
         lua_getfield(L, -2, "path");
         lua_concat(L, 2);
         lua_setfield(L, -2, "path");
-        lua_pop(L, 1);
+        lua_getfield(L, -1, "preload");
+        lua_pushcfunction(L, preload_report);
+        lua_setfield(L, -2, "mtcsim.report");
+        char local[LHOST_PATH_MAX + 32];
+        snprintf(local, sizeof local, "%s/lib/report.lua", h->scenario_dir);
+        if (access(local, R_OK) != 0) {   /* as in the sandbox's require */
+            lua_pushcfunction(L, preload_report);
+            lua_setfield(L, -2, "lib.report");
+        }
+        lua_pop(L, 2);
     } else {
         build_sandbox(L);
         if (h->cfg.max_instructions)
