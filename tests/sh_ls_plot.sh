@@ -10,7 +10,8 @@
 #  - plot: each view (series with band, CDF, sweep with error bars in the
 #    swept parameter's natural unit, bars for a string sweep, bars per
 #    cohort), numbers checked with --print, images valid PNG/SVG, the
-#    script beside the image redraws it;
+#    script beside the image redraws it; sim:at actions recorded as run
+#    attributes and marked on series;
 #  - errors: unknown metric (with a suggestion), cohort, point, experiment,
 #    bad --out: exit 2 naming what is wrong; --help.
 set -u
@@ -106,6 +107,10 @@ echo "$out" | grep -q '^# landmark_interval=10800 (n=2)' || fail "series line ti
 n=$(echo "$out" | awk -F'\t' 'NF == 4' | wc -l)
 [ "$n" -ge 10 ] || fail "series: $n rows"
 grep -q '^plot \$d0 using 1:3:4 with filledcurves' "$tmp/series.svg.gp" || fail "series without band"
+# the scenario's sim:at action: recorded with each run, marked on the series
+[ "$(sqlite3 "$tmp/pki.db" "select count(*) from run_attr where name = 'action.0001' and value = '7200 cosigner_outage w1 3600'")" = 4 ] \
+  || fail "sim:at action not recorded: $(sqlite3 "$tmp/pki.db" 'select * from run_attr')"
+grep -q "^set label 'cosigner_outage w1' at 2, graph" "$tmp/series.svg.gp" || fail "sim:at action not marked"
 (cd "$tmp" && rm series.svg && gnuplot series.svg.gp) || fail "redraw from the script"
 [ -s "$tmp/series.svg" ] || fail "redraw made no image"
 # per cohort: one line per signer

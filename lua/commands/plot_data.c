@@ -516,7 +516,29 @@ void plot__finish(plot_sel *s, plot_fig *f, int view)
 
 void plot__markers(plot_sel *s, plot_fig *f, double scale)
 {
-    (void)s;
-    (void)f;
-    (void)scale;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->r.db,
+                           "SELECT DISTINCT a.value FROM run_attr a JOIN run r USING "
+                           "(run_id) WHERE r.experiment_id = ? AND r.status = "
+                           "'completed' AND a.name LIKE 'action.%' ORDER BY "
+                           "a.name", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, s->r.exp);
+    while (sqlite3_step(st) == SQLITE_ROW && f->nmarkers < 32) {
+        /* "T ACTION TARGET [ARGS]" (lrecord.h) */
+        char action[64], target[64];
+        double t;
+        if (sscanf(col(st, 0), "%lf %63s %63s", &t, action, target) != 3)
+            continue;
+        double x = t * 1e6 * scale;
+        int dup = 0;
+        for (size_t i = 0; i < f->nmarkers && !dup; i++)
+            dup = f->markers[i].x == x;
+        if (dup)
+            continue;
+        plot_marker *m = &f->markers[f->nmarkers++];
+        m->x = x;
+        snprintf(m->label, sizeof m->label, "%.40s %.40s", action, target);
+    }
+    sqlite3_finalize(st);
 }

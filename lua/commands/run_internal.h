@@ -192,6 +192,10 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
 int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
                     const plan *pl, const char *sha, size_t *todo, size_t *ntodo);
 
+/* Records the scenario's scheduled sim:at world actions of state h as run
+ * attributes "action.NNNN" (lrecord.h); MTC_OK or the results error. */
+int run_record_actions(sim_results *db, int64_t run, lhost *h);
+
 /* run_spread.c */
 /* Appends rr's record to bb (bb->failed on out of memory). */
 void run_remote_put(bytebuf *bb, const remote_run *rr);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "lrecord.h"
 #include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
@@ -28,6 +29,26 @@ static void on_progress(void *ctx, sim_time now, uint64_t events)
     char line[256];
     if (sim_progress_tick(&c->p, host_now(), now, events, line, sizeof line))
         fputs(line, stderr);
+}
+
+typedef struct attr_ctx {
+    sim_results *db;
+    int64_t run;
+    int rc;
+} attr_ctx;
+
+static void add_attr(void *ctx, const char *name, const char *value)
+{
+    attr_ctx *a = ctx;
+    if (a->rc == MTC_OK)
+        a->rc = sim_results_add_attr(a->db, a->run, name, value);
+}
+
+int run_record_actions(sim_results *db, int64_t run, lhost *h)
+{
+    attr_ctx a = {db, run, MTC_OK};
+    lrecord_actions(h, add_attr, &a);
+    return a.rc;
 }
 
 /* Summarizes point p into the database once the last to-do run of p
@@ -90,6 +111,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                 run_record_params(c->db, run_id, &cur, c->pl, lw) != MTC_OK ||
                 sim_results_add_attr(c->db, run_id, "sandbox",
                                      o->unsafe ? "off" : "on") != MTC_OK ||
+                run_record_actions(c->db, run_id, h) != MTC_OK ||
                 sim_results_flush(c->db) != MTC_OK) {
                 fprintf(stderr, "mtcsim run: %s: %s\n", o->out,
                         sim_results_errmsg(c->db));

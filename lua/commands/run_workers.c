@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "lrecord.h"
 #include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
@@ -172,6 +173,13 @@ static void captured(FILE *f, bytebuf *b)
     free(tmp.b);
 }
 
+/* A (name, value) run attribute into the 'S' message. */
+static void put_attr(void *ctx, const char *name, const char *value)
+{
+    put_str(ctx, name);
+    put_str(ctx, value);
+}
+
 static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
 {
     const run_opts *o = c->o;
@@ -217,6 +225,12 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
             put_str(&b, wp[i].desc->name);
             put_str(&b, wp[i].value);
         }
+        bytebuf acts = {NULL, 0, 0, 0};
+        size_t na = lrecord_actions(h, put_attr, &acts);
+        put_u64(&b, na);
+        put(&b, acts.b, acts.n);
+        b.failed |= acts.failed;
+        free(acts.b);
         if (send_msg(out_fd, 'S', &b))
             _exit(3);
         b.n = 0;
@@ -310,6 +324,14 @@ int run_record_param_list(sim_results *db, int64_t run, char *const *quads,
     return rc;
 }
 
+static int add_attrs(sim_results *db, int64_t run, char *const *pairs, size_t n)
+{
+    int rc = MTC_OK;
+    for (size_t i = 0; i < n && rc == MTC_OK; i++)
+        rc = sim_results_add_attr(db, run, pairs[2 * i], pairs[2 * i + 1]);
+    return rc;
+}
+
 /* The run row and parameters of slot s ('S' payload). */
 static int record_begin(run_ctx *c, slot *s, size_t idx)
 {
@@ -322,7 +344,12 @@ static int record_begin(run_ctx *c, slot *s, size_t idx)
     char **q = calloc(4 * n + 1, sizeof *q);
     for (size_t i = 0; q && i < 4 * n; i++)
         q[i] = (char *)get_str(&rd);
-    if (!q || rd.bad) {
+    size_t na = (size_t)get_u64(&rd);
+    char **attr = na <= s->slen ? calloc(2 * na + 1, sizeof *attr) : NULL;
+    for (size_t i = 0; attr && i < 2 * na; i++)
+        attr[i] = (char *)get_str(&rd);
+    if (!q || !attr || rd.bad) {
+        free(attr);
         free(q);
         return HOST_FAIL;
     }
@@ -335,11 +362,13 @@ static int record_begin(run_ctx *c, slot *s, size_t idx)
     if (sim_results_run_begin(c->db, &ri, &s->run_id) != MTC_OK ||
         run_record_param_list(c->db, s->run_id, q, n, c->pl) != MTC_OK ||
         sim_results_add_attr(c->db, s->run_id, "sandbox", o->unsafe ? "off" : "on") ||
+        add_attrs(c->db, s->run_id, attr, na) != MTC_OK ||
         sim_results_flush(c->db) != MTC_OK) {
         fprintf(stderr, "mtcsim run: %s: %s\n", o->out, sim_results_errmsg(c->db));
         status = HOST_FAIL;
     }
     free(q);
+    free(attr);
     s->begun = 1;
     return status;
 }
