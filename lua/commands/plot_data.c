@@ -18,7 +18,6 @@
 #include "plot_internal.h"
 #include "rdb.h"
 #include "sim/engine.h"
-#include "sim/world.h"
 
 static const char *col(sqlite3_stmt *st, int c)
 {
@@ -305,7 +304,7 @@ size_t plot__series(plot_sel *s, plot_fig *f)
     int64_t w = warmup_end(s);
     if (w > 0)
         f->xmark = (double)w * scale;
-    plot__markers(s, f, scale);
+    plot__markers(&s->r, f, scale);
     f->style = PLOT_BAND;
     return added;
 }
@@ -382,56 +381,13 @@ size_t plot__cdf(plot_sel *s, plot_fig *f)
 
 /* ---- against the swept parameter ---- */
 
-/* If the first swept parameter is a duration in seconds (an entity
- * parameter of duration type takes exactly its values at every point),
- * its unit for the axis: "s"; else "". */
-static const char *swept_unit(plot_sel *s)
-{
-    if (!s->r.x_numeric || s->r.npoints < 2)
-        return "";
-    sqlite3_stmt *st;
-    const char *unit = "";
-    if (sqlite3_prepare_v2(s->r.db,
-                           "SELECT p.entity_kind, p.name, group_concat(p.value, "
-                           "' ') FROM (SELECT min(run_id) AS run_id FROM run WHERE "
-                           "experiment_id = ? GROUP BY sweep_point ORDER BY "
-                           "sweep_point) f JOIN param p USING (run_id) WHERE "
-                           "p.entity_kind != 'scenario' GROUP BY p.entity_kind, "
-                           "p.entity_name, p.name", -1, &st, NULL) != SQLITE_OK)
-        return "";
-    sqlite3_bind_int64(st, 1, s->r.exp);
-    size_t nk;
-    const sim_param_schema *const *ks = sim_world_schemas(&nk);
-    while (!unit[0] && sqlite3_step(st) == SQLITE_ROW) {
-        const char *vals = col(st, 2);
-        size_t i = 0;
-        int same = 1;
-        for (const char *q = vals; same && *q && i < s->r.npoints; i++) {
-            char *end;
-            double v = strtod(q, &end);
-            same = end != q && v == s->r.xval[i];
-            q = *end ? end + 1 : end;
-        }
-        if (!same || i != s->r.npoints)
-            continue;
-        for (size_t k = 0; k < nk; k++)
-            if (!strcmp(ks[k]->kind, col(st, 0))) {
-                const sim_param_desc *d = sim_param_find(ks[k], col(st, 1));
-                if (d && d->type == SIM_PARAM_DURATION)
-                    unit = "s";
-            }
-    }
-    sqlite3_finalize(st);
-    return unit;
-}
-
 size_t plot__sweep(plot_sel *s, plot_fig *f)
 {
     size_t added = 0;
     int bars = !s->r.x_numeric;
     /* one point, several cohorts: the cohorts are the categories */
     int by_cohort = bars && s->npoints == 1 && s->ncohorts > 1;
-    const char *xu = bars ? "" : swept_unit(s);
+    const char *xu = bars ? "" : report__swept_unit(&s->r);
     const char *xlab = "";
     double mx = 0;
     for (size_t i = 0; i < s->npoints; i++)
@@ -496,7 +452,6 @@ void plot__finish(plot_sel *s, plot_fig *f, int view)
             snprintf(f->ylabel, sizeof f->ylabel, "%s (%s)", s->metric,
                      natural(s, f, 0));
     } else if (view == VIEW_CDF) {
-        const char *u = natural(s, f, 1);
         double mn = INFINITY, mx = 0;
         for (size_t i = 0; i < f->nlines; i++)
             for (size_t k = 0; k < f->lines[i].n; k++) {
@@ -504,8 +459,11 @@ void plot__finish(plot_sel *s, plot_fig *f, int view)
                 mn = x < mn ? x : mn;
                 mx = x > mx ? x : mx;
             }
-        /* log bins: a log axis when the values span two decades or more */
+        /* log bins: a log axis when the values span two decades or more;
+         * durations on it keep seconds, with tics at 1 s, 1 min, 1 h... */
         f->logx = mn > 0 && mx / mn >= 100;
+        f->time_tics = f->logx && !strcmp(s->unit, "s");
+        const char *u = f->time_tics ? "log scale" : natural(s, f, 1);
         snprintf(f->xlabel, sizeof f->xlabel, "%s (%s)", s->metric, u);
         snprintf(f->ylabel, sizeof f->ylabel, "fraction of observations <= x");
     } else {
@@ -514,16 +472,16 @@ void plot__finish(plot_sel *s, plot_fig *f, int view)
     }
 }
 
-void plot__markers(plot_sel *s, plot_fig *f, double scale)
+void plot__markers(report *r, plot_fig *f, double scale)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->r.db,
+    if (sqlite3_prepare_v2(r->db,
                            "SELECT DISTINCT a.value FROM run_attr a JOIN run r USING "
                            "(run_id) WHERE r.experiment_id = ? AND r.status = "
                            "'completed' AND a.name LIKE 'action.%' ORDER BY "
                            "a.name", -1, &st, NULL) != SQLITE_OK)
         return;
-    sqlite3_bind_int64(st, 1, s->r.exp);
+    sqlite3_bind_int64(st, 1, r->exp);
     while (sqlite3_step(st) == SQLITE_ROW && f->nmarkers < 32) {
         /* "T ACTION TARGET [ARGS]" (lrecord.h) */
         char action[64], target[64];

@@ -148,6 +148,30 @@ static int has_ext(const char *p, const char *ext)
     return n > e && !strcmp(p + n - e, ext);
 }
 
+void plot__time_tics(FILE *g)
+{
+    /* a log axis of seconds, labelled as people say durations */
+    fputs("set xtics (\"1 ms\" 0.001, \"10 ms\" 0.01, \"0.1 s\" 0.1, \"1 s\" 1, "
+          "\"10 s\" 10, \"1 min\" 60, \"10 min\" 600, \"1 h\" 3600, \"6 h\" 21600, "
+          "\"1 d\" 86400, \"7 d\" 604800, \"30 d\" 2592000, \"1 y\" 31536000)\n", g);
+}
+
+void plot__write_markers(FILE *g, const plot_fig *f)
+{
+    if (f->xmark > 0)
+        fprintf(g, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 3 "
+                   "lc rgb '#999999'\nset label 'warm-up end' at %.10g, graph 0.02 "
+                   "left offset 0.5,0 textcolor rgb '#777777' font ',8'\n",
+                f->xmark, f->xmark, f->xmark);
+    for (size_t i = 0; i < f->nmarkers; i++) {
+        fprintf(g, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 "
+                   "lc rgb '#cc6600'\nset label ", f->markers[i].x, f->markers[i].x);
+        gp_str(g, f->markers[i].label);
+        fprintf(g, " at %.10g, graph 0.97 right rotate by 90 offset -0.4,0 "
+                   "textcolor rgb '#cc6600' font ',8'\n", f->markers[i].x);
+    }
+}
+
 static void write_script(FILE *g, const plot_fig *f, const char *out)
 {
     fprintf(g, "# written by mtcsim: `gnuplot %s.gp` in this directory redraws %s\n",
@@ -181,21 +205,12 @@ static void write_script(FILE *g, const plot_fig *f, const char *out)
     fputs("\n", g);
     if (f->logx)
         fputs("set logscale x\n", g);
+    if (f->logx && f->time_tics)
+        plot__time_tics(g);
     /* Autoscaled y with a margin: an effect of a few tenths of a percent
      * stays visible (a fixed [0:1] would flatten it). */
     fputs("set offsets graph 0.02, graph 0.02, graph 0.06, graph 0.06\n", g);
-    if (f->xmark > 0)
-        fprintf(g, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 3 "
-                   "lc rgb '#999999'\nset label 'warm-up end' at %.10g, graph 0.02 "
-                   "left offset 0.5,0 textcolor rgb '#777777' font ',8'\n",
-                f->xmark, f->xmark, f->xmark);
-    for (size_t i = 0; i < f->nmarkers; i++) {
-        fprintf(g, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dt 2 "
-                   "lc rgb '#cc6600'\nset label ", f->markers[i].x, f->markers[i].x);
-        gp_str(g, f->markers[i].label);
-        fprintf(g, " at %.10g, graph 0.97 right rotate by 90 offset -0.4,0 "
-                   "textcolor rgb '#cc6600' font ',8'\n", f->markers[i].x);
-    }
+    plot__write_markers(g, f);
     if (f->style == PLOT_BARS) {
         double w = 0.8 / (double)(f->nlines ? f->nlines : 1);
         fprintf(g, "set boxwidth %.6g\nset style fill solid 0.45 border -1\n"

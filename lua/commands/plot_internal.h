@@ -49,6 +49,7 @@ typedef struct plot_fig {
     char title[256], xlabel[320], ylabel[320];
     int style;
     int logx;
+    int time_tics;          /* x is seconds on a log axis: 1 s, 1 min, 1 h... */
     plot_line lines[PLOT_MAX_LINES];
     size_t nlines;
     char xtics[64][64];     /* PLOT_BARS: category labels at x = 0, 1, ... */
@@ -119,6 +120,10 @@ size_t plot__values(plot_sel *s, size_t p, const char *cohort, double **out,
 void plot__stat_name(const plot_sel *s, char *buf, size_t n);
 /* The sim:at actions recorded for the experiment's runs, as markers (time
  * scaled by `scale`); none for databases without the table. */
-void plot__markers(plot_sel *s, plot_fig *f, double scale);
+void plot__markers(report *r, plot_fig *f, double scale);
+/* "set xtics" of durations (1 ms .. 1 y) for a log axis of seconds. */
+void plot__time_tics(FILE *g);
+/* The gnuplot commands drawing f's warm-up line and markers. */
+void plot__write_markers(FILE *g, const plot_fig *f);
 
 #endif

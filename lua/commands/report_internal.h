@@ -79,6 +79,10 @@ double report__time_scale(int64_t span_us, const char **unit);
 int report__load_points(report *r);
 /* Values of `sql` (?1 experiment, ?2 point) per completed run; caller frees. */
 size_t report__per_run_values(report *r, const char *sql, int64_t point, double **out);
+/* "s" when the first swept parameter is a duration in seconds (an entity
+ * parameter of duration type takes exactly its values at every point),
+ * else "": the unit of the sweep axis. */
+const char *report__swept_unit(report *r);
 /* SQL of the signatureless fraction of a run, for report__per_run_values. */
 extern const char report__fraction_sql[];
 
