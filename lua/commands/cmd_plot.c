@@ -64,34 +64,6 @@ static int parse_view(const char *v)
     return -1;
 }
 
-/* Cohort labels of the metric's breakdown in the experiment's first
- * completed run holding it (cohort_index order); their count. */
-static size_t metric_cohorts(plot_sel *s, char (*out)[64], size_t max)
-{
-    const char *m = !strcmp(s->kind, "derived") ? "handshake_full" : s->metric;
-    sqlite3_stmt *st;
-    size_t n = 0;
-    if (sqlite3_prepare_v2(s->r.db,
-                           "WITH r AS (SELECT min(run_id) AS id FROM metric JOIN run "
-                           "USING (run_id) WHERE experiment_id = ?1 AND status = "
-                           "'completed' AND name = ?2) "
-                           "SELECT cohort_index, cohort FROM scalar JOIN metric USING "
-                           "(metric_id) WHERE run_id = (SELECT id FROM r) AND name = ?2 "
-                           "AND cohort_index >= 0 UNION SELECT cohort_index, cohort "
-                           "FROM histogram JOIN metric USING (metric_id) WHERE run_id = "
-                           "(SELECT id FROM r) AND name = ?2 AND cohort_index >= 0 "
-                           "ORDER BY 1", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, s->r.exp);
-    sqlite3_bind_text(st, 2, m, -1, SQLITE_STATIC);
-    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
-        const char *c = (const char *)sqlite3_column_text(st, 1);
-        snprintf(out[n++], 64, "%s", c ? c : "");
-    }
-    sqlite3_finalize(st);
-    return n;
-}
-
 typedef struct plot_opts {
     const char *db, *metric, *cohort, *out, *stat;
     int64_t exp, point;
@@ -193,7 +165,7 @@ static int select_lines(plot_sel *s, const plot_opts *o)
             s->points[s->npoints++] = p;
     }
     char (*all)[64] = calloc(PLOT_MAX_LINES, 64);
-    size_t n = all ? metric_cohorts(s, all, PLOT_MAX_LINES) : 0;
+    size_t n = all ? plot__cohorts(s, all, PLOT_MAX_LINES) : 0;
     if (o->cohort) {
         int found = !strcmp(o->cohort, "all");
         for (size_t i = 0; i < n; i++)

@@ -104,6 +104,9 @@ int plot__draw(const plot_fig *f, const char *out, const char *cmd);
 /* Resolves sel->metric in the experiment: kind, unit, series; prints and
  * returns HOST_USAGE when absent (with a suggestion). */
 int plot__resolve(plot_sel *s, const char *cmd);
+/* The cohort labels of the metric's breakdown (cohort_index order) in the
+ * experiment's first completed run holding it; their count (0: total only). */
+size_t plot__cohorts(plot_sel *s, char (*out)[64], size_t max);
 /* The lines of each view, appended to f; the number of lines added. */
 size_t plot__series(plot_sel *s, plot_fig *f);
 size_t plot__cdf(plot_sel *s, plot_fig *f);

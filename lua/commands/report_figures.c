@@ -517,4 +517,6 @@ void report__figures(report *r)
                 "delay (log scale)", delays, 2);
     }
     fig_signers(r);
+    report__fig_cohorts(r);
+    report__fig_diffs(r);
 }

@@ -36,6 +36,7 @@ typedef struct report {
     double *xval;           /* value of the first swept parameter */
     int x_numeric;
     char xname[128];        /* name of the first swept parameter, or "" */
+    size_t ref;             /* index of the reference point (--reference) */
     figure figs[16];
     size_t nfigs;
     int failures;
@@ -107,7 +108,19 @@ void report__fig_note(figure *g, const char *fmt, ...);
 /* Every figure, in report order: data, settings and images, or a note. */
 void report__figures(report *r);
 
+/* report_cohorts.c: per cohort, and differences to a reference point */
+
+/* The signatureless fraction per browser cohort (when there are several). */
+void report__fig_cohorts(report *r);
+/* Each sweep point's paired difference to the reference point. */
+void report__fig_diffs(report *r);
+/* The per-cohort summary table of index.html (nothing without cohorts). */
+void report__html_cohorts(report *r, FILE *h);
+
 /* report_html.c: the page */
+
+/* HTML-escaped text. */
+void report__html_text(FILE *f, const char *s);
 
 /* Writes r->out/index.html: provenance, figures, summary and runs; 0 or -1. */
 int report__write_html(report *r);
