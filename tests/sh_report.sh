@@ -129,7 +129,8 @@ import sys, csv, sqlite3, os
 db = sqlite3.connect('file:%s?mode=ro' % sys.argv[1], uri=True)
 tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
 assert len(tables) == 11, tables
-assert sorted(os.listdir(sys.argv[2])) == sorted(t + '.csv' for t in tables)
+views = ['scalar_v', 'vector_v', 'histogram_v', 'histogram_bin_v']
+assert sorted(os.listdir(sys.argv[2])) == sorted(t + '.csv' for t in tables + views)
 for t in tables:
     rows = list(csv.reader(open(os.path.join(sys.argv[2], t + '.csv'), newline='')))
     n = db.execute('SELECT count(*) FROM "%s"' % t).fetchone()[0]
@@ -140,7 +141,34 @@ for t in tables:
 # quoting round trip: the failed run's error text
 err = [r for r in csv.DictReader(open(os.path.join(sys.argv[2], 'run.csv'), newline='')) if r['status'] == 'failed'][0]['error']
 assert err == 'scenario.lua:12: <bad> & "quoted" error', err
+# the views, with the run's place joined in
+sv = list(csv.DictReader(open(os.path.join(sys.argv[2], 'scalar_v.csv'), newline='')))
+assert len(sv) == db.execute('SELECT count(*) FROM scalar_v').fetchone()[0]
+assert {'experiment_id', 'sweep_point', 'replication', 'swept', 'metric', 'cohort', 'value'} <= set(sv[0])
 PY
+# filters: one experiment, two metrics, one cohort; ten significant digits
+"$m" export "$tmp/sweep.db" --csv "$tmp/csv2" --experiment 1 --metric handshake_full \
+  --metric auth_bytes --cohort all >/dev/null || fail "export with filters"
+python3 - "$tmp/sweep.db" "$tmp/csv2" <<'PY' || fail "export filters"
+import sys, csv, os, sqlite3
+d = sys.argv[2]
+def rows(t): return list(csv.DictReader(open(os.path.join(d, t + '.csv'), newline='')))
+assert sorted({r['name'] for r in rows('metric')}) == ['auth_bytes', 'handshake_full'], rows('metric')[:3]
+sv = rows('scalar_v')
+assert {r['metric'] for r in sv} == {'handshake_full'} and {r['cohort'] for r in sv} == {'all'}, sv[:3]
+assert {r['swept'] for r in sv} == {'landmark_interval=3600', 'landmark_interval=14400', 'landmark_interval=57600'}, {r['swept'] for r in sv}
+assert len(sv) == 9, len(sv)
+hv = rows('histogram_v')
+assert {r['metric'] for r in hv} == {'auth_bytes'} and len(hv) == 9
+for r in hv:
+    for k in ('mean', 'p50', 'p99'):
+        digits = r[k].lower().split('e')[0].replace('-', '').replace('.', '').lstrip('0')
+        assert len(digits) <= 10, (k, r[k])
+assert {r['metric'] for r in rows('summary')} <= {'auth_bytes', 'handshake_full'}
+assert all(r['cohort'] == 'all' for r in rows('histogram'))
+PY
+"$m" export "$tmp/sweep.db" --csv "$tmp/csv3" --metric nosuch >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown metric must exit 2"
+"$m" export "$tmp/sweep.db" --csv "$tmp/csv3" --experiment 5 >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown experiment must exit 2"
 
 # ---- bad input: clear error, exit 2, file untouched ----
 head -c 8192 /dev/urandom > "$tmp/junk.db"
