@@ -7,7 +7,8 @@
 #    -j 2, holds the same completed runs, metrics and summaries as one run
 #    through; a resume while the run is still live is refused;
 #  - a sweep killed outright (SIGKILL) leaves an abandoned run, which
-#    --resume reruns; resuming a finished experiment does nothing;
+#    --resume reruns, and the finished run's on_finish output is already in
+#    the redirected stdout; resuming a finished experiment does nothing;
 #  - a scenario changed since the experiment ran is refused (exit 2), as
 #    are other options next to --resume, and -j under a bad value;
 #  - a run failing in a worker: exit 1, recorded as failed.
@@ -85,9 +86,11 @@ grep -q '0 of 4 runs to do' done.txt || fail "nothing to do: $(cat done.txt)"
 
 # ---- killed outright: an abandoned run ----
 touch gate
-"$m" run gated.lua --out k.db --quiet >/dev/null 2>&1 & pid=$!
+"$m" run gated.lua --out k.db --quiet >k.out 2>&1 & pid=$!
 wait_running k.db 2
 kill -KILL $pid; wait $pid 2>/dev/null; pid=; rm gate
+# the first run's on_finish output reached the file before the kill
+[ "$(grep -c '^run done' k.out)" = 1 ] || fail "on_finish output lost with stdout redirected: $(cat k.out)"
 "$m" ls k.db | grep -q '1 abandoned' || fail "ls: abandoned run: $("$m" ls k.db)"
 "$m" run --resume k.db --quiet >/dev/null 2>err || fail "resume after kill: $(cat err)"
 $dbdiff j1.db k.db 1 1 || fail "resumed after kill differs"
