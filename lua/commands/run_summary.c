@@ -214,6 +214,16 @@ static int shown(const char *name, int all, int any_headline)
     return 0;
 }
 
+/* Counts print as the integers they are (1234567, not 1.23457e+06);
+ * other values with six significant digits. */
+static void fmt_value(char *b, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(b, n, "%.0f", v);
+    else
+        snprintf(b, n, "%.6g", v);
+}
+
 /* Per sweep point: every statistic's mean over replications, with the
  * 95 % Student-t half-width when there are two or more. */
 void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
@@ -260,11 +270,14 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                     }
             }
             sim_ci ci;
-            if (k >= 2 && sim_ci_student(x, k, 0.95, &ci) == MTC_OK)
-                printf("%-44s %16.6g %14.3g\n", first->s[s].name, ci.mean,
-                       ci.half_width);
-            else
-                printf("%-44s %16.6g\n", first->s[s].name, x[0]);
+            char v[40];
+            if (k >= 2 && sim_ci_student(x, k, 0.95, &ci) == MTC_OK) {
+                fmt_value(v, sizeof v, ci.mean);
+                printf("%-44s %16s %14.3g\n", first->s[s].name, v, ci.half_width);
+            } else {
+                fmt_value(v, sizeof v, x[0]);
+                printf("%-44s %16s\n", first->s[s].name, v);
+            }
         }
         free(x);
         /* The steady-state check of the point (transient_check.h): each

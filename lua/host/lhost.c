@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -266,6 +267,14 @@ static int sb_collectgarbage(lua_State *L)
     lua_insert(L, 1);
     lua_call(L, top, LUA_MULTRET);
     return lua_gettop(L);
+}
+
+/* package.preload["mtcsim.report"] of an --unsafe state. */
+static int preload_report(lua_State *L)
+{
+    lhost__load_builtin(L, "mtcsim.report", 0);
+    lua_call(L, 0, 1);
+    return 1;
 }
 
 /* ---- finalizers ----------------------------------------------------------- */
@@ -645,6 +654,7 @@ static int load_library(lhost *h, char *err, size_t errlen)
     ldist_register(L);
     lcore_register(L);
     lworld_register(L);
+    lunits_register(L);
     int rc = lhost_pcall(h, 1, 1, err, errlen);
     if (rc != MTC_OK)
         return rc;
@@ -728,7 +738,16 @@ lhost *lhost_create(const lhost_config *cfg, char *err, size_t errlen)
         lua_getfield(L, -2, "path");
         lua_concat(L, 2);
         lua_setfield(L, -2, "path");
-        lua_pop(L, 1);
+        lua_getfield(L, -1, "preload");
+        lua_pushcfunction(L, preload_report);
+        lua_setfield(L, -2, "mtcsim.report");
+        char local[LHOST_PATH_MAX + 32];
+        snprintf(local, sizeof local, "%s/lib/report.lua", h->scenario_dir);
+        if (access(local, R_OK) != 0) {   /* as in the sandbox's require */
+            lua_pushcfunction(L, preload_report);
+            lua_setfield(L, -2, "lib.report");
+        }
+        lua_pop(L, 2);
     } else {
         build_sandbox(L);
         /* always: the hook also watches the interrupt flag */

@@ -640,8 +640,22 @@ int lhost__dofile(lua_State *L)
     return lua_gettop(L) - 1;
 }
 
-/* require(name): "mtcsim", or NAME.lua (dots: directories) below the
- * scenario's directory, loaded once. */
+/* The scenario library's helpers, built in: "mtcsim.report" always, and
+ * "lib.report" when the scenario's directory has no lib/report.lua (so a
+ * library scenario copied elsewhere still runs). Pushes the chunk and
+ * returns 1 when name is one. */
+int lhost__load_builtin(lua_State *L, const char *name, int found_locally)
+{
+    if (strcmp(name, "mtcsim.report") && (strcmp(name, "lib.report") || found_locally))
+        return 0;
+    if (luaL_loadbufferx(L, (const char *)lua_lib_report, lua_lib_report_len,
+                         "=[mtcsim.report]", "t") != LUA_OK)
+        lua_error(L);
+    return 1;
+}
+
+/* require(name): "mtcsim", a built-in module, or NAME.lua (dots:
+ * directories) below the scenario's directory, loaded once. */
 int lhost__require(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
@@ -673,15 +687,20 @@ int lhost__require(lua_State *L)
     memcpy(rel + k, ".lua", 5);
     lhost *h = lhost_of(L);
     const char *why;
-    int fd = open_read(h, rel, &why);
-    if (fd < 0)
-        return luaL_error(L, "module '%s' not found (looked for %s/%s; the "
-                             "sandbox loads only Lua modules from the "
-                             "scenario's directory)", name, h->scenario_dir, rel);
-    lua_pushfstring(L, "@%s/%s", h->scenario_dir, rel);
-    if (load_fd(L, fd, lua_tostring(L, -1)) != LUA_OK)
-        return lua_error(L);
-    lua_remove(L, -2);
+    int fd = strcmp(name, "mtcsim.report") ? open_read(h, rel, &why) : -1;
+    if (lhost__load_builtin(L, name, fd >= 0)) {
+        if (fd >= 0)
+            close(fd);
+    } else {
+        if (fd < 0)
+            return luaL_error(L, "module '%s' not found (looked for %s/%s; the "
+                                 "sandbox loads only Lua modules from the "
+                                 "scenario's directory)", name, h->scenario_dir, rel);
+        lua_pushfstring(L, "@%s/%s", h->scenario_dir, rel);
+        if (load_fd(L, fd, lua_tostring(L, -1)) != LUA_OK)
+            return lua_error(L);
+        lua_remove(L, -2);
+    }
     lua_pushvalue(L, 1);
     lua_call(L, 1, 1);
     if (lua_isnil(L, -1)) {

@@ -37,6 +37,9 @@ int lhost__io_open(lua_State *L);
 int lhost__loadfile(lua_State *L);
 int lhost__dofile(lua_State *L);
 int lhost__require(lua_State *L);
+/* Pushes the chunk of a built-in module (mtcsim.report, lib.report when
+ * found_locally is 0) and returns 1; 0 when name is none. */
+int lhost__load_builtin(lua_State *L, const char *name, int found_locally);
 
 /* Opens the scenario file itself (links followed: the user named it) and
  * pushes its compiled chunk. LUA_OK, or an error status with the message

@@ -74,6 +74,9 @@ M.per_minute = rate_unit("per_minute", 60)
 M.per_hour = rate_unit("per_hour", 3600)
 M.per_day = rate_unit("per_day", 86400)
 M.is_rate = is_rate
+-- quantity("5h") -> 18000, "duration"; quantity("6e6/d") -> 69.4.., "rate"
+-- (seconds, or per second). Parameters also take such strings directly.
+M.quantity = C.quantity
 
 -- ---------------------------------------------------------------------------
 -- distributions (C userdata; see ldist.c) and daily profiles
@@ -173,13 +176,18 @@ local function convert(name, raw, default)
   local t = type(default)
   if t == "number" then
     local v = tonumber(raw)
+    if v == nil and raw:match("^%s*[%d.]") then   -- "5h", "6e6/d"
+      local ok, q = pcall(C.quantity, raw)
+      if ok then v = q end
+    end
     if v == nil then
       local f = load("return " .. raw, "=--set " .. name, "t", env_for_set)
       local ok, r = false, nil
       if f then ok, r = pcall(f) end
       if not ok or type(r) ~= "number" then
-        error(string.format("--set %s=%s: expected a number or an expression "
-          .. "such as hours(2) (the default is %s)", name, raw, tostring(default)), 0)
+        error(string.format("--set %s=%s: expected a number, a quantity such as "
+          .. "\"5h\" or \"6e6/d\", or an expression such as hours(2) (the "
+          .. "default is %s)", name, raw, tostring(default)), 0)
       end
       v = r
     end
