@@ -25,10 +25,24 @@
 
 static const char *const verdict_name[] = {"PASS", "FAIL", "info"};
 
+/* mkdir -p */
+static void make_dirs(const char *dir)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = 0;
+            mkdir(p, 0777);
+            *s = '/';
+        }
+    mkdir(p, 0777);
+}
+
 int v_db_open(vctx *c)
 {
     char path[512], err[256];
-    mkdir(c->outdir, 0777);
+    make_dirs(c->outdir);
     snprintf(path, sizeof path, "%s/validation.db", c->outdir);
     remove(path);
     char side[540];
