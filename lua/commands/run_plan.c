@@ -198,10 +198,9 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
                     o->set_name[i]);
             for (size_t k = 0; k < pl->nparams; k++)
                 fprintf(stderr, " %s", pl->params[k].name);
+            const char *sg = suggest_param(pl, o->set_name[i]);
             fprintf(stderr, "%s)%s%s%s\n", pl->nparams ? "" : " none",
-                    suggest_param(pl, o->set_name[i]) ? " (did you mean '" : "",
-                    suggest_param(pl, o->set_name[i]) ? suggest_param(pl, o->set_name[i]) : "",
-                    suggest_param(pl, o->set_name[i]) ? "'?)" : "");
+                    sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
             return HOST_USAGE;
         }
     }

@@ -495,6 +495,12 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
         w[i] = (worker){pid, a[1], b[0], -1};
         spawned++;
     }
+    /* a worker gone while idle must fail a write, not kill the parent */
+    struct sigaction ign, old_pipe;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old_pipe);
     /* the planning state stays with the workers (each has its copy) */
     lhost_destroy(c->h0);
     c->h0 = NULL;
@@ -511,7 +517,20 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
             if (write_all(w[i].in_fd, msg, sizeof msg) == 0) {
                 w[i].busy = (int64_t)next++;
                 running++;
+            } else {   /* gone: no more runs for it */
+                close(w[i].out_fd);
+                w[i].out_fd = -1;
+                while (waitpid(w[i].pid, NULL, 0) < 0 && errno == EINTR) {
+                }
             }
+        }
+        int alive = 0;
+        for (int i = 0; i < spawned; i++)
+            alive += w[i].out_fd >= 0;
+        if (!alive && next < ntodo && c->status == HOST_OK && !*c->interrupt) {
+            fprintf(stderr, "mtcsim run: every worker process has ended; %zu "
+                            "runs were not made\n", ntodo - next);
+            c->status = HOST_FAIL;
         }
         if (*c->interrupt && !forwarded) {
             for (int i = 0; i < spawned; i++)
@@ -622,6 +641,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
     }
     if (tty && !c->o->quiet)
         fprintf(stderr, "\r\033[K");
+    sigaction(SIGPIPE, &old_pipe, NULL);
     /* EOF on their input ends the workers */
     for (int i = 0; i < spawned; i++) {
         close(w[i].in_fd);
