@@ -3,7 +3,8 @@
 # (Student-t interval across replications; the band collapses to the line
 # when there is one replication).
 load 'gp/common.gp'
-set yrange [0:1.05]
+# autoscaled: an effect of a few tenths of a percent must stay visible
+set offsets 0, 0, graph 0.05, graph 0.05
 set style fill transparent solid 0.18 noborder
 eval png_term
 set output name.'.png'

@@ -8,7 +8,9 @@
 # Tests named tests/test_lua_*.c also link the host's modules (lua/host/, lua/bindings/:
 # state, sandbox and bindings) and the embedded library.
 
-LUA_LIB_SRC   := $(wildcard lua/lib/*.lua)
+# scenarios/lib/report.lua is embedded too (lua_lib_report): the scenario
+# library's helpers, `require "mtcsim.report"` from a scenario anywhere.
+LUA_LIB_SRC   := $(wildcard lua/lib/*.lua) scenarios/lib/report.lua
 LUA_EMBED_C   := $(BUILD)/gen/lua_embed.c
 LUA_EMBED_OBJ := $(BUILD)/obj/gen/lua_embed.o
 LUA_HOST_OBJS := $(call obj,$(wildcard lua/host/*.c lua/bindings/*.c)) $(LUA_EMBED_OBJ)

@@ -51,7 +51,7 @@ mtcsim.ca{ name = "ca", lifetime = sc.life, landmark_interval = sc.li,
            cosigners = { mirror }, quorum = 1 }
 mtcsim.update_service{ name = "updates", fetch_interval = minutes(10) }
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(1000 * scale)) }
-mtcsim.browsers{ name = "chrome", count = math.max(20, math.floor(2000 * scale)), update_interval = hours(5) }
+mtcsim.browsers{ name = "chrome", count = math.max(20, math.floor(2000 * scale)), update_interval = hours(5), update_on_start = "always" }
 
 sim:on_finish(function(s)
   report.header("cert-lifetime, schedule " .. sched, s)

@@ -2,35 +2,44 @@
 --
 -- Question: once Chrome accepts MTCs, what share of its full handshakes
 -- can be signatureless when the population is mixed - regularly updating
--- desktops, enterprise installs that hold updates back for days, and
--- clients that never receive landmarks - and how does the overall byte
--- saving depend on the share of lagging clients?
+-- desktops, enterprise installs that hold updates back for days, clients
+-- that never receive landmarks - and how does the byte saving depend on
+-- the share of lagging clients?
 --
 -- Assumptions (each cited from docs/sources.md by its label):
---   - Regular Chrome: component-updater check about 1 minute after start,
---     then every 5 hours while running ([chrome-updater]); landmarks reach
---     Chrome through it ([chrome-fastpush]). 1 % of checks fail
---     (assumption).
---   - Enterprise installs lag by days ([enterprise-lag]): checks every 3
---     days (assumption within "days").
---   - Frozen clients never update (MTC-unaware or stale builds): a 3 %
---     cohort (assumption; no public figure).
---   - Two CAs: one with Let's Encrypt's share of sites, about 57 %
---     ([le-share]), issuing about 6 million per day ([le-rate]); the other
---     for the rest, at a third of that rate (assumption). Both rates are
---     the CAs' whatever the population sample.
---   - 7-day certificates, hourly landmarks, ML-DSA-44 cosigners, one mirror
---     each ([crqp-cadence], [crqp-cosign]). Zipf 1.2 popularity, ~6 hosts
---     per visit ([zipf-sites]); resumption with 1-day tickets (assumption:
---     no public figure, [no-source]).
---   - The deployed system (steady warm-up).
---   - Sweep: enterprise share of clients 5 %, 15 %, 30 %.
+--   - Every Chrome checks as its component updater does: a minute after
+--     each browser start, then every 5 hours while it runs (update_on_start
+--     = "always") [chrome-updater], which carries the landmarks
+--     [chrome-fastpush]; 1 % of checks fail (assumption).
+--   - Enterprise installs check the same way but install each fetched
+--     publication only after a policy delay, one per client, lognormal with
+--     median 2 days, most within 1-4 (assumption within "lag by days"
+--     [enterprise-lag]): the only difference from the regular cohort.
+--   - All cohorts: 3 sessions a day of about an hour; 2 % of session ends
+--     start an absence, Pareto from 1 day with shape 1.5 (mean 3 days, 1 in
+--     30 over 10 days); 3 % frozen clients that never update (assumptions;
+--     no public figures).
+--   - CAs: "le" with 57 % of sites [le-share] at 6 million a day
+--     [le-rate], "other" with the rest at a third of that (assumption);
+--     7-day certificates, hourly landmarks, ML-DSA-44, one mirror each
+--     [crqp-cadence]. Zipf 1.2, ~6 hosts per visit [zipf-sites];
+--     1-day tickets (assumption [no-source]).
+--   - The deployed system: a steady warm-up (a week of history), then
+--     `days` measured days; the CAs' rates do not follow the population
+--     sample.
+--   - Sweep: enterprise share 5 %, 15 %, 30 %.
 --
--- Reading the result: one block per sweep point with the signatureless
--- fraction per cohort (the regular cohort should be near 1, the frozen one
--- 0) and overall, and the mean authentication bytes against the classical
--- and ML-DSA-44 chains. The host's summary repeats the overall figures per
--- point with confidence intervals when --replications > 1.
+-- Reading the result: per point, the signatureless fraction per cohort and
+-- overall, bytes against the classical and ML-DSA-44 chains, and per cohort
+-- checks per client-day, landmark age at handshake, publication-to-holding
+-- time and the share of online clients lacking the latest landmark. The
+-- regular and enterprise cohorts check equally often; the enterprise one
+-- installs what it fetched days later, so it holds a new landmark days
+-- after its publication instead of hours, and a site's renewed
+-- certificate (every 5.25 days) stays unusable for it until then: its
+-- signatureless fraction is measurably lower, for that reason alone, and
+-- the overall fraction falls with its share. Frozen clients are never
+-- signatureless.
 local report = require "lib.report"
 
 sweep("enterprise_share", { 0.05, 0.15, 0.30 })
@@ -41,7 +50,8 @@ local span = param("days", 3, "measured days after the warm-up")
 local issuance = param("issuance", 6e6, "the larger CA's issuance, certificates per day (the other issues a third)")
 
 local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
-                            fetch_interval = minutes(10), publication_delay = minutes(10), retry_after = 600 }
+                            fetch_interval = minutes(10), publication_delay = minutes(10),
+                            retry_after = 600 }
 mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
 local m1 = mtcsim.cosigner{ name = "mirror-a", role = "mirror", latency = lognormal{ median = 2, sigma = 0.5 } }
 local m2 = mtcsim.cosigner{ name = "mirror-b", role = "mirror", latency = lognormal{ median = 3, sigma = 0.5 } }
@@ -56,20 +66,28 @@ mtcsim.sites{ name = "sites", count = math.max(20, math.floor(3000 * scale)),
 local n = math.max(60, math.floor(30000 * scale))
 local common = {
   sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
+  away_prob = 0.02, away_duration = pareto{ shape = 1.5, scale = days(1) },
   visits_per_hour = 20, hosts_per_visit = empirical{ values = { 1, 3, 6, 10 }, weights = { 3, 3, 3, 1 } },
-  zipf_exponent = 1.2, ticket_lifetime = days(1), update_first_delay = 60,
+  zipf_exponent = 1.2, ticket_lifetime = days(1),
+  update_first_delay = 60, update_interval = hours(5), update_on_start = "always",
+  update_fail_prob = 0.01,
 }
+local count = {}
 local function cohort(name, share, extra)
   local t = { name = name, count = math.max(1, math.floor(n * share)) }
   for k, v in pairs(common) do t[k] = v end
   for k, v in pairs(extra) do t[k] = v end
+  count[name] = t.count
   return mtcsim.browsers(t)
 end
-cohort("regular", 1 - ent - frozen, { update_interval = hours(5), update_fail_prob = 0.01 })
-cohort("enterprise", ent, { update_interval = days(3), update_fail_prob = 0.01 })
+cohort("regular", 1 - ent - frozen, {})
+cohort("enterprise", ent, { update_apply_delay = lognormal{ median = days(2), sigma = 0.5 } })
 cohort("frozen", frozen, { never_updates = true })
 
+local names = { "regular", "enterprise", "frozen" }
+local lacking = report.sample_lacking(sim, names, warm + 1800)
 sim:on_finish(function(s)
   report.header(string.format("chrome-adoption, enterprise share %.2f", ent), s)
-  report.handshakes(s, { "regular", "enterprise", "frozen" })
+  report.handshakes(s, names)
+  report.updates(s, names, count, span, lacking)
 end)

@@ -47,7 +47,8 @@ mtcsim.ca{ name = "ca", rate = per_day(issuance), cosigners = ws, quorum = quoru
            quorum_timeout = minutes(5) }
 mtcsim.update_service{ name = "updates", fetch_interval = minutes(10) }
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(1000 * scale)) }
-mtcsim.browsers{ name = "fresh", count = math.max(10, math.floor(5000 * scale)), update_interval = hours(5) }
+mtcsim.browsers{ name = "fresh", count = math.max(10, math.floor(5000 * scale)), update_interval = hours(5),
+                 update_on_start = "always" }
 mtcsim.browsers{ name = "frozen", count = math.max(10, math.floor(5000 * scale)), never_updates = true }
 
 sim:on_finish(function(s)

@@ -44,7 +44,8 @@ mtcsim.ca{ name = "ca", rate = per_day(issuance), lifetime = days(7),
 mtcsim.update_service{ name = "updates", fetch_interval = minutes(10) }
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(2000 * scale)) }
 mtcsim.browsers{ name = "chrome", count = math.max(20, math.floor(20000 * scale)),
-                 update_interval = hours(5), zipf_exponent = 1.2, ticket_lifetime = days(1) }
+                 update_interval = hours(5), update_on_start = "always",
+                 zipf_exponent = 1.2, ticket_lifetime = days(1) }
 
 sim:on_finish(function(s)
   printf("landmark_interval %6.0f s  rep %d  signatureless %s  landmark delay mean %s s  rp state %s B\n",

@@ -40,7 +40,7 @@ local w2 = mtcsim.cosigner{ name = "witness2", latency = exponential{ mean = 1 }
 mtcsim.ca{ name = "ca", rate = per_day(issuance), cosigners = { w1, w2 }, quorum = 2 }
 mtcsim.update_service{ name = "updates", fetch_interval = minutes(10) }
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(1000 * scale)) }
-mtcsim.browsers{ name = "chrome", count = math.max(20, math.floor(10000 * scale)), update_interval = hours(5) }
+mtcsim.browsers{ name = "chrome", count = math.max(20, math.floor(10000 * scale)), update_interval = hours(5), update_on_start = "always" }
 
 if outage > 0 then
   sim:at(warm + math.min(days(1) + hours(10), days(span) / 2), "cosigner_outage", w1, hours(outage))

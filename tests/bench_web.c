@@ -9,7 +9,11 @@
  * over it (1.0: the model costs nothing beyond the engine).
  *
  *   build/bench_web [--clients N] [--sites N] [--days D] [--hosts H]
- *                   [--queue 0..3] [--hold-events N]
+ *                   [--queue 0..3] [--hold-events N] [--in-step 1]
+ *
+ * --in-step 1: update_phase "start", update_on_start "always" - the client
+ * behaviour before the update model (docs/model.md), event for event, so
+ * that the model's own cost can be measured against older builds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +86,7 @@ static double hold_rate(int queue, size_t n, uint64_t events)
 }
 
 static int run(size_t clients, size_t sites, double days, double hosts,
-               int queue, uint64_t hold_events, const char *tag)
+               int queue, uint64_t hold_events, int in_step, const char *tag)
 {
     wfx_config pc;
     wfx_defaults(&pc);
@@ -93,6 +97,10 @@ static int run(size_t clients, size_t sites, double days, double hosts,
     site->issue_spread = 6 * SIM_HOUR;
     web_browsers_config *co = wrun_browsers_new();
     co->count = (int64_t)clients;
+    if (in_step) {
+        co->update_phase = WEB_PHASE_START;
+        co->update_on_start = WEB_START_ALWAYS;
+    }
     if (hosts != 1) {
         sim_dist_destroy(co->hosts_per_visit);
         sim_dist_const(&co->hosts_per_visit, hosts);
@@ -152,7 +160,7 @@ int main(int argc, char **argv)
 {
     size_t clients = 1000000, sites = 10000;
     double days = 1, hosts = 1;
-    int queue = 0;
+    int queue = 0, in_step = 0;
     uint64_t hold_events = 20000000;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--clients"))
@@ -167,12 +175,14 @@ int main(int argc, char **argv)
             queue = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--hosts"))
             hosts = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--in-step"))
+            in_step = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_web: unknown option %s\n", argv[i]);
             return 2;
         }
     }
-    if (run(clients, sites, days, hosts, queue, hold_events, "web"))
+    if (run(clients, sites, days, hosts, queue, hold_events, in_step, "web"))
         return 1;
     return 0;
 }

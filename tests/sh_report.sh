@@ -49,7 +49,8 @@ cd /  # the report must not need the source tree
 out=$("$m" report "$tmp/sweep.db" --out "$tmp/rep" --quiet) || fail "report on the sweep"
 cd "$root"
 [ "$out" = "$tmp/rep/index.html" ] || fail "report printed '$out', not the index path"
-for f in fraction auth_bytes_cdf sweep_fraction sweep_auth_bytes issuance_delay_cdf signer_load; do
+for f in fraction auth_bytes_cdf auth_bytes_today_cdf sweep_fraction sweep_auth_bytes issuance_delay_cdf signer_load \
+         fraction_by_cohort diff_fraction diff_auth_bytes; do
   check_png "$tmp/rep/$f.png"
   check_svg "$tmp/rep/$f.svg"
   grep -q "src=\"$f.png\"" "$tmp/rep/index.html" || fail "index.html lacks figure $f"
@@ -62,11 +63,38 @@ class P(html.parser.HTMLParser):
     def handle_starttag(s, tag, a):
         s.caps += tag == 'figcaption'; s.imgs += tag == 'img'; s.rows += tag == 'tr'
 p = P(); p.feed(t)
-assert p.imgs == 6 and p.caps == 6, (p.imgs, p.caps)
+assert p.imgs == 10 and p.caps == 10, (p.imgs, p.caps)
 assert 'signatureless fraction' in t and 'landmark_interval=57600' in t
 assert '<h2>Summary</h2>' in t and p.rows > 20
 assert 'Not drawn' not in t
+assert '<h2>Per cohort</h2>' in t and '<td>early</td>' in t and '<td>late</td>' in t
 PY
+# the sweep axis in hours (the swept landmark interval is a duration)
+awk 'NR > 1 && NF == 4 { x = x " " $1 } END { exit x != " 1 4 16" }' "$tmp/rep/data/sweep_fraction.dat" \
+  || fail "sweep axis not in hours: $(cat "$tmp/rep/data/sweep_fraction.dat")"
+grep -q "xlabel = 'landmark_interval (hours)'" "$tmp/rep/gp/sweep_fraction.vars.gp" || fail "sweep axis label"
+# paired differences to the reference point: 0 at the reference, the same
+# difference as recomputed here from the database
+python3 - "$tmp/sweep.db" "$tmp/rep/data/diff_fraction.dat" <<'PY' || fail "paired differences"
+import sys, sqlite3
+db = sqlite3.connect(sys.argv[1])
+rows = [l.split('\t') for l in open(sys.argv[2]) if l.count('\t') == 3]
+assert [float(r[0]) for r in rows] == [1, 4, 16], rows
+assert float(rows[0][1]) == 0 and float(rows[0][2]) == 0 and float(rows[0][3]) == 0, rows[0]
+def frac(p):
+    return dict(db.execute(
+        "SELECT r.replication, CAST(s.value AS REAL) / f.value FROM run r JOIN scalar_v s "
+        "USING (run_id) JOIN scalar_v f USING (run_id, cohort) WHERE s.metric = "
+        "'handshake_signatureless' AND f.metric = 'handshake_full' AND cohort = 'all' "
+        "AND r.sweep_point = ?", (p,)).fetchall())
+a, b = frac(0), frac(2)
+d = sum(b[k] - a[k] for k in a) / len(a)
+assert abs(d - float(rows[2][1])) < 1e-9 and float(rows[2][2]) < d < float(rows[2][3]), (d, rows[2])
+PY
+grep -q '(paired)' "$tmp/rep/data/diff_fraction.dat" || fail "differences not paired"
+"$m" report "$tmp/sweep.db" --reference 2 --out "$tmp/ref2" --quiet >/dev/null || fail "--reference 2"
+grep -q 'minus landmark_interval=57600' "$tmp/ref2/data/diff_fraction.dat" || fail "--reference not used"
+"$m" report "$tmp/sweep.db" --reference 9 --out "$tmp/ref9" >/dev/null 2>&1; [ $? -eq 2 ] || fail "--reference 9 must exit 2"
 # the data behind the sweep curve: 3 points, CI band ordered
 awk 'NR > 1 && NF == 4 { n++; if (!($3 <= $2 && $2 <= $4)) bad = 1 } END { exit !(n == 3 && !bad) }' \
   "$tmp/rep/data/sweep_fraction.dat" || fail "sweep_fraction.dat"
@@ -101,7 +129,8 @@ import sys, csv, sqlite3, os
 db = sqlite3.connect('file:%s?mode=ro' % sys.argv[1], uri=True)
 tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
 assert len(tables) == 11, tables
-assert sorted(os.listdir(sys.argv[2])) == sorted(t + '.csv' for t in tables)
+views = ['scalar_v', 'vector_v', 'histogram_v', 'histogram_bin_v']
+assert sorted(os.listdir(sys.argv[2])) == sorted(t + '.csv' for t in tables + views)
 for t in tables:
     rows = list(csv.reader(open(os.path.join(sys.argv[2], t + '.csv'), newline='')))
     n = db.execute('SELECT count(*) FROM "%s"' % t).fetchone()[0]
@@ -112,7 +141,34 @@ for t in tables:
 # quoting round trip: the failed run's error text
 err = [r for r in csv.DictReader(open(os.path.join(sys.argv[2], 'run.csv'), newline='')) if r['status'] == 'failed'][0]['error']
 assert err == 'scenario.lua:12: <bad> & "quoted" error', err
+# the views, with the run's place joined in
+sv = list(csv.DictReader(open(os.path.join(sys.argv[2], 'scalar_v.csv'), newline='')))
+assert len(sv) == db.execute('SELECT count(*) FROM scalar_v').fetchone()[0]
+assert {'experiment_id', 'sweep_point', 'replication', 'swept', 'metric', 'cohort', 'value'} <= set(sv[0])
 PY
+# filters: one experiment, two metrics, one cohort; ten significant digits
+"$m" export "$tmp/sweep.db" --csv "$tmp/csv2" --experiment 1 --metric handshake_full \
+  --metric auth_bytes --cohort all >/dev/null || fail "export with filters"
+python3 - "$tmp/sweep.db" "$tmp/csv2" <<'PY' || fail "export filters"
+import sys, csv, os, sqlite3
+d = sys.argv[2]
+def rows(t): return list(csv.DictReader(open(os.path.join(d, t + '.csv'), newline='')))
+assert sorted({r['name'] for r in rows('metric')}) == ['auth_bytes', 'handshake_full'], rows('metric')[:3]
+sv = rows('scalar_v')
+assert {r['metric'] for r in sv} == {'handshake_full'} and {r['cohort'] for r in sv} == {'all'}, sv[:3]
+assert {r['swept'] for r in sv} == {'landmark_interval=3600', 'landmark_interval=14400', 'landmark_interval=57600'}, {r['swept'] for r in sv}
+assert len(sv) == 9, len(sv)
+hv = rows('histogram_v')
+assert {r['metric'] for r in hv} == {'auth_bytes'} and len(hv) == 9
+for r in hv:
+    for k in ('mean', 'p50', 'p99'):
+        digits = r[k].lower().split('e')[0].replace('-', '').replace('.', '').lstrip('0')
+        assert len(digits) <= 10, (k, r[k])
+assert {r['metric'] for r in rows('summary')} <= {'auth_bytes', 'handshake_full'}
+assert all(r['cohort'] == 'all' for r in rows('histogram'))
+PY
+"$m" export "$tmp/sweep.db" --csv "$tmp/csv3" --metric nosuch >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown metric must exit 2"
+"$m" export "$tmp/sweep.db" --csv "$tmp/csv3" --experiment 5 >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown experiment must exit 2"
 
 # ---- bad input: clear error, exit 2, file untouched ----
 head -c 8192 /dev/urandom > "$tmp/junk.db"

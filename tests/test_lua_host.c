@@ -4,9 +4,11 @@
  * (every error names file:line and the parameter), and a world built and
  * run from a scenario string, reproducibly.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -179,11 +181,137 @@ TEST(world_from_lua_runs_and_reproduces)
     ASSERT_TRUE(n1 > 40);
 }
 
+/* Issue 21: the host-side API of the sandbox's limits. */
+
+/* The output folder is beside the database, so no scenario can name the
+ * database or its journals. */
+TEST(output_folder_is_beside_the_database)
+{
+    char f[64];
+    ASSERT_OK(lhost_output_folder("out/r.db", f, sizeof f));
+    ASSERT_STR_EQ(f, "out/r.files");
+    ASSERT_OK(lhost_output_folder("results", f, sizeof f));
+    ASSERT_STR_EQ(f, "results.files");
+    ASSERT_OK(lhost_output_folder("dir/.db", f, sizeof f));
+    ASSERT_STR_EQ(f, "dir/.db.files");
+    ASSERT_EQ(lhost_output_folder("a/very/long/name.db", f, 8), MTC_ERR_ARG);
+}
+
+/* A folder that does not exist yet is made on the first write. */
+TEST(output_folder_is_made_on_first_write)
+{
+    fixture f;
+    char err[2048];
+    lhost *h = make_host(&f, "local f = assert(io.open('a.txt', 'w'))\n"
+                             "f:write('x') f:close()\n", 1, 0, 0, err, sizeof err);
+    ASSERT_TRUE(h != NULL);
+    lhost_destroy(h);
+    char folder[160];
+    snprintf(folder, sizeof folder, "%s/new.files", f.dir);
+    lhost_config cfg = {0, f.path, 1, 0, 0, 0, folder};
+    f.h = lhost_create(&cfg, err, sizeof err);
+    ASSERT_TRUE(f.h != NULL);
+    struct stat st;
+    ASSERT_TRUE(stat(folder, &st) != 0);    /* nothing written yet */
+    ASSERT_OK(lhost_run_file(f.h, f.path, err, sizeof err));
+    ASSERT_TRUE(stat(folder, &st) == 0 && S_ISDIR(st.st_mode));
+    drop(&f);
+}
+
+/* Files and printed output are capped: a full disk must not be a
+ * scenario's doing. Writes past the cap fail (EFBIG), prints raise. */
+TEST(output_is_capped)
+{
+    fixture f;
+    char err[2048];
+    lhost *h = make_host(&f,
+        /* buffered: the failure shows when the buffer is written */
+        "local f = assert(io.open('big.txt', 'w'))\n"
+        "f:write(('x'):rep(600)) f:write(('y'):rep(600))\n"
+        "local ok, msg = f:close()\n"
+        "assert(not ok and msg:find('too large'), tostring(msg))\n"
+        "f = assert(io.open('big.txt', 'w'))\n"   /* truncation gives it back */
+        "f:write(('z'):rep(900)) assert(f:close())\n"
+        "f = assert(io.open('small.txt', 'w'))\n"
+        "f:write(('z'):rep(200)) assert(not f:flush()) f:close()\n",
+        1, 0, 0, err, sizeof err);
+    ASSERT_TRUE(h != NULL);
+    lhost_set_max_output(h, 1000);
+    if (lhost_run_file(h, f.path, err, sizeof err) != MTC_OK) {
+        fprintf(stderr, "%s\n", err);
+        ASSERT_TRUE(0);
+    }
+    char p[200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/big.txt", f.out);
+    ASSERT_TRUE(stat(p, &st) == 0 && st.st_size == 900);
+    snprintf(p, sizeof p, "%s/small.txt", f.out);
+    ASSERT_TRUE(stat(p, &st) == 0 && st.st_size == 0);
+    drop(&f);
+    /* each write counts at least a byte, so empty ones print nothing here */
+    h = make_host(&f, "for i = 1, 100 do io.write('') end", 1, 0, 0, err,
+                  sizeof err);
+    ASSERT_TRUE(h != NULL);
+    lhost_set_max_output(h, 50);
+    ASSERT_EQ(lhost_run_file(h, f.path, err, sizeof err), MTC_ERR_CALLBACK);
+    ASSERT_TRUE(strstr(err, "s.lua:1: output limit exceeded") != NULL);
+    drop(&f);
+}
+
+/* The interrupt flag stops Lua code that catches every error. */
+TEST(interrupt_stops_a_catching_loop)
+{
+    fixture f;
+    char err[2048];
+    lhost *h = make_host(&f, "while true do pcall(function() while true do end end) end",
+                         1, 0, 0, err, sizeof err);
+    ASSERT_TRUE(h != NULL);
+    static volatile sig_atomic_t flag = 1;
+    lhost_set_interrupt(h, &flag);
+    ASSERT_EQ(lhost_run_file(h, f.path, err, sizeof err), MTC_ERR_SIM_STATE);
+    ASSERT_TRUE(strstr(err, "interrupted") != NULL);
+    drop(&f);
+}
+
+/* C memory charged by the bindings counts with Lua's, and is given back
+ * when its object is collected. */
+TEST(c_memory_counts_against_the_cap)
+{
+    char err[2048];
+    fixture f;
+    lhost *h = make_host(&f, "t = mtcsim.core.tree()\n"
+                             "for i = 1, 50000 do t:append_hash(('\\0'):rep(32)) end\n",
+                         1, 0, 64u << 20, err, sizeof err);
+    ASSERT_TRUE(h != NULL);
+    size_t before = lhost_memory(h);
+    ASSERT_OK(lhost_run_file(h, f.path, err, sizeof err));
+    (void)before;
+    lua_State *L = lhost_state(h);
+    /* a second tree of the same size fits only once the first is gone */
+    ASSERT_EQ(luaL_dostring(L, "u = mtcsim.core.tree() "
+                               "for i = 1, 50000 do u:append_hash(('\\0'):rep(32)) end"),
+              LUA_OK);
+    lua_settop(L, 0);
+    drop(&f);
+    h = make_host(&f, "local t = mtcsim.core.tree()\n"
+                      "for i = 1, 1e6 do t:append_hash(('\\0'):rep(32)) end\n",
+                  1, 0, 8u << 20, err, sizeof err);
+    ASSERT_TRUE(h != NULL);
+    ASSERT_EQ(lhost_run_file(h, f.path, err, sizeof err), MTC_ERR_CALLBACK);
+    ASSERT_TRUE(strstr(err, "s.lua:2: core.tree: not enough memory") != NULL);
+    drop(&f);
+}
+
 static const test_case tests[] = {
     {"sandbox_refuses_escapes", sandbox_refuses_escapes},
     {"binding_errors_name_file_line_and_parameter",
      binding_errors_name_file_line_and_parameter},
     {"world_from_lua_runs_and_reproduces", world_from_lua_runs_and_reproduces},
+    {"output_folder_is_beside_the_database", output_folder_is_beside_the_database},
+    {"output_folder_is_made_on_first_write", output_folder_is_made_on_first_write},
+    {"output_is_capped", output_is_capped},
+    {"interrupt_stops_a_catching_loop", interrupt_stops_a_catching_loop},
+    {"c_memory_counts_against_the_cap", c_memory_counts_against_the_cap},
 };
 
 TEST_MAIN(tests)

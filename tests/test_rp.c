@@ -413,8 +413,8 @@ TEST(config_text)
         {"subtree 1 4 9 " "0000000000000000000000000000000000000000000000000000000000000000\n", 1},
         {"revoke 5 4\n", 1},
         {"revoke 05 6\n", 1},
-        {"revoke 5  6\n", 1},
-        {"revoke 5 6", 1},                                 /* no newline */
+        {"revoke 5 6 7\n", 1},
+        {"revoke 5 6\r\rx\n", 1},                          /* a lone CR */
         {"frobnicate\n", 1},
         {"# ok\nrevoke 1\n", 2},
     };
@@ -424,6 +424,19 @@ TEST(config_text)
                                 strlen(bad[i].text), &rp, &line);
         if (rc != MTC_ERR_CONFIG || line != bad[i].line || rp != NULL)
             TEST_FAIL_("case %zu: rc %d line %zu", i, rc, line);
+    }
+    /* how an editor saved it does not matter: no final newline, CRLF,
+     * tabs and runs of blanks (issue 21) */
+    static const char *const layouts[] = {
+        "revoke 5 6", "revoke 5 6\r\n", "revoke\t5\t6\n", "  revoke  5 \t 6  \n",
+        "# c\r\n\r\nrevoke 5 6\r\n", "\t# indented comment\nrevoke 5 6"};
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        line = 99;
+        int rc = mtc_rp_ca_load(f.ca_cert, f.ca_cert_len, layouts[i],
+                                strlen(layouts[i]), &rp, &line);
+        if (rc != MTC_OK || !rp)
+            TEST_FAIL_("layout %zu: rc %d line %zu", i, rc, line);
+        mtc_rp_ca_free(rp);
     }
     /* a broken CA certificate is not a line error */
     ASSERT_TRUE(mtc_rp_ca_load(f.ca_cert, f.ca_cert_len - 1, "", 0, &rp, &line) != MTC_OK);

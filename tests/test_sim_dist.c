@@ -185,6 +185,46 @@ TEST(constant_and_duration)
     gsl_rng_free(r);
 }
 
+/* Issue 21: a duration drawn from any distribution can be added to a
+ * time without overflow, and a distribution states its range. */
+TEST(extreme_values)
+{
+    sim_dist *d;
+    gsl_rng *r = sim_rng_alloc_stream(1, 0, SIM_STREAM_TEST, 1);
+    ASSERT_OK(sim_dist_uniform(&d, -1e308, 1e308));
+    double lo, hi;
+    sim_dist_support(d, &lo, &hi);
+    ASSERT_NEAR(lo, -1e308, 0);
+    ASSERT_NEAR(hi, 1e308, 0);
+    for (int i = 0; i < 1000; i++) {
+        sim_time t = sim_dist_sample_duration(d, r);
+        ASSERT_TRUE(t >= 0 && t <= SIM_DURATION_MAX);
+        ASSERT_TRUE(SIM_TIME_MAX - t > (sim_time)4e15 * 8);  /* room for sums */
+    }
+    sim_dist_destroy(d);
+    ASSERT_OK(sim_dist_const(&d, 1e300));
+    ASSERT_EQ(sim_dist_sample_duration(d, r), SIM_DURATION_MAX);
+    sim_dist_destroy(d);
+    static const double v[] = {5, -2, 9, 100}, w[] = {1, 1, 1, 0};
+    ASSERT_OK(sim_dist_empirical(&d, v, w, 4));
+    sim_dist_support(d, &lo, &hi);
+    ASSERT_NEAR(lo, -2, 0);
+    ASSERT_NEAR(hi, 9, 0);      /* 100 has weight 0: never drawn */
+    sim_dist_destroy(d);
+    ASSERT_OK(sim_dist_exponential(&d, 3));
+    sim_dist_support(d, &lo, &hi);
+    ASSERT_TRUE(lo == 0 && isinf(hi));
+    sim_dist_destroy(d);
+    ASSERT_OK(sim_dist_zipf(&d, 50, 1));
+    sim_dist_support(d, &lo, &hi);
+    ASSERT_TRUE(lo == 1 && hi == 50);
+    sim_dist_destroy(d);
+    ASSERT_TRUE(sim_dist_footprint(SIM_DIST_ZIPF, 1000) >= 1000 * 32);
+    ASSERT_TRUE(sim_dist_footprint(SIM_DIST_EXPONENTIAL, 1000) < 1000);
+    ASSERT_EQ(sim_dist_footprint(SIM_DIST_EMPIRICAL, UINT64_MAX / 2), SIZE_MAX);
+    gsl_rng_free(r);
+}
+
 /* Chi-square over discrete outcomes with expected counts p[i]*n; cells
  * with expected < 5 are merged into their neighbours. */
 static double discrete_pvalue(const size_t *cnt, const double *p, size_t k, size_t n)
@@ -371,6 +411,7 @@ static const test_case cases[] = {
     {"gamma_dist", gamma_dist},
     {"uniform", uniform},
     {"constant_and_duration", constant_and_duration},
+    {"extreme_values", extreme_values},
     {"empirical", empirical},
     {"zipf", zipf},
     {"nhpp_daily_profile", nhpp_daily_profile},

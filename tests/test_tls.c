@@ -279,7 +279,155 @@ TEST(quic_round_trips_and_packets)
     }
 }
 
+/* Walks a ClientHello: returns the extension types in order (n of them)
+ * and checks every length field against the bytes. */
+static int ch_walk(const uint8_t *p, size_t len, uint16_t *types, size_t *n,
+                   size_t *share_len)
+{
+    if (len < 4 || p[0] != 1 || ((size_t)p[1] << 16 | (size_t)p[2] << 8 | p[3]) != len - 4)
+        return -1;
+    size_t i = 4 + 2 + 32;
+    i += 1 + p[i];                                  /* session id */
+    i += 2 + ((size_t)p[i] << 8 | p[i + 1]);        /* cipher suites */
+    i += 1 + p[i];                                  /* compression */
+    size_t el = (size_t)p[i] << 8 | p[i + 1];
+    i += 2;
+    if (i + el != len)
+        return -1;
+    *n = 0;
+    while (i < len) {
+        uint16_t ty = (uint16_t)(p[i] << 8 | p[i + 1]);
+        size_t l = (size_t)p[i + 2] << 8 | p[i + 3];
+        if (ty == TLS_EXT_KEY_SHARE)
+            *share_len = (size_t)p[i + 8] << 8 | p[i + 9];
+        types[(*n)++] = ty;
+        i += 4 + l;
+    }
+    return i == len ? 0 : -1;
+}
+
+/* The ClientHello: encoder == length, every length field consistent, one
+ * byte more per byte of name or caller extension, the real key share
+ * sizes (X25519MLKEM768: 1,216 bytes), truncation rejected; and what it
+ * means over QUIC: a post-quantum ClientHello needs two Initial
+ * datagrams, a classical one fits one. */
+TEST(client_hello_and_initial_datagrams)
+{
+    ASSERT_EQ(tls_group_client_share_len(TLS_GROUP_X25519MLKEM768), 1216);
+    ASSERT_EQ(tls_group_client_share_len(TLS_GROUP_X25519), 32);
+    ASSERT_EQ(tls_group_server_share_len(TLS_GROUP_X25519MLKEM768), 1120);
+    ASSERT_EQ(tls_group_client_share_len(0x9999), 0);
+    static uint8_t out[4096];
+    uint8_t ta[64];
+    size_t tal;
+    mtc_taid id = taid("32473.1.2.1.169");
+    ASSERT_OK(tls_ext_trust_anchors_encode(CP, &id, 1, ta, sizeof ta, &tal));
+    const uint16_t groups[] = {TLS_GROUP_X25519, TLS_GROUP_SECP256R1, TLS_GROUP_X25519MLKEM768};
+    for (int quic = 0; quic <= 1; quic++)
+        for (size_t gi = 0; gi < 3; gi++)
+            for (size_t extra = 0; extra <= 100; extra += 100) {
+                tls_client_hello ch = {groups[gi], "s1.example.com", quic, 8, extra};
+                size_t len;
+                ASSERT_OK(tls_client_hello_encode(&ch, ta, tal, out, sizeof out, &len));
+                ASSERT_EQ(len, tls_client_hello_len(&ch, tal));
+                uint16_t types[20];
+                size_t n = 0, share = 0;
+                ASSERT_EQ(ch_walk(out, len, types, &n, &share), 0);
+                ASSERT_EQ(share, tls_group_client_share_len(groups[gi]));
+                ASSERT_EQ(n, (size_t)(8 + quic + (extra > 0)));
+                ASSERT_EQ(types[0], 0);                        /* server_name */
+                ASSERT_EQ(types[7 + quic], CP);                /* trust_anchors */
+                for (size_t k = 0; k < len; k++)
+                    ASSERT_EQ(tls_client_hello_encode(&ch, ta, tal, out, k, &len),
+                              MTC_ERR_LIMIT);
+                /* linear in the caller's extensions and the name */
+                ASSERT_EQ(tls_client_hello_len(&ch, 0) + tal, tls_client_hello_len(&ch, tal));
+                tls_client_hello c2 = ch;
+                c2.server_name = "s100000.example.com";
+                ASSERT_EQ(tls_client_hello_len(&c2, 0), tls_client_hello_len(&ch, 0) + 5);
+                /* over QUIC no legacy session ID, over TCP 32 bytes */
+                ASSERT_EQ(out[4 + 2 + 32], quic ? 0 : 32);
+            }
+    tls_client_hello bad = {TLS_GROUP_X25519, "a", 0, 0, 3};
+    size_t len;
+    ASSERT_EQ(tls_client_hello_encode(&bad, NULL, 0, out, sizeof out, &len), MTC_ERR_ARG);
+    bad.extra = 0;
+    bad.group = 0x9999;
+    ASSERT_EQ(tls_client_hello_len(&bad, 0), 0);
+
+    tls_transport t;
+    tls_transport_defaults(&t);
+    t.quic_client_initial = 1250; /* Chromium */
+    /* One Initial packet: 1+4+1+8+1+8 header, token length 1, length 2,
+     * packet number 2, CRYPTO frame 1 + offset 1 + length 2, tag 16: 48
+     * bytes, so 1,202 bytes of ClientHello fit one 1,250-byte datagram. */
+    ASSERT_EQ(tls_quic_client_datagrams(&t, 100), 1);
+    ASSERT_EQ(tls_quic_client_datagrams(&t, 1202), 1);
+    ASSERT_EQ(tls_quic_client_datagrams(&t, 1203), 2);
+    ASSERT_EQ(tls_quic_client_datagrams(&t, 0), 1);
+    tls_client_hello pq = {TLS_GROUP_X25519MLKEM768, "s1.example.com", 1, 8, 0};
+    tls_client_hello cl = {TLS_GROUP_X25519, "s1.example.com", 1, 8, 0};
+    ASSERT_EQ(tls_quic_client_datagrams(&t, tls_client_hello_len(&pq, tal)), 2);
+    ASSERT_EQ(tls_quic_client_datagrams(&t, tls_client_hello_len(&cl, tal)), 1);
+    /* The server's budget before validation is 3x what it received. */
+    ASSERT_EQ(tls_extra_rtt_quic_rx(&t, 2500, 7500), 0);
+    ASSERT_EQ(tls_extra_rtt_quic_rx(&t, 2500, 7501), 1);
+    ASSERT_EQ(tls_extra_rtt_quic_rx(&t, 1250, 3751), 1);
+    ASSERT_EQ(tls_extra_rtt_quic(&t, 3750), 0);
+    /* ServerHello over QUIC echoes no session ID. */
+    ASSERT_EQ(tls_server_hello_len_sid(TLS_GROUP_X25519, 0) + 32,
+              tls_server_hello_len(TLS_GROUP_X25519));
+    size_t shl;
+    ASSERT_OK(tls_server_hello_encode_sid(TLS_GROUP_X25519MLKEM768, 0, out, sizeof out, &shl));
+    ASSERT_EQ(shl, tls_server_hello_len_sid(TLS_GROUP_X25519MLKEM768, 0));
+    ASSERT_EQ(tls_server_hello_len_sid(TLS_GROUP_X25519, 33), 0);
+}
+
+/* The simulator tables each cohort's round trips as the flight sizes
+ * where each step begins (sim/web/web_flight.c), which is exact only if
+ * round trips never decrease as a flight grows: checked byte by byte for
+ * the ServerHellos of every key share, both session-ID forms, several
+ * Initial sizes and client datagram counts. */
+TEST(round_trips_monotone_in_flight_size)
+{
+    const uint16_t groups[] = {TLS_GROUP_X25519, TLS_GROUP_X25519MLKEM768};
+    const size_t initials[] = {1200, 1250, 1350};
+    for (size_t g = 0; g < 2; g++)
+        for (size_t i = 0; i < 3; i++) {
+            tls_transport t;
+            tls_transport_defaults(&t);
+            t.quic_client_initial = initials[i];
+            size_t sh_q = tls_server_hello_len_sid(groups[g], 0);
+            size_t sh_t = tls_server_hello_len_sid(groups[g], 32);
+            unsigned pt = 0, pq[3] = {0, 0, 0};
+            size_t pb = 0;
+            for (size_t enc = 0; enc < 40000; enc++) {
+                unsigned rt = tls_extra_rtt_tcp(&t, tls_tcp_flight_bytes(&t, sh_t, enc));
+                ASSERT_TRUE(rt >= pt);
+                pt = rt;
+                size_t b = tls_quic_flight_bytes(&t, sh_q, enc, NULL);
+                ASSERT_TRUE(b >= pb);
+                pb = b;
+                for (size_t d = 1; d <= 3; d++) {
+                    unsigned rq = tls_extra_rtt_quic_rx(&t, d * initials[i], b);
+                    ASSERT_TRUE(rq >= pq[d - 1]);
+                    pq[d - 1] = rq;
+                }
+            }
+            ASSERT_TRUE(pt >= 1 && pq[0] >= 1);
+            size_t pd = 0;
+            for (size_t ch = 0; ch < 6000; ch++) {
+                size_t d = tls_quic_client_datagrams(&t, ch);
+                ASSERT_TRUE(d >= pd);
+                pd = d;
+            }
+            ASSERT_TRUE(pd >= 5);
+        }
+}
+
 static const test_case tests[] = {
+    {"round_trips_monotone_in_flight_size", round_trips_monotone_in_flight_size},
+    {"client_hello_and_initial_datagrams", client_hello_and_initial_datagrams},
     {"ta_ext_known_bytes", ta_ext_known_bytes},
     {"ta_list_roundtrip_and_mutations", ta_list_roundtrip_and_mutations},
     {"certificate_message_real_certs", certificate_message_real_certs},

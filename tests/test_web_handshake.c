@@ -408,8 +408,8 @@ TEST(schemas_reject_bad_values)
     setup_free(&s);
 }
 
-/* revocation_exposure, exactly: clients in phase checking every 600 s
- * (at 0, 600, ...), every site compromised at 5:31:40 (19,900 s) and the
+/* revocation_exposure, exactly: clients in step (update_phase "start")
+ * checking every 600 s (at 0, 600, ...), every site compromised at 5:31:40 (19,900 s) and the
  * revocations published at once: each client holds each revocation from
  * its check at 20,400 s, 500 s later; one observation per (client,
  * revocation). */
@@ -420,6 +420,7 @@ TEST(revocation_exposure_exact)
     setup s;
     size_t n = scaled(100);
     setup_basic(&s, n, 5, 600, 0, SIM_HOUR);
+    s.co[0]->update_phase = WEB_PHASE_START;
     s.site->compromise_at = 19900 * SIM_SEC;
     s.site->compromise_fraction = 1.0;
     /* a second cohort checking every 2 h from 1,800 s (at 16,200 and
@@ -433,6 +434,7 @@ TEST(revocation_exposure_exact)
     c1->sessions_per_day = 0;
     c1->visits_per_hour = 4;
     c1->update_first_delay = 1800 * SIM_SEC;
+    c1->update_phase = WEB_PHASE_START;
     c1->update_fail_prob = 0;
     c1->ticket_lifetime = 0;
     sim_dist_destroy(c1->update_interval);

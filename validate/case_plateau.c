@@ -215,6 +215,9 @@ int case_1d(vctx *c)
         wfx_num("browsers", b, "sessions_per_day", sessions);
         for (int h = 0; h < SIM_PROFILE_HOURS; h++) /* flat */
             ((web_browsers_config *)b)->online_profile[h] = 1;
+        /* the derivation below: a check 60 s after every session start
+         * (Chrome's component updater), then every 5 h while online */
+        wfx_str("browsers", b, "update_on_start", "always");
         wfx_add(&f, "browsers", b);
         if (vw_run(c, &f, ex, 0, 51, r) != MTC_OK) {
             wfx_free(&f);

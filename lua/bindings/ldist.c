@@ -8,6 +8,12 @@
  * userdata's own instance serves mean/cdf/sample in the scenario.
  * Constructors take one table of named fields; an unknown or missing
  * field is an error at the scenario's line.
+ *
+ * Empirical and Zipf distributions hold tables of their outcomes in C: a
+ * scenario could ask for gigabytes with a short list of arguments, so
+ * their bytes are charged to --max-memory before they are allocated
+ * (lhost_mem_charge), and building and sampling them to the instruction
+ * budget (lhost_count).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,7 +35,19 @@ typedef struct ldist {
     size_t count;           /* empirical */
     double *values, *weights;
     sim_dist *d;
+    size_t charged;         /* bytes counted against --max-memory */
 } ldist;
+
+/* Instructions' worth of C work per outcome built or value drawn. */
+#define COST_PER_OUTCOME 30
+#define COST_PER_DRAW 20
+
+/* The C bytes a distribution with these arguments holds (its sim_dist). */
+static size_t dist_bytes(const ldist *x)
+{
+    uint64_t n = x->kind == SIM_DIST_ZIPF ? x->n : x->count;
+    return sim_dist_footprint(x->kind, n);
+}
 
 static sim_dist *make(const ldist *x)
 {
@@ -51,6 +69,16 @@ static sim_dist *make(const ldist *x)
     return rc == MTC_OK ? d : NULL;
 }
 
+/* A new sim_dist for x; its bytes are charged first (raises when they
+ * exceed --max-memory) and stay charged: the caller keeps it. */
+static sim_dist *make_charged(lua_State *L, const ldist *x, const char *what)
+{
+    uint64_t n = x->kind == SIM_DIST_ZIPF ? x->n : x->count;
+    lhost_mem_charge(L, dist_bytes(x), what);
+    lhost_count(L, n * COST_PER_OUTCOME);
+    return make(x);
+}
+
 static int d_gc(lua_State *L)
 {
     ldist *x = luaL_checkudata(L, 1, LDIST_MT);
@@ -59,6 +87,8 @@ static int d_gc(lua_State *L)
     free(x->weights);
     x->d = NULL;
     x->values = x->weights = NULL;
+    lhost_mem_uncharge(L, x->charged);
+    x->charged = 0;
     return 0;
 }
 
@@ -123,7 +153,9 @@ static double num(lua_State *L, const char *fn, const char *k)
 
 static int finish(lua_State *L, ldist *x, const char *fn, const char *cond)
 {
-    x->d = make(x);
+    size_t bytes = dist_bytes(x);
+    x->d = make_charged(L, x, fn);
+    x->charged += bytes;
     if (!x->d)
         return luaL_error(L, "%s: invalid parameters (%s)", fn, cond);
     return 1;
@@ -248,6 +280,8 @@ static int l_empirical(lua_State *L)
         return luaL_error(L, "empirical: 'weights' must be a list as long as "
                              "'values' (%d)", (int)n);
     ldist *x = d_push(L, SIM_DIST_EMPIRICAL);
+    lhost_mem_charge(L, 2 * n * sizeof(double), "empirical");
+    x->charged = 2 * n * sizeof(double);
     x->values = malloc(n * sizeof *x->values);
     x->weights = malloc(n * sizeof *x->weights);
     if (!x->values || !x->weights)
@@ -352,6 +386,7 @@ static int m_sample(lua_State *L)
     }
     lua_Integer n = luaL_checkinteger(L, 2);
     luaL_argcheck(L, n >= 0 && n <= 100000000, 2, "count out of range");
+    lhost_count(L, (uint64_t)n * COST_PER_DRAW);
     lua_createtable(L, (int)n, 0);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_pushnumber(L, sim_dist_sample(x->d, r));
@@ -401,7 +436,11 @@ sim_dist *ldist_instance(lua_State *L, int idx)
         return d;
     }
     ldist *x = check(L, idx);
-    sim_dist *d = make(x);
+    /* owned by an entity's configuration until the world ends: the
+     * tables of empirical and Zipf distributions stay charged for the
+     * rest of the run (the others hold a few dozen bytes) */
+    int tables = x->kind == SIM_DIST_EMPIRICAL || x->kind == SIM_DIST_ZIPF;
+    sim_dist *d = tables ? make_charged(L, x, sim_dist_name(x->d)) : make(x);
     if (!d)
         luaL_error(L, "out of memory");
     return d;
@@ -419,6 +458,9 @@ void ldist_register(lua_State *L)
         lua_setfield(L, -2, "__gc");
         lua_pushcfunction(L, m_tostring);
         lua_setfield(L, -2, "__tostring");
+        /* protected: __gc called on a live distribution would free it */
+        lua_pushliteral(L, LDIST_MT);
+        lua_setfield(L, -2, "__metatable");
     }
     lua_pop(L, 1);
     static const luaL_Reg fns[] = {

@@ -10,6 +10,7 @@
 
 #include <lauxlib.h>
 
+#include "lplaus.h"
 #include "mtc/error.h"
 
 static size_t edit_distance(const char *a, const char *b)
@@ -133,6 +134,7 @@ static int l_declare(lua_State *L)
     }
     if (s->validate && s->validate(e->cfg, err, sizeof err) != MTC_OK)
         return luaL_error(L, "%s: %s", label, err);
+    lplaus_check_entity(L, s, e->cfg, 1, label, e->where);   /* unit slips */
 
     if (is_world) {
         if (lua_getfield(L, LUA_REGISTRYINDEX, K_WORLD) != LUA_TNIL) {

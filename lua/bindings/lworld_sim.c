@@ -12,6 +12,8 @@
 
 #include <lauxlib.h>
 
+#include "lplaus.h"
+#include "lunits.h"
 #include "mtc/error.h"
 
 static const char *target_name(lua_State *L, int i)
@@ -28,9 +30,16 @@ static const char *target_name(lua_State *L, int i)
 
 static double check_time(lua_State *L, int i, const char *fn)
 {
+    double lit;   /* "3d", "90min": a literal with its unit */
+    if (lua_type(L, i) == LUA_TSTRING &&
+        lunits_parse(lua_tostring(L, i), &lit, NULL, 0) == LUNITS_DURATION) {
+        lua_pushnumber(L, lit);
+        lua_replace(L, i);
+    }
     if (lua_type(L, i) != LUA_TNUMBER)
-        luaL_error(L, "%s: time must be a number of seconds (e.g. days(3)), "
-                      "got %s", fn, luaL_typename(L, i));
+        luaL_error(L, "%s: time must be a number of seconds (e.g. days(3)) "
+                      "or a duration such as \"3d\", got %s", fn,
+                   luaL_typename(L, i));
     double t = lua_tonumber(L, i);
     if (!(t >= 0) || !isfinite(t) || t > 9e12)
         luaL_error(L, "%s: time %f s is out of range", fn, t);
@@ -124,10 +133,19 @@ static int add_timed(lua_State *L, int every)
                                  "arguments (%s), got %d", a,
                               (int)act->min_args, (int)act->max_args,
                               act->args_doc ? act->args_doc : "", (int)n);
+        for (int i = 5; i <= lua_gettop(L); i++) {   /* "2h": a literal */
+            double lit;
+            if (lua_type(L, i) == LUA_TSTRING &&
+                lunits_parse(lua_tostring(L, i), &lit, NULL, 0) != LUNITS_NONE) {
+                lua_pushnumber(L, lit);
+                lua_replace(L, i);
+            }
+        }
         for (int i = 5; i <= lua_gettop(L); i++)
             if (lua_type(L, i) != LUA_TNUMBER)
                 return luaL_error(L, "sim:at: argument %d of '%s' must be a "
                                      "number", i - 4, a);
+        lplaus_check_action(L, act, 5, (int)n, wh);   /* an outage of 12 s */
         (void)tg;
     } else {
         luaL_checktype(L, 3, LUA_TFUNCTION);

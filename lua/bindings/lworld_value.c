@@ -10,6 +10,7 @@
 
 #include <lauxlib.h>
 
+#include "lunits.h"
 #include "mtc/error.h"
 
 /* Seconds per unit of a rate unit ("1/h" -> 3600), or 0 if not a rate. */
@@ -53,6 +54,9 @@ int lworld__number_for(lua_State *L, const sim_param_desc *d, int idx,
         *v = lua_tonumber(L, idx);
         return 1;
     }
+    if (lua_type(L, idx) == LUA_TSTRING)   /* a literal: "5h", "6e6/d" */
+        return lunits_for_param(lua_tostring(L, idx), d->name, d->unit, v,
+                                err, errlen);
     if (!is_rate(L, idx))
         return 0;
     double f = rate_unit(d->unit);
@@ -101,6 +105,18 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
         return sim_param_set_string(d, cfg, lua_tostring(L, idx), err, errlen);
     }
     case SIM_PARAM_DIST:
+        if (t == LUA_TSTRING) {   /* "30min": a constant with its unit */
+            double v;
+            int k = lworld__number_for(L, d, idx, &v, err, errlen);
+            if (k < 0)
+                return MTC_ERR_CONFIG;
+            if (k == 0)
+                break;
+            lua_pushnumber(L, v);
+            int rc = sim_param_set_dist(d, cfg, ldist_instance(L, -1), err, errlen);
+            lua_pop(L, 1);
+            return rc;
+        }
         if (t != LUA_TNUMBER && !ldist_is(L, idx))
             break;
         return sim_param_set_dist(d, cfg, ldist_instance(L, idx), err, errlen);

@@ -37,11 +37,16 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mtcsim report FILE.db [--out DIR] [--experiment ID] [--quiet]\n\n"
+            "usage: mtcsim report FILE.db [--out DIR] [--experiment ID] [--reference K]\n"
+            "                     [--quiet]\n\n"
             "Renders the figures of one experiment (default: the latest) of a\n"
             "results database with gnuplot (PNG and SVG) and writes DIR/index.html\n"
             "with captions, a summary table and the runs. DIR defaults to FILE\n"
-            "without .db, plus -report. The database is opened read-only.\n");
+            "without .db, plus -report. The database is opened read-only.\n"
+            "A sweep's figures include each point's paired difference to a\n"
+            "reference point (--reference K, default the first point); a\n"
+            "population of several browser cohorts gets per-cohort figures and\n"
+            "rows.\n");
 }
 
 static int mkdir_p(const char *path)
@@ -78,7 +83,7 @@ int cmd_report(int argc, char **argv)
 {
     const char *dbpath = NULL, *out = NULL;
     char outbuf[4096];
-    int64_t exp = -1;
+    int64_t exp = -1, ref = -1;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -95,6 +100,15 @@ int cmd_report(int argc, char **argv)
                 return HOST_USAGE;
             }
             exp = v;
+        } else if (!strcmp(argv[i], "--reference") && i + 1 < argc) {
+            char *end;
+            long long v = strtoll(argv[++i], &end, 10);
+            if (*end || end == argv[i] || v < 0) {
+                fprintf(stderr, "mtcsim report: --reference: '%s' is not a sweep "
+                                "point (a non-negative integer)\n", argv[i]);
+                return HOST_USAGE;
+            }
+            ref = v;
         } else if (!strcmp(argv[i], "--quiet")) {
             quiet = 1;
         } else if (argv[i][0] == '-' && argv[i][1]) {
@@ -152,6 +166,16 @@ int cmd_report(int argc, char **argv)
                                                : "could not be read");
         status = r.npoints == 0 ? HOST_USAGE : HOST_FAIL;
         goto done;
+    }
+    if (ref >= 0) {
+        while (r.ref < r.npoints && r.points[r.ref] != ref)
+            r.ref++;
+        if (r.ref == r.npoints) {
+            fprintf(stderr, "mtcsim report: --reference %lld: experiment %lld has "
+                            "no such sweep point\n", (long long)ref, (long long)exp);
+            status = HOST_USAGE;
+            goto done;
+        }
     }
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/gp", out);

@@ -11,10 +11,12 @@
  * before a single event runs.
  * Signals only set a flag; the engine's stop predicate sees it, the run is
  * stored and marked interrupted, and no further run starts.
- * This file keeps the command: planning, preflight and the run loop, the
- * results database, signals and the progress line. Options are in
- * run_options.c, the scenario state and plan in run_plan.c, the summary
- * in run_summary.c, --spread-runs in run_spread.c (run_internal.h).
+ * This file keeps the command: planning, preflight, the results database
+ * and experiment, signals, the to-do list and the choice of how to run it.
+ * Options are in run_options.c, the scenario state and plan in
+ * run_plan.c, the runs themselves in run_loop.c (this process) and
+ * run_workers.c (-j N), --resume in run_resume.c, the summary in
+ * run_summary.c, --spread-runs in run_spread.c (run_internal.h).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -24,6 +26,8 @@
 #include <unistd.h>
 
 #include "host.h"
+#include "lplaus.h"
+#include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
 #include "sim/progress.h"
@@ -56,21 +60,45 @@ int run_record_params(sim_results *db, int64_t run, const plan *cur,
     return rc;
 }
 
-/* ---- progress ------------------------------------------------------------- */
-
-typedef struct prog_ctx {
-    sim_progress p;
-} prog_ctx;
-
-static void on_progress(void *ctx, sim_time now, uint64_t events)
-{
-    prog_ctx *c = ctx;
-    char line[256];
-    if (sim_progress_tick(&c->p, host_now(), now, events, line, sizeof line))
-        fputs(line, stderr);
-}
-
 /* ---- the command ----------------------------------------------------------- */
+
+/* The unit-slip warnings of a scenario state (lplaus.h) not printed
+ * before (seen keeps them: a sweep's points share most declarations);
+ * `point` labels those of a sweep point's own. Returns how many were new. */
+typedef struct seen_list {
+    char **s;
+    size_t n, cap;
+} seen_list;
+
+static size_t print_warnings(lhost *h, const run_opts *o, const char *point,
+                             seen_list *seen)
+{
+    lua_State *L = lhost_state(h);
+    size_t fresh = 0, n = lplaus_count(L);
+    for (size_t i = 0; i < n; i++) {
+        const char *w = lplaus_get(L, i);
+        int dup = 0;
+        for (size_t k = 0; k < seen->n && !dup; k++)
+            dup = !strcmp(seen->s[k], w);
+        if (dup)
+            continue;
+        if (seen->n == seen->cap) {
+            size_t cap = seen->cap ? 2 * seen->cap : 8;
+            char **p = realloc(seen->s, cap * sizeof *p);
+            if (!p)
+                return fresh;
+            seen->s = p;
+            seen->cap = cap;
+        }
+        if (!(seen->s[seen->n] = strdup(w)))
+            return fresh;
+        seen->n++;
+        fresh++;
+        fprintf(stderr, "mtcsim run: %s: %s%s%s\n", o->strict ? "error" : "warning",
+                point ? point : "", point ? ": " : "", w);
+    }
+    return fresh;
+}
 
 static const char *base_name(const char *p)
 {
@@ -109,9 +137,31 @@ int cmd_run(int argc, char **argv)
     lhost *h0 = NULL;
     char err[8192];
     int spread = 0;
+    size_t *todo = NULL;
     bytebuf mine = {NULL, 0, 0, 0};
+    int64_t exp_id = 0;
+    char *resume_args = NULL, **resume_argv = NULL;
+    seen_list seen = {NULL, 0, 0};
     if (status != HOST_OK)
         goto done;
+    if ((o.jobs > 1 || o.resume) && shard.size > 1) {
+        fprintf(stderr, "mtcsim run: %s runs in one process, not under mpirun "
+                        "(use --spread-runs there)\n", o.resume ? "--resume" : "-j");
+        status = HOST_USAGE;
+        goto done;
+    }
+    if (o.resume) {   /* the experiment's own options, its database open */
+        resume_args = malloc(sizeof o.cmdline);
+        resume_argv = calloc(sizeof o.cmdline / 2, sizeof *resume_argv);
+        if (!resume_args || !resume_argv) {
+            status = HOST_FAIL;
+            goto done;
+        }
+        status = run_resume_open(&o, resume_args, sizeof o.cmdline, resume_argv,
+                                 sizeof o.cmdline / 2, &db, &exp_id);
+        if (status != HOST_OK)
+            goto done;
+    }
 
     /* plan: the scenario's first execution */
     h0 = run_scenario_state(&o, NULL, 0, 0, err, sizeof err);
@@ -120,6 +170,7 @@ int cmd_run(int argc, char **argv)
         status = HOST_USAGE;
         goto done;
     }
+    print_warnings(h0, &o, NULL, &seen);
     if ((status = run_make_plan(&o, h0, &pl)) != HOST_OK)
         goto done;
     if (o.list_params) {
@@ -132,9 +183,13 @@ int cmd_run(int argc, char **argv)
         lhost *h = run_scenario_state(&o, &pl, p, 0, err, sizeof err);
         lworld *lw = NULL;
         int ok = h && lworld_build(h, o.seed, 0, NULL, &lw, err, sizeof err) == MTC_OK;
+        char lab[512], pt[600];
+        run_point_label(&pl, p, lab, sizeof lab);
+        snprintf(pt, sizeof pt, "sweep point %zu [%s]", p, lab);
+        if (h)
+            print_warnings(h, &o, pt, &seen);
         if (!ok) {
-            char lab[512];
-            run_point_label(&pl, p, lab, sizeof lab);
+            lsuggest_entity(h, err, sizeof err);
             fprintf(stderr, "mtcsim run: sweep point %zu [%s]: %s\n", p, lab, err);
             lworld_destroy(lw);
             lhost_destroy(h);
@@ -145,15 +200,44 @@ int cmd_run(int argc, char **argv)
         lhost_destroy(h);
     }
 
-    if (o.out) {
+    char sha[65] = "";
+    if (sim_sha256_file_hex(o.scenario, sha) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: cannot hash '%s'\n", o.scenario);
+        status = HOST_FAIL;
+        goto done;
+    }
+    size_t total = pl.npoints * (size_t)pl.reps, ntodo = 0;
+    runs = calloc(total ? total : 1, sizeof *runs);
+    todo = calloc(total ? total : 1, sizeof *todo);
+    if (!runs || !todo) {
+        fprintf(stderr, "mtcsim run: out of memory\n");
+        status = HOST_FAIL;
+        goto done;
+    }
+    if (o.resume) {
+        if ((status = run_resume_todo(db, exp_id, &o, &pl, sha, todo, &ntodo)) != HOST_OK)
+            goto done;
+        if (!o.quiet)
+            printf("# resuming experiment %lld of %s: %zu of %zu runs to do\n",
+                   (long long)exp_id, o.out, ntodo, total);
+    } else {
+        for (size_t i = 0; i < total; i++)
+            todo[ntodo++] = i;
+    }
+    if (o.strict && seen.n) {
+        fprintf(stderr, "mtcsim run: --strict: %zu implausible value%s (above); "
+                        "nothing was run\n", seen.n, seen.n == 1 ? "" : "s");
+        status = HOST_USAGE;
+        goto done;
+    }
+    if (o.out && !db) {
         if (sim_results_open(o.out, SIM_RESULTS_CREATE, &db, err, sizeof err)) {
             fprintf(stderr, "mtcsim run: --out %s: %s\n", o.out, err);
             status = HOST_USAGE;
             goto done;
         }
     }
-    int64_t exp_id = 0;
-    if (db) {
+    if (db && !o.resume) {
         sim_experiment_info ei = {base_name(o.scenario), o.cmdline,
                                   (int64_t)pl.npoints, pl.reps};
         if (sim_results_experiment_begin(db, &ei, &exp_id) != MTC_OK) {
@@ -161,12 +245,6 @@ int cmd_run(int argc, char **argv)
             status = HOST_FAIL;
             goto done;
         }
-    }
-    char sha[65] = "";
-    if (sim_sha256_file_hex(o.scenario, sha) != MTC_OK) {
-        fprintf(stderr, "mtcsim run: cannot hash '%s'\n", o.scenario);
-        status = HOST_FAIL;
-        goto done;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -176,131 +254,33 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    size_t total = pl.npoints * (size_t)pl.reps;
-    runs = calloc(total, sizeof *runs);
     spread = o.spread && shard.size > 1;
     double wall0 = host_now();
-    for (size_t p = 0; p < pl.npoints && status == HOST_OK && !g_interrupt; p++) {
-        for (long r = 0; r < pl.reps && status == HOST_OK && !g_interrupt; r++) {
-            size_t idx = p * (size_t)pl.reps + (size_t)r;
-            if (spread && (int)(idx % (size_t)shard.size) != shard.rank)
-                continue;   /* another rank's run; rank 0 records it later */
-            lhost *h = NULL;
-            if (idx == 0) {   /* the planning state is point 0's, rep 0's */
-                h = h0;
-                h0 = NULL;
-            }
-            if (!h)
-                h = run_scenario_state(&o, &pl, p, (uint64_t)r, err, sizeof err);
-            if (!h) {   /* e.g. a replication-dependent scenario error */
-                fprintf(stderr, "mtcsim run: %s\n", err);
-                status = nruns ? HOST_FAIL : HOST_USAGE;
-                break;
-            }
-            plan cur;
-            run_scenario_params(h, &cur);
-            lworld *lw = NULL;
-            int rc = lworld_build(h, o.seed, (uint64_t)r,
-                                  spread ? NULL : &shard, &lw, err, sizeof err);
-            if (rc != MTC_OK) {
-                fprintf(stderr, "mtcsim run: %s\n", err);
-                status = nruns ? HOST_FAIL : HOST_USAGE;
-                lworld_destroy(lw);
-                lhost_destroy(h);
-                run_free_plan(&cur);
-                break;
-            }
-            int64_t run_id = 0;
-            if (db) {
-                sim_run_info ri = {exp_id, (int64_t)p, r, o.seed, o.scenario,
-                                   sha, MTCSIM_VERSION, 0, lworld_duration(lw)};
-                if (sim_results_run_begin(db, &ri, &run_id) != MTC_OK ||
-                    run_record_params(db, run_id, &cur, &pl, lw) != MTC_OK ||
-                    sim_results_add_attr(db, run_id, "sandbox",
-                                         o.unsafe ? "off" : "on") != MTC_OK ||
-                    sim_results_flush(db) != MTC_OK) {
-                    fprintf(stderr, "mtcsim run: %s: %s\n", o.out,
-                            sim_results_errmsg(db));
-                    status = HOST_FAIL;
-                }
-            }
-            prog_ctx pc;
-            char label[64];
-            snprintf(label, sizeof label, "run %zu/%zu", nruns + 1, total);
-            sim_progress_config pcfg = {0, lworld_duration(lw), host_now(),
-                                        isatty(2), o.quiet, 0, 0, 0, label};
-            sim_progress_init(&pc.p, &pcfg);
-            double t0 = host_now();
-            if (status == HOST_OK)
-                rc = lworld_run(lw, &g_interrupt, on_progress, &pc, err,
-                                sizeof err);
-            char line[256];
-            sim_engine *eng = lworld_engine(lw);
-            if (sim_progress_finish(&pc.p, host_now(), sim_now(eng),
-                                    sim_engine_events_executed(eng), line,
-                                    sizeof line))
-                fputs(line, stderr);
-            if (status == HOST_OK && rc != MTC_OK)
-                fprintf(stderr, "mtcsim run: %s\n", err);
-            int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
-                     : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
-                                               : SIM_RUN_FAILED;
-            if (spread && shard.rank != 0) {
-                remote_run rr = {idx, rs, sim_now(eng),
-                                 sim_engine_events_executed(eng), "", NULL, 0};
-                uint8_t *enc = NULL;
-                size_t elen = 0;
-                if (rs == SIM_RUN_FAILED)
-                    snprintf(rr.err, sizeof rr.err, "%.511s", err);
-                else if (sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
-                    mine.failed = 1;
-                rr.metrics = enc;
-                rr.mlen = elen;
-                run_remote_put(&mine, &rr);
-                free(enc);
-            }
-            if (db && status == HOST_OK) {
-                if (sim_results_store_metrics(db, run_id, lworld_metrics(lw)) ||
-                    sim_results_run_end(db, run_id, rs, sim_now(eng),
-                                        sim_engine_events_executed(eng),
-                                        rs == SIM_RUN_FAILED ? err : NULL)) {
-                    fprintf(stderr, "mtcsim run: %s: %s\n", o.out,
-                            sim_results_errmsg(db));
-                    status = HOST_FAIL;
-                }
-            }
-            if (status == HOST_OK && rs != SIM_RUN_COMPLETED)
-                status = HOST_FAIL;
-            if (status == HOST_OK) {
-                run_stats *st = &runs[nruns++];
-                st->point = p;
-                st->rep = (size_t)r;
-                run_collect_stats(lworld_metrics(lw), st);
-                if (!o.quiet)
-                    printf("# run %zu/%zu point %zu replication %ld: %" PRIu64
-                           " events, %.2f s wall\n", nruns, total, p, r,
-                           sim_engine_events_executed(eng), host_now() - t0);
-                if (!o.quiet && shard.size > 1)
-                    printf("# sharded over %d ranks: %zu bytes of metrics "
-                           "gathered on rank 0\n", shard.size,
-                           lworld_merge_bytes(lw));
-            }
-            lworld_destroy(lw);
-            lhost_destroy(h);
-            run_free_plan(&cur);
-        }
-        if (db && status == HOST_OK && !spread &&
-            sim_results_summarize(db, exp_id, (int64_t)p, 0.95) != MTC_OK) {
+    run_ctx rc = {&o, &pl, &shard, db, exp_id, sha, h0, &g_interrupt, spread,
+                  &mine, runs, 0, HOST_OK};
+    h0 = NULL;
+    if (o.jobs > 1)
+        status = run_parallel(&rc, todo, ntodo);
+    else
+        status = run_sequential(&rc, todo, ntodo);
+    lhost_destroy(rc.h0);
+    nruns = rc.nruns;
+    /* a resumed experiment's points whose runs completed earlier, but which
+     * the interruption left without a summary */
+    for (size_t p = 0; o.resume && db && status == HOST_OK && p < pl.npoints; p++)
+        if (sim_results_summarize(db, exp_id, (int64_t)p, 0.95) != MTC_OK) {
             fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
             status = HOST_FAIL;
         }
-    }
     if (spread)
         status = run_collect_spread(&o, &pl, &shard, db, exp_id, sha, &mine,
                                     runs, &nruns, status);
     if (g_interrupt && status == HOST_OK)
         status = HOST_FAIL;
     if (!o.quiet && nruns) {
+        if (o.resume)
+            printf("\n# the summary below covers the %zu runs made now; the "
+                   "database's summary table covers every completed run\n", nruns);
         run_print_summary(&pl, runs, nruns, o.summary_all);
         printf("# %zu run%s in %.2f s wall%s%s\n", nruns, nruns == 1 ? "" : "s",
                host_now() - wall0, db ? "; results in " : "",
@@ -309,9 +289,18 @@ int cmd_run(int argc, char **argv)
 done:
     if (db && sim_results_close(db) != MTC_OK && status == HOST_OK)
         status = HOST_FAIL;
-    for (size_t i = 0; runs && i < nruns; i++)
+    for (size_t i = 0; runs && i < nruns; i++) {
         free(runs[i].s);
+        for (size_t k = 0; k < RUN_TC_SERIES; k++)
+            free(runs[i].win[k]);
+    }
     free(runs);
+    free(todo);
+    free(resume_args);
+    free(resume_argv);
+    for (size_t i = 0; i < seen.n; i++)
+        free(seen.s[i]);
+    free(seen.s);
     free(mine.b);
     lhost_destroy(h0);
     run_free_plan(&pl);

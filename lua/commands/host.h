@@ -22,6 +22,9 @@ int cmd_run(int argc, char **argv);      /* cmd_run.c */
 int cmd_params(int argc, char **argv);   /* cmd_params.c */
 int cmd_report(int argc, char **argv);   /* cmd_report.c */
 int cmd_export(int argc, char **argv);   /* cmd_export.c */
+int cmd_ls(int argc, char **argv);       /* cmd_ls.c */
+int cmd_plot(int argc, char **argv);     /* cmd_plot.c */
+int cmd_compare(int argc, char **argv);  /* cmd_compare.c */
 
 /* Subcommands of `mtcsim bench`. */
 int cmd_bench_engine(int argc, char **argv);

@@ -15,6 +15,7 @@
 #include "mtc/error.h"
 #include "report_internal.h"
 #include "sim/metrics.h"
+#include "sim/world.h"
 
 /* Number of completed runs of the experiment that hold metric `name`. */
 int64_t report__have_metric(report *r, const char *name)
@@ -244,3 +245,53 @@ const char report__fraction_sql[] =
     "USING (run_id, cohort_index) WHERE s.metric = 'handshake_signatureless' "
     "AND f.metric = 'handshake_full' AND s.cohort_index = -1 AND f.value > 0 "
     "AND s." RUNS_OF_POINT;
+
+/* If the first swept parameter is a duration in seconds (an entity
+ * parameter of duration type takes exactly its values at every point),
+ * its unit for the axis: "s"; else "". */
+static const char *col(sqlite3_stmt *st, int c)
+{
+    const char *t = (const char *)sqlite3_column_text(st, c);
+    return t ? t : "";
+}
+
+const char *report__swept_unit(report *r)
+{
+    if (!r->x_numeric || r->npoints < 2)
+        return "";
+    sqlite3_stmt *st;
+    const char *unit = "";
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT p.entity_kind, p.name, group_concat(p.value, "
+                           "' ') FROM (SELECT min(run_id) AS run_id FROM run WHERE "
+                           "experiment_id = ? GROUP BY sweep_point ORDER BY "
+                           "sweep_point) f JOIN param p USING (run_id) WHERE "
+                           "p.entity_kind != 'scenario' GROUP BY p.entity_kind, "
+                           "p.entity_name, p.name", -1, &st, NULL) != SQLITE_OK)
+        return "";
+    sqlite3_bind_int64(st, 1, r->exp);
+    size_t nk;
+    const sim_param_schema *const *ks = sim_world_schemas(&nk);
+    while (!unit[0] && sqlite3_step(st) == SQLITE_ROW) {
+        const char *vals = col(st, 2);
+        size_t i = 0;
+        int same = 1;
+        for (const char *q = vals; same && *q && i < r->npoints; i++) {
+            char *end;
+            double v = strtod(q, &end);
+            same = end != q && v == r->xval[i];
+            q = *end ? end + 1 : end;
+        }
+        if (!same || i != r->npoints)
+            continue;
+        for (size_t k = 0; k < nk; k++)
+            if (!strcmp(ks[k]->kind, col(st, 0))) {
+                const sim_param_desc *d = sim_param_find(ks[k], col(st, 1));
+                if (d && d->type == SIM_PARAM_DURATION)
+                    unit = "s";
+            }
+    }
+    sqlite3_finalize(st);
+    return unit;
+}
+

@@ -13,10 +13,11 @@
 
 #include <sqlite3.h>
 
+#include "plot_internal.h"
 #include "report_internal.h"
 #include "sim/engine.h"
 
-#define MAX_LINES 8       /* lines per figure (sweep points, signers) */
+#define MAX_LINES 16      /* lines per figure (sweep points, signers) */
 
 /* ---- figure records ---- */
 
@@ -38,6 +39,31 @@ void report__fig_note(figure *g, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Appends to gp/NAME.vars.gp the warm-up line and the scenario's sim:at
+ * actions (markers on a time axis scaled by `scale` per microsecond). */
+static void vars_markers(report *r, const figure *g, double scale)
+{
+    plot_fig *f = calloc(1, sizeof *f);
+    char fn[96];
+    snprintf(fn, sizeof fn, "%s.vars.gp", g->name);
+    FILE *v = f ? report__open_in(r, "gp", fn, "a") : NULL;
+    if (v) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(r->db, "SELECT coalesce(warmup_end, 0) FROM run WHERE "
+                                      "experiment_id = ? AND status = 'completed' "
+                                      "ORDER BY run_id LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_int64(st, 1, r->exp);
+            if (sqlite3_step(st) == SQLITE_ROW)
+                f->xmark = (double)sqlite3_column_int64(st, 0) * scale;
+            sqlite3_finalize(st);
+        }
+        plot__markers(r, f, scale);
+        plot__write_markers(v, f);
+        fclose(v);
+    }
+    free(f);
+}
+
 /* ---- figures ---- */
 
 static void fig_fraction(report *r)
@@ -49,7 +75,8 @@ static void fig_fraction(report *r)
              "(handshake_signatureless / handshake_full, all cohorts). Line: "
              "mean over the completed replications of each sweep point; "
              "band: %.0f %% Student-t confidence interval across "
-             "replications (absent with one replication).",
+             "replications (absent with one replication). Dashed: the end "
+             "of the warm-up and the scenario's sim:at actions.",
              100 * CI_LEVEL);
     const char *need[] = {"handshake_full", "handshake_signatureless"};
     for (int i = 0; i < 2; i++)
@@ -61,7 +88,7 @@ static void fig_fraction(report *r)
     FILE *f = report__open_in(r, "data", "fraction.dat", "w");
     if (!f)
         return;
-    size_t nblocks = 0;
+    size_t nblocks = 0, rows = 0;
     const char *unit = "hours";
     double scale = 1.0 / (double)SIM_HOUR;
     for (size_t p = 0; p < r->npoints && nblocks < MAX_LINES; p++) {
@@ -97,6 +124,7 @@ static void fig_fraction(report *r)
                 report__band(x, n, &m, &lo, &hi);
                 fprintf(f, "%.10g %.10g %.10g %.10g\n", (double)F[0].t[k] * scale,
                         m, lo < 0 ? 0 : lo, hi > 1 ? 1 : hi);
+                rows++;
             }
             free(x);
             nblocks++;
@@ -118,17 +146,24 @@ static void fig_fraction(report *r)
                             "SIM_METRIC_SERIES, or no grid).");
         return;
     }
+    if (rows == 0) {
+        report__fig_note(g, "Not drawn: no grid interval has a full handshake "
+                            "(a world without browsers?).");
+        return;
+    }
     char xl[64];
     snprintf(xl, sizeof xl, "simulated time (%s)", unit);
-    if (report__write_vars(r, g, nblocks, xl, "signatureless fraction", 0) == 0)
+    if (report__write_vars(r, g, nblocks, xl, "signatureless fraction", 0) == 0) {
+        vars_markers(r, g, scale);
         report__run_gnuplot(r, g, "fraction.gp");
+    }
 }
 
 /* Writes the CDF of metric `name` pooled over the completed runs of the
  * experiment (point < 0) or of one point, as a data block. Returns 1 when
  * a block was written. *allpos: all x > 0 (log scale possible). */
 static int cdf_block(report *r, FILE *f, const char *name, int64_t point,
-                     const char *label, size_t *nblocks, int *allpos)
+                     const char *label, size_t *nblocks, int *allpos, double xs)
 {
     static const char *const where =
         "FROM histogram_bin b JOIN histogram h USING (histogram_id) JOIN "
@@ -164,7 +199,7 @@ static int cdf_block(report *r, FILE *f, const char *name, int64_t point,
     char lab[160];
     report__gp_label(lab, sizeof lab, label);
     fprintf(f, "%s\"%s\" \"F\"\n", *nblocks ? "\n\n" : "", lab);
-    fprintf(f, "%.10g 0\n", mn);
+    fprintf(f, "%.10g 0\n", mn * xs);
     if (!(mn > 0))
         *allpos = 0;
     double cum = 0;
@@ -176,7 +211,7 @@ static int cdf_block(report *r, FILE *f, const char *name, int64_t point,
             x = mx;
         if (x < mn)
             x = mn;
-        fprintf(f, "%.10g %.10g\n", x, cum / total);
+        fprintf(f, "%.10g %.10g\n", x * xs, cum / total);
     }
     (*nblocks)++;
     wrote = 1;
@@ -211,6 +246,19 @@ static void fig_cdf(report *r, const char *name, const char *title,
         return;
     size_t nblocks = 0;
     int allpos = 1;
+    /* durations: seconds on the log axis, tics at 1 s, 1 min, 1 h... */
+    double xs = 1.0;
+    int secs = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT 1 FROM metric m JOIN run USING (run_id) WHERE "
+                           "experiment_id = ? AND m.name = ? AND m.unit = 's' "
+                           "LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, r->exp);
+        sqlite3_bind_text(st, 2, lines[nlines - 1].metric, -1, SQLITE_STATIC);
+        secs = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+    }
     for (size_t i = 0; i < nlines; i++) {
         if (!report__have_metric(r, lines[i].metric)) {
             report__fig_note(g, "Metric %s is missing: its line is not drawn. ",
@@ -221,10 +269,11 @@ static void fig_cdf(report *r, const char *name, const char *title,
             for (size_t p = 0; p < r->npoints && p < MAX_LINES; p++) {
                 char lab[200];
                 snprintf(lab, sizeof lab, "%s, %s", lines[i].metric, r->label[p]);
-                cdf_block(r, f, lines[i].metric, r->points[p], lab, &nblocks, &allpos);
+                cdf_block(r, f, lines[i].metric, r->points[p], lab, &nblocks,
+                          &allpos, xs);
             }
         } else {
-            cdf_block(r, f, lines[i].metric, -1, lines[i].metric, &nblocks, &allpos);
+            cdf_block(r, f, lines[i].metric, -1, lines[i].metric, &nblocks, &allpos, xs);
         }
     }
     fclose(f);
@@ -232,8 +281,20 @@ static void fig_cdf(report *r, const char *name, const char *title,
         report__fig_note(g, "Not drawn: the histograms are empty.");
         return;
     }
-    if (report__write_vars(r, g, nblocks, xlabel, "fraction of observations <= x", allpos) == 0)
+    if (r->npoints > MAX_LINES)
+        report__fig_note(g, "Only the first %d of %zu sweep points are drawn. ",
+                         MAX_LINES, r->npoints);
+    if (report__write_vars(r, g, nblocks, xlabel, "fraction of observations <= x",
+                           allpos) == 0) {
+        char vf[96];
+        snprintf(vf, sizeof vf, "%s.vars.gp", g->name);
+        FILE *v = secs && allpos ? report__open_in(r, "gp", vf, "a") : NULL;
+        if (v) {
+            plot__time_tics(v);
+            fclose(v);
+        }
         report__run_gnuplot(r, g, "cdf.gp");
+    }
 }
 
 static void fig_sweep(report *r, const char *name, const char *title,
@@ -261,12 +322,19 @@ static void fig_sweep(report *r, const char *name, const char *title,
     report__gp_label(lab, sizeof lab, what);
     fprintf(f, "\"%s\" \"mean\" \"lo\" \"hi\"\n", lab);
     size_t rows = 0;
+    /* a duration axis in its natural unit (hours, days), not seconds */
+    const char *xu = r->x_numeric ? report__swept_unit(r) : "", *xun = "";
+    double xs = 1.0, xmax = 0;
+    for (size_t p = 0; p < r->npoints; p++)
+        xmax = fabs(r->xval[p]) > xmax ? fabs(r->xval[p]) : xmax;
+    if (xu[0])
+        xs = plot__unit_scale(xu, xmax, &xun);
     for (size_t p = 0; p < r->npoints; p++) {
         double *x, m, lo, hi;
         size_t n = report__per_run_values(r, sql, r->points[p], &x);
         if (n > 0) {
             report__band(x, n, &m, &lo, &hi);
-            fprintf(f, "%.10g %.10g %.10g %.10g\n", r->xval[p], m, lo, hi);
+            fprintf(f, "%.10g %.10g %.10g %.10g\n", r->xval[p] * xs, m, lo, hi);
             rows++;
         }
         free(x);
@@ -286,12 +354,72 @@ static void fig_sweep(report *r, const char *name, const char *title,
         logx = mn > 0 && mx / mn >= 20;
     }
     char xl[200];
-    if (r->x_numeric)
+    if (r->x_numeric && xu[0])
+        snprintf(xl, sizeof xl, "%s (%s)", r->xname, xun);
+    else if (r->x_numeric)
         snprintf(xl, sizeof xl, "%s", r->xname);
     else
         snprintf(xl, sizeof xl, "sweep point (%s is not numeric)", r->xname);
     if (report__write_vars(r, g, 1, xl, ylabel, logx) == 0)
         report__run_gnuplot(r, g, "sweep.gp");
+}
+
+/* The lines of one sweep point: signatures per hour of each signer. */
+static void signer_lines(report *r, FILE *f, size_t p, size_t *nblocks,
+                         double *scale, const char **unit, size_t *cut)
+{
+    int64_t *ids;
+    size_t nr = report__point_runs(r, r->points[p], &ids);
+    sqlite3_stmt *st;
+    if (nr == 0 ||
+        sqlite3_prepare_v2(r->db,
+                           "SELECT v.cohort_index, v.cohort FROM vector v JOIN "
+                           "metric m USING (metric_id) WHERE m.run_id = ? AND "
+                           "m.name = 'signatures' AND v.cohort_index >= 0 "
+                           "ORDER BY v.cohort_index", -1, &st, NULL) != SQLITE_OK) {
+        free(ids);
+        return;
+    }
+    sqlite3_bind_int64(st, 1, ids[0]);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*nblocks >= MAX_LINES) {
+            (*cut)++;
+            continue;
+        }
+        int64_t c = sqlite3_column_int64(st, 0);
+        char name[200], lab[200];
+        if (r->npoints > 1)
+            snprintf(name, sizeof name, "%s, %s", (const char *)sqlite3_column_text(st, 1),
+                     r->label[p]);
+        else
+            snprintf(name, sizeof name, "%s", (const char *)sqlite3_column_text(st, 1));
+        report__gp_label(lab, sizeof lab, name);
+        series *S = calloc(nr, sizeof *S);
+        size_t len = SIZE_MAX;
+        for (size_t k = 0; S && k < nr; k++) {
+            report__series_read(r, ids[k], "signatures", c, &S[k]);
+            len = S[k].n < len ? S[k].n : len;
+        }
+        if (S && len != SIZE_MAX && len > 1) {
+            if (*nblocks == 0)
+                *scale = report__time_scale(S[0].t[len - 1], unit);
+            fprintf(f, "%s\"%s\" \"per hour\"\n", *nblocks ? "\n\n" : "", lab);
+            for (size_t k = 1; k < len; k++) {
+                double sum = 0, dt_h = (double)(S[0].t[k] - S[0].t[k - 1]) / (double)SIM_HOUR;
+                for (size_t j = 0; j < nr; j++)
+                    sum += S[j].v[k] - S[j].v[k - 1];
+                if (dt_h > 0)
+                    fprintf(f, "%.10g %.10g\n", (double)S[0].t[k] * *scale,
+                            sum / (double)nr / dt_h);
+            }
+            (*nblocks)++;
+        }
+        for (size_t k = 0; S && k < nr; k++)
+            report__series_free(&S[k]);
+        free(S);
+    }
+    sqlite3_finalize(st);
+    free(ids);
 }
 
 static void fig_signers(report *r)
@@ -300,72 +428,36 @@ static void fig_signers(report *r)
     snprintf(g->caption, sizeof g->caption,
              "Signatures per hour made by each signer (CA and cosigners; "
              "metric signatures), per grid interval, mean over the "
-             "completed replications of %s.",
-             r->npoints > 1 ? "the first sweep point" : "the experiment");
+             "completed replications%s. Dashed: the end of the warm-up and "
+             "the scenario's sim:at actions.",
+             r->npoints > 1 ? ", one line per signer and sweep point" : "");
     if (!report__have_metric(r, "signatures")) {
         report__fig_note(g, "Not drawn: metric signatures is missing from this "
                             "experiment's completed runs.");
         return;
     }
-    int64_t *ids;
-    size_t nr = report__point_runs(r, r->points[0], &ids);
-    sqlite3_stmt *st;
-    size_t nblocks = 0;
     FILE *f = report__open_in(r, "data", "signer_load.dat", "w");
-    if (!f || nr == 0 ||
-        sqlite3_prepare_v2(r->db,
-                           "SELECT v.cohort_index, v.cohort FROM vector v JOIN "
-                           "metric m USING (metric_id) WHERE m.run_id = ? AND "
-                           "m.name = 'signatures' AND v.cohort_index >= 0 "
-                           "ORDER BY v.cohort_index", -1, &st, NULL) != SQLITE_OK) {
-        if (f)
-            fclose(f);
-        free(ids);
-        report__fig_note(g, "Not drawn: no completed run with a signatures series.");
+    if (!f)
         return;
-    }
     const char *unit = "hours";
     double scale = 1.0 / (double)SIM_HOUR;
-    sqlite3_bind_int64(st, 1, ids[0]);
-    while (sqlite3_step(st) == SQLITE_ROW && nblocks < 12) {
-        int64_t c = sqlite3_column_int64(st, 0);
-        char lab[160];
-        report__gp_label(lab, sizeof lab, (const char *)sqlite3_column_text(st, 1));
-        series *S = calloc(nr, sizeof *S);
-        size_t len = SIZE_MAX;
-        for (size_t k = 0; S && k < nr; k++) {
-            report__series_read(r, ids[k], "signatures", c, &S[k]);
-            len = S[k].n < len ? S[k].n : len;
-        }
-        if (S && len != SIZE_MAX && len > 1) {
-            if (nblocks == 0)
-                scale = report__time_scale(S[0].t[len - 1], &unit);
-            fprintf(f, "%s\"%s\" \"per hour\"\n", nblocks ? "\n\n" : "", lab);
-            for (size_t k = 1; k < len; k++) {
-                double sum = 0, dt_h = (double)(S[0].t[k] - S[0].t[k - 1]) / (double)SIM_HOUR;
-                for (size_t j = 0; j < nr; j++)
-                    sum += S[j].v[k] - S[j].v[k - 1];
-                if (dt_h > 0)
-                    fprintf(f, "%.10g %.10g\n", (double)S[0].t[k] * scale,
-                            sum / (double)nr / dt_h);
-            }
-            nblocks++;
-        }
-        for (size_t k = 0; S && k < nr; k++)
-            report__series_free(&S[k]);
-        free(S);
-    }
-    sqlite3_finalize(st);
+    size_t nblocks = 0, cut = 0;
+    for (size_t p = 0; p < r->npoints; p++)
+        signer_lines(r, f, p, &nblocks, &scale, &unit, &cut);
     fclose(f);
-    free(ids);
+    if (cut)
+        report__fig_note(g, "%zu lines beyond the first %d are not drawn. ", cut,
+                         MAX_LINES);
     if (nblocks == 0) {
         report__fig_note(g, "Not drawn: the signatures metric has no per-signer series.");
         return;
     }
     char xl[64];
     snprintf(xl, sizeof xl, "simulated time (%s)", unit);
-    if (report__write_vars(r, g, nblocks, xl, "signatures per hour", 0) == 0)
+    if (report__write_vars(r, g, nblocks, xl, "signatures per hour", 0) == 0) {
+        vars_markers(r, g, scale);
         report__run_gnuplot(r, g, "lines.gp");
+    }
 }
 
 /* ---- the figures of a report, in order ---- */
@@ -382,10 +474,25 @@ void report__figures(report *r)
             "Distribution (CDF) of the authentication bytes of each full "
             "handshake (trust-anchor extension + Certificate + CertificateVerify, "
             "as negotiated; metric auth_bytes), pooled over the completed "
-            "replications, against the same handshakes priced with the classical "
-            "ECDSA chain with SCTs and with its ML-DSA-44 equivalent. Read from "
-            "log-binned histograms: the resolution is the bin width.",
+            "replications, against the same handshakes priced with a classical "
+            "ECDSA P-256 chain with two SCTs and with its ML-DSA-44 equivalent, "
+            "both around the site's own key and CertificateVerify (the difference "
+            "is the certificate mechanism alone; the leaf keys are in "
+            "handshake_full_by_key). Read from log-binned histograms: the "
+            "resolution is the bin width.",
             "bytes per handshake", auth, 3);
+    static const cdf_line today[] = {
+        {"auth_bytes", 1, 1},
+        {"auth_bytes_today_classical", 0, 1},
+    };
+    fig_cdf(r, "auth_bytes_today_cdf", "Authentication bytes against today's deployment",
+            "Distribution (CDF) of the authentication bytes of each full handshake "
+            "(auth_bytes) against today's classical deployment: an ECDSA P-256 "
+            "server key and CertificateVerify with an ECDSA P-256 chain and two "
+            "SCTs, whatever key the simulated sites hold (metric "
+            "auth_bytes_today_classical). Unlike the figure above, this compares "
+            "key algorithms as well as certificate mechanisms.",
+            "bytes per handshake", today, 2);
     if (r->npoints > 1 && r->xname[0]) {
         const char *nf[] = {"handshake_full", "handshake_signatureless"};
         fig_sweep(r, "sweep_fraction", "Signatureless fraction across the sweep",
@@ -405,7 +512,7 @@ void report__figures(report *r)
                          r->xname[0] ? "" : ", no parameter marked as swept");
     }
     static const cdf_line delays[] = {
-        {"issuance_delay_standalone", 0, 0},
+        {"issuance_delay_standalone", 1, 0},
         {"issuance_delay_landmark", 1, 0},
     };
     if (!report__have_metric(r, "issuance_delay_standalone") &&
@@ -420,8 +527,11 @@ void report__figures(report *r)
                 "Distribution (CDF) of the delay from a certificate request to "
                 "the standalone certificate being ready (after cosigning) and to "
                 "the landmark-relative certificate being ready (after the next "
-                "landmark), all CAs, pooled over the completed replications.",
-                "seconds", delays, 2);
+                "landmark), all CAs, pooled over the completed replications, "
+                "one line per sweep point.",
+                "delay (log scale)", delays, 2);
     }
     fig_signers(r);
+    report__fig_cohorts(r);
+    report__fig_diffs(r);
 }

@@ -36,6 +36,7 @@ typedef struct report {
     double *xval;           /* value of the first swept parameter */
     int x_numeric;
     char xname[128];        /* name of the first swept parameter, or "" */
+    size_t ref;             /* index of the reference point (--reference) */
     figure figs[16];
     size_t nfigs;
     int failures;
@@ -79,6 +80,10 @@ double report__time_scale(int64_t span_us, const char **unit);
 int report__load_points(report *r);
 /* Values of `sql` (?1 experiment, ?2 point) per completed run; caller frees. */
 size_t report__per_run_values(report *r, const char *sql, int64_t point, double **out);
+/* "s" when the first swept parameter is a duration in seconds (an entity
+ * parameter of duration type takes exactly its values at every point),
+ * else "": the unit of the sweep axis. */
+const char *report__swept_unit(report *r);
 /* SQL of the signatureless fraction of a run, for report__per_run_values. */
 extern const char report__fraction_sql[];
 
@@ -103,9 +108,25 @@ void report__fig_note(figure *g, const char *fmt, ...);
 /* Every figure, in report order: data, settings and images, or a note. */
 void report__figures(report *r);
 
+/* report_cohorts.c: per cohort, and differences to a reference point */
+
+/* The signatureless fraction per browser cohort (when there are several). */
+void report__fig_cohorts(report *r);
+/* Each sweep point's paired difference to the reference point. */
+void report__fig_diffs(report *r);
+/* The per-cohort summary table of index.html (nothing without cohorts). */
+void report__html_cohorts(report *r, FILE *h);
+
 /* report_html.c: the page */
+
+/* HTML-escaped text. */
+void report__html_text(FILE *f, const char *s);
 
 /* Writes r->out/index.html: provenance, figures, summary and runs; 0 or -1. */
 int report__write_html(report *r);
+
+/* report_transient.c: the steady-state check */
+/* Writes the MSER-5 verdicts of every completed run's headline series. */
+void report__html_transients(report *r, FILE *h);
 
 #endif

@@ -6,6 +6,7 @@
 #ifndef MTCSIM_RUN_INTERNAL_H
 #define MTCSIM_RUN_INTERNAL_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -46,6 +47,10 @@ typedef struct run_opts {
     char out_dir[LHOST_PATH_MAX];
     int quiet, unsafe, list_params, summary_all;
     int spread;             /* under mpirun: whole runs per rank */
+    int jobs;               /* -j N: local worker processes (1: none) */
+    const char *resume;     /* --resume FILE.db[:EXP], or NULL */
+    int strict;             /* --strict: implausible values are errors */
+    char resume_db[LHOST_PATH_MAX]; /* --resume: the database (o->out) */
     uint64_t max_instr;
     uint64_t max_mem_mb;
     char cmdline[4096];
@@ -58,10 +63,19 @@ typedef struct stat_row {
 } stat_row;
 
 /* One run's (point, replication) and its statistics, in collection order. */
+#define RUN_TC_SERIES 3  /* signatureless_fraction + the two levels */
+
 typedef struct run_stats {
     size_t point, rep;
     stat_row *s;
     size_t n, cap;
+    char leaf_key[32];  /* the sites' key behind the ratios, "mixed", or "" */
+    /* The headline series' measured windows (transient_check.h), kept so
+     * that a sweep point's replications are averaged before they are
+     * judged: signatureless fraction, then each tc_level_names series. */
+    double *win[RUN_TC_SERIES];
+    size_t nwin[RUN_TC_SERIES];
+    double win_step_h;
 } run_stats;
 
 /* What the scenario declares: params, unfixed sweep axes, points, reps. */
@@ -94,12 +108,37 @@ typedef struct remote_run {
     uint64_t mlen;
 } remote_run;
 
+/* The state of the run loop (run_loop.c, run_workers.c): what every run
+ * needs, and what the runs collect. */
+typedef struct run_ctx {
+    const run_opts *o;
+    const plan *pl;
+    const sim_shard *shard;
+    sim_results *db;            /* NULL: nothing recorded */
+    int64_t exp_id;
+    const char *sha;            /* the scenario's SHA-256 */
+    lhost *h0;                  /* the planning state (point 0, replication 0),
+                                   taken by the run that can use it */
+    volatile sig_atomic_t *interrupt;
+    int spread;                 /* --spread-runs over MPI ranks */
+    bytebuf *mine;              /* --spread-runs: this rank's records */
+    run_stats *runs;            /* one per to-do run */
+    size_t nruns;
+    int status;                 /* HOST_* */
+} run_ctx;
+
 /* run_options.c */
 /* Prints the --help text to f. */
 void run_usage(FILE *f);
 /* Fills o (zeroed by the caller) from argv; HOST_OK or HOST_USAGE
- * (message printed). */
+ * (message printed). With --resume the scenario and --out are checked
+ * later (run_check_args) on the rebuilt options. */
 int run_parse_args(int argc, char **argv, run_opts *o);
+/* Checks the scenario (readable) and --out (its directory) of o, filling
+ * o->out_dir; HOST_OK or HOST_USAGE (printed). */
+int run_check_args(run_opts *o);
+/* "mtcsim ARGV..." with shell quoting where an argument needs it. */
+void run_format_cmdline(int argc, char **argv, char *buf, size_t n);
 
 /* run_plan.c */
 /* Writes "name=value ..." for sweep point p into buf (empty without axes). */
@@ -130,6 +169,41 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
  * names for run; MTC_OK or the results error. */
 int run_record_params(sim_results *db, int64_t run, const plan *cur,
                       const plan *pl, lworld *lw);
+
+/* run_loop.c */
+/* Runs todo[0..ntodo) (indices p * reps + r, ascending) in this process,
+ * recording each; stops at the first failure or an interrupt. Returns
+ * the command's status (also in c->status). */
+int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo);
+/* Summarizes the point of todo[k] when it is the point's last to-do run. */
+int run_summarize_after(run_ctx *c, const size_t *todo, size_t ntodo, size_t k);
+
+/* run_workers.c */
+/* -j N: the same runs by N worker processes, recorded in todo order, so
+ * the database rows equal run_sequential's (wall-clock fields aside). */
+int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo);
+/* Records a run's effective parameters from a flat list of (kind, entity,
+ * name, value) quadruples ("scenario" kind: the scenario's params), and
+ * marks pl's swept axes. */
+int run_record_param_list(sim_results *db, int64_t run, char *const *quads,
+                          size_t n, const plan *pl);
+
+/* run_resume.c */
+/* --resume FILE.db[:EXP]: opens the database for appending, finds the
+ * experiment and rebuilds the options it ran with into o (keeping o's -j,
+ * --quiet, --summary, and its scenario path when one was given). HOST_OK
+ * or HOST_USAGE (message printed). */
+int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
+                    size_t maxargs, sim_results **db, int64_t *exp);
+/* After planning: refuses a changed scenario (SHA-256) or grid, and lists
+ * the runs to redo (missing, failed, interrupted, abandoned) into todo.
+ * HOST_OK (*ntodo may be 0: nothing to do) or HOST_USAGE (printed). */
+int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
+                    const plan *pl, const char *sha, size_t *todo, size_t *ntodo);
+
+/* Records the scenario's scheduled sim:at world actions of state h as run
+ * attributes "action.NNNN" (lrecord.h); MTC_OK or the results error. */
+int run_record_actions(sim_results *db, int64_t run, lhost *h);
 
 /* run_spread.c */
 /* Appends rr's record to bb (bb->failed on out of memory). */

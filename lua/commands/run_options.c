@@ -21,7 +21,8 @@ void run_usage(FILE *f)
         "usage: mtcsim run SCENARIO.lua [--set NAME=VALUE ...] [--seed N]\n"
         "                  [--replications R] [--out FILE.db] [--quiet] [--unsafe]\n"
         "                  [--max-instructions N] [--max-memory MIB] [--params]\n"
-        "                  [--summary short|all]\n\n"
+        "                  [--summary short|all] [-j N] [--strict]\n"
+        "       mtcsim run --resume FILE.db[:EXP] [SCENARIO.lua] [-j N] [--quiet]\n\n"
         "Runs a scenario: every sweep point it declares times R replications,\n"
         "each a fresh world, recorded in FILE.db (runs, every effective\n"
         "parameter, metrics), then prints a summary table.\n\n"
@@ -39,6 +40,15 @@ void run_usage(FILE *f)
         "  --max-instructions N  sandbox limit per scenario entry (default 1e10)\n"
         "  --max-memory MIB    sandbox limit on the scenario's Lua memory (default 4096)\n"
         "  --params            list the scenario's parameters and sweeps, run nothing\n"
+        "  -j N, --jobs N      N local worker processes run the runs (sweep points x\n"
+        "                      replications) side by side; the database rows are\n"
+        "                      those of -j 1 (wall-clock and measured CPU aside)\n"
+        "  --resume FILE.db[:EXP]  finish experiment EXP (default: the latest):\n"
+        "                      rerun its missing, failed, interrupted and abandoned\n"
+        "                      runs with the options and seeds it ran with; refused\n"
+        "                      when the scenario file changed since\n"
+        "  --strict            implausible parameter values (a unit slip such as\n"
+        "                      update_interval = 5) are errors, not warnings\n"
         "  --spread-runs       under mpirun: give whole runs (sweep points x\n"
         "                      replications) to ranks in turn, instead of sharding\n"
         "                      every run's browsers over all ranks (the default)\n\n"
@@ -60,6 +70,39 @@ static int parse_u64(const char *opt, const char *v, uint64_t *out)
     return 0;
 }
 
+/* Quoted for a POSIX shell where needed, so that the experiment's
+ * command_line both reads as typed and splits back into the same argv
+ * (--resume does, run_resume.c). */
+void run_format_cmdline(int argc, char **argv, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "mtcsim");
+    for (int i = 0; i < argc && k + 4 < n; i++) {
+        const char *a = argv[i];
+        int plain = *a != '\0';
+        for (const char *c = a; *c && plain; c++)
+            plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                           "0123456789-_=.,/:+@%", *c) != NULL;
+        buf[k++] = ' ';
+        if (plain) {
+            k += (size_t)snprintf(buf + k, n - k, "%s", a);
+        } else {
+            buf[k++] = '\'';
+            for (const char *c = a; *c && k + 5 < n; c++) {
+                if (*c == '\'') {
+                    memcpy(buf + k, "'\\''", 4);
+                    k += 4;
+                } else {
+                    buf[k++] = *c;
+                }
+            }
+            buf[k++] = '\'';
+        }
+        if (k >= n)
+            k = n - 1;
+        buf[k] = '\0';
+    }
+}
+
 int run_parse_args(int argc, char **argv, run_opts *o)
 {
     o->seed = 1;
@@ -68,10 +111,7 @@ int run_parse_args(int argc, char **argv, run_opts *o)
     o->max_mem_mb = DEFAULT_MAX_MEMORY_MB;
     o->set_name = calloc((size_t)argc, sizeof *o->set_name);
     o->set_value = calloc((size_t)argc, sizeof *o->set_value);
-    size_t k = 0;
-    for (int i = 0; i < argc && k + 2 < sizeof o->cmdline; i++)
-        k += (size_t)snprintf(o->cmdline + k, sizeof o->cmdline - k, "%s%s",
-                              i ? " " : "mtcsim ", argv[i]);
+    run_format_cmdline(argc, argv, o->cmdline, sizeof o->cmdline);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has_v = i + 1 < argc;
@@ -83,6 +123,24 @@ int run_parse_args(int argc, char **argv, run_opts *o)
             o->list_params = 1;
         } else if (!strcmp(a, "--spread-runs")) {
             o->spread = 1;
+        } else if (!strcmp(a, "--strict")) {
+            o->strict = 1;
+        } else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && has_v) {
+            uint64_t j;
+            if (parse_u64(a, argv[++i], &j) || j < 1 || j > 1024) {
+                fprintf(stderr, "mtcsim run: %s must be 1..1024\n", a);
+                return HOST_USAGE;
+            }
+            o->jobs = (int)j;
+        } else if (!strncmp(a, "-j", 2) && a[2] >= '0' && a[2] <= '9') {
+            uint64_t j;
+            if (parse_u64("-j", a + 2, &j) || j < 1 || j > 1024) {
+                fprintf(stderr, "mtcsim run: -j must be 1..1024\n");
+                return HOST_USAGE;
+            }
+            o->jobs = (int)j;
+        } else if (!strcmp(a, "--resume") && has_v) {
+            o->resume = argv[++i];
         } else if (!strcmp(a, "--summary") && has_v &&
                    (!strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "short"))) {
             o->summary_all = !strcmp(argv[++i], "all");
@@ -147,6 +205,13 @@ int run_parse_args(int argc, char **argv, run_opts *o)
             return HOST_USAGE;
         }
     }
+    if (o->resume)
+        return HOST_OK;     /* the rest is checked once the options are rebuilt */
+    return run_check_args(o);
+}
+
+int run_check_args(run_opts *o)
+{
     if (!o->scenario) {
         fprintf(stderr, "mtcsim run: no scenario given\n");
         run_usage(stderr);

@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 
 #include "host.h"
+#include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
 
@@ -148,6 +149,16 @@ static char *field_str(lua_State *L, int t, const char *k)
     return r;
 }
 
+/* The declared parameter closest to a misspelt name, or NULL. */
+static const char *suggest_param(const plan *pl, const char *name)
+{
+    const char *c[256];
+    size_t n = 0;
+    for (size_t k = 0; k < pl->nparams && n < 256; k++)
+        c[n++] = pl->params[k].name;
+    return lsuggest_closest(name, c, n);
+}
+
 /* Reads params, sweeps and replications from the planning state and
  * checks --set names. HOST_OK or HOST_USAGE (message printed). */
 int run_make_plan(const run_opts *o, lhost *h, plan *pl)
@@ -187,7 +198,9 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
                     o->set_name[i]);
             for (size_t k = 0; k < pl->nparams; k++)
                 fprintf(stderr, " %s", pl->params[k].name);
-            fprintf(stderr, "%s)\n", pl->nparams ? "" : " none");
+            const char *sg = suggest_param(pl, o->set_name[i]);
+            fprintf(stderr, "%s)%s%s%s\n", pl->nparams ? "" : " none",
+                    sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
             return HOST_USAGE;
         }
     }
@@ -205,8 +218,10 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
         for (size_t k = 0; k < pl->nparams; k++)
             declared |= !strcmp(pl->params[k].name, name);
         if (!declared) {
+            const char *sg = suggest_param(pl, name);
             fprintf(stderr, "mtcsim run: sweep '%s' has no param('%s', ...) "
-                            "that uses it\n", name, name);
+                            "that uses it%s%s%s\n", name, name,
+                    sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
             free(name);
             return HOST_USAGE;
         }

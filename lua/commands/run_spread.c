@@ -133,6 +133,7 @@ int run_collect_spread(const run_opts *o, const plan *pl,
                                              o->unsafe ? "off" : "on") != MTC_OK ||
                         sim_results_add_attr(db, run_id, "mpi_rank", rank_text) !=
                             MTC_OK ||
+                        run_record_actions(db, run_id, h) != MTC_OK ||
                         (m && sim_results_store_metrics(db, run_id, m) != MTC_OK) ||
                         sim_results_run_end(db, run_id, rr.status, rr.now, rr.events,
                                             rr.status == SIM_RUN_FAILED ? rr.err

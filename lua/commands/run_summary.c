@@ -10,7 +10,7 @@
 
 #include "run_internal.h"
 #include "mtc/error.h"
-#include "sim/transient.h"
+#include "transient_check.h"
 
 static void stat_add(run_stats *rs, const char *name, double v)
 {
@@ -28,76 +28,73 @@ static void stat_add(run_stats *rs, const char *name, double v)
     rs->s[rs->n++].v = v;
 }
 
-/* MSER-5 over one headline series of the measured window (x[0..n), one
- * value per grid step): "<name>.transient" is 1 when the window still holds
- * an initial transient (sim/transient.h) that moves the window's mean by
- * more than rel_floor of it, "<name>.truncation_h" is MSER-5's truncation
- * point in hours into the window. Too short a series adds nothing. */
-static void transient_add(run_stats *rs, const char *name, const double *x,
-                          size_t n, double step_h, double rel_floor)
+static void transient_add(run_stats *rs, const char *name, tc_result r)
 {
-    sim_transient tr;
-    if (n < SIM_MSER_MIN_OBS || sim_mser5(x, n, &tr) != MTC_OK)
+    if (!r.judged)
         return;
-    int hit = tr.transient &&
-              fabs(tr.mean_all - tr.mean_kept) > rel_floor * fabs(tr.mean_kept);
     char k[160];
     snprintf(k, sizeof k, "%s.transient", name);
-    stat_add(rs, k, hit ? 1.0 : 0.0);
+    stat_add(rs, k, r.transient ? 1.0 : 0.0);
     snprintf(k, sizeof k, "%s.truncation_h", name);
-    stat_add(rs, k, (double)tr.truncate * step_h);
+    stat_add(rs, k, r.truncation_h);
 }
 
-/* The headline series in the window after the warm-up: the signatureless
- * fraction per grid interval (intervals without a full handshake are
- * skipped) and the relying-party state and log storage levels. */
+/* A metric's series as arrays (grid times, values of all cohorts); 0 when
+ * it has none. *t and *v are malloc'ed (caller frees). */
+static size_t series_of(sim_metrics *m, const char *name, int64_t **t, double **v)
+{
+    sim_metric *mt = sim_metrics_find(m, name);
+    size_t n = mt ? sim_metric_series_len(mt) : 0;
+    *t = n ? malloc(n * sizeof **t) : NULL;
+    *v = n ? malloc(n * sizeof **v) : NULL;
+    if (!*t || !*v) {
+        free(*t);
+        free(*v);
+        *t = NULL;
+        *v = NULL;
+        return 0;
+    }
+    for (size_t k = 0; k < n; k++) {
+        (*t)[k] = sim_metrics_grid_time(m, k);
+        (*v)[k] = sim_metric_series_value(mt, SIM_ALL_COHORTS, k);
+    }
+    return n;
+}
+
+/* The steady-state check of the headline series (transient_check.h):
+ * "<series>.transient" (1: this run's window still holds an initial
+ * transient) and "<series>.truncation_h" (MSER-5's cut, hours into the
+ * window); the windows are kept in rs for the sweep point's pooled check. */
 static void collect_transients(sim_metrics *m, run_stats *rs)
 {
-    sim_metric *full = sim_metrics_find(m, "handshake_full");
-    sim_metric *sl = sim_metrics_find(m, "handshake_signatureless");
-    size_t len = full ? sim_metric_series_len(full) : 0;
-    if (len < 2 || !sl || sim_metric_series_len(sl) != len)
-        return;
-    double step_h = sim_time_to_sec(sim_metrics_grid_time(m, 1) -
-                                    sim_metrics_grid_time(m, 0)) / 3600.0;
-    sim_time warm = sim_metrics_warmup_end(m);
-    double *x = malloc(len * sizeof *x);
-    if (!x)
-        return;
-    size_t n = 0;
-    for (size_t k = 1; k < len; k++) {
-        if (sim_metrics_grid_time(m, k - 1) < warm)
-            continue;
-        double df = sim_metric_series_value(full, SIM_ALL_COHORTS, k) -
-                    sim_metric_series_value(full, SIM_ALL_COHORTS, k - 1);
-        double ds = sim_metric_series_value(sl, SIM_ALL_COHORTS, k) -
-                    sim_metric_series_value(sl, SIM_ALL_COHORTS, k - 1);
-        if (df > 0)
-            x[n++] = ds / df;
+    int64_t warm = sim_metrics_warmup_end(m);
+    int64_t *t1, *t2;
+    double *full, *sl;
+    size_t n1 = series_of(m, "handshake_full", &t1, &full);
+    size_t n2 = series_of(m, "handshake_signatureless", &t2, &sl);
+    if (n1 && n1 == n2 && (rs->win[0] = malloc(n1 * sizeof(double)))) {
+        rs->nwin[0] = tc_fraction_window(t1, full, sl, n1, warm, rs->win[0],
+                                         &rs->win_step_h);
+        transient_add(rs, "signatureless_fraction",
+                      tc_judge_fraction(rs->win[0], rs->nwin[0], rs->win_step_h));
     }
-    /* The fraction is judged on statistics alone: its noise is binomial,
-     * and a shift of 1e-4 can be a tenfold change in failures. */
-    transient_add(rs, "signatureless_fraction", x, n, step_h, 0);
-    static const char *const gauges[] = {"rp_state_bytes", "log_storage_bytes"};
-    for (size_t g = 0; g < 2; g++) {
-        sim_metric *mt = sim_metrics_find(m, gauges[g]);
-        size_t gl = mt ? sim_metric_series_len(mt) : 0;
-        double *y = gl > len ? realloc(x, gl * sizeof *x) : x;
-        if (!y)
-            break;
-        x = y;
-        n = 0;
-        for (size_t k = 0; k < gl; k++)
-            if (sim_metrics_grid_time(m, k) >= warm)
-                x[n++] = sim_metric_series_value(mt, SIM_ALL_COHORTS, k);
-        /* Storage levels have almost no noise: a creep of a few bytes in a
-         * megabyte (the compact tree's frontier, per-site records) is
-         * statistically real and practically nothing. A transient there
-         * counts when it moves the window's mean by 0.1 % or more, the
-         * precision the summary's byte figures are read at. */
-        transient_add(rs, gauges[g], x, n, step_h, 1e-3);
+    free(t1);
+    free(t2);
+    free(full);
+    free(sl);
+    for (size_t g = 0; tc_level_names[g] && g + 1 < RUN_TC_SERIES; g++) {
+        int64_t *t;
+        double *v;
+        size_t n = series_of(m, tc_level_names[g], &t, &v);
+        if (n && (rs->win[g + 1] = malloc(n * sizeof(double)))) {
+            rs->nwin[g + 1] = tc_level_window(t, v, n, warm, rs->win[g + 1],
+                                              &rs->win_step_h);
+            transient_add(rs, tc_level_names[g],
+                          tc_judge_level(rs->win[g + 1], rs->nwin[g + 1], rs->win_step_h));
+        }
+        free(t);
+        free(v);
     }
-    free(x);
 }
 
 /* Headline figures first (docs/metrics.md names, when the run has them),
@@ -111,21 +108,56 @@ void run_collect_stats(sim_metrics *m, run_stats *rs)
         stat_add(rs, "signatureless_fraction",
                  (double)sim_counter_value(sl, SIM_ALL_COHORTS) /
                      (double)sim_counter_value(full, SIM_ALL_COHORTS));
+    /* MTC against each baseline. The classical and ML-DSA-44 chains are
+     * built around the sites' own keys, so the bytes saved are the
+     * certificate mechanism's alone; a ratio still has the key on both
+     * sides, so the summary names the key (run_print_summary). "today" is
+     * the deployed ECDSA key and chain: it compares keys as well. */
     sim_metric *ab = sim_metrics_find(m, "auth_bytes");
-    static const char *const base[] = {"auth_bytes_baseline_classical",
-                                        "auth_bytes_baseline_mldsa44"};
-    for (int i = 0; ab && i < 2; i++) {
-        sim_metric *b = sim_metrics_find(m, base[i]);
+    static const char *const base[] = {"classical", "mldsa44", "today"};
+    static const char *const bmetric[] = {"auth_bytes_baseline_classical",
+                                          "auth_bytes_baseline_mldsa44",
+                                          "auth_bytes_today_classical"};
+    for (int i = 0; ab && i < 3; i++) {
+        sim_metric *b = sim_metrics_find(m, bmetric[i]);
         if (b && sim_hist_count(ab, SIM_ALL_COHORTS) &&
             sim_hist_count(b, SIM_ALL_COHORTS)) {
             char n[160];
-            snprintf(n, sizeof n, "auth_bytes_ratio_vs_%s",
-                     i ? "mldsa44" : "classical");
-            stat_add(rs, n, sim_hist_mean(ab, SIM_ALL_COHORTS) /
-                                sim_hist_mean(b, SIM_ALL_COHORTS));
+            double mb = sim_hist_mean(b, SIM_ALL_COHORTS);
+            double ma = sim_hist_mean(ab, SIM_ALL_COHORTS);
+            snprintf(n, sizeof n, "auth_bytes_ratio_vs_%s", base[i]);
+            stat_add(rs, n, ma / mb);
+            snprintf(n, sizeof n, "auth_bytes_saved_vs_%s", base[i]);
+            stat_add(rs, n, mb - ma);
+        }
+    }
+    static const char *const rtt[] = {"tcp", "quic"};
+    for (int i = 0; i < 2; i++) {
+        char n[160], bn[160];
+        snprintf(n, sizeof n, "extra_rtt_%s", rtt[i]);
+        snprintf(bn, sizeof bn, "extra_rtt_%s_baseline_mldsa44", rtt[i]);
+        sim_metric *a = sim_metrics_find(m, n), *b = sim_metrics_find(m, bn);
+        if (a && b && sim_hist_count(a, SIM_ALL_COHORTS) &&
+            sim_hist_count(b, SIM_ALL_COHORTS)) {
+            snprintf(n, sizeof n, "extra_rtt_%s_saved_vs_mldsa44", rtt[i]);
+            stat_add(rs, n, sim_hist_mean(b, SIM_ALL_COHORTS) -
+                                sim_hist_mean(a, SIM_ALL_COHORTS));
         }
     }
     collect_transients(m, rs);
+    /* The leaf key behind every ratio: the one key that made full
+     * handshakes, else "mixed". */
+    sim_metric *bk = sim_metrics_find(m, "handshake_full_by_key");
+    rs->leaf_key[0] = 0;
+    for (size_t c = 0; bk && c < sim_metric_cohorts(bk); c++) {
+        if (sim_counter_value(bk, c) <= 0)
+            continue;
+        const char *lab = sim_metric_cohort_label(bk, c);
+        if (rs->leaf_key[0] && strcmp(rs->leaf_key, lab ? lab : "?"))
+            snprintf(rs->leaf_key, sizeof rs->leaf_key, "mixed");
+        else if (!rs->leaf_key[0])
+            snprintf(rs->leaf_key, sizeof rs->leaf_key, "%s", lab ? lab : "?");
+    }
     size_t n = sim_metrics_count(m);
     for (size_t i = 0; i < n; i++) {
         const sim_metric *mt = sim_metrics_at(m, i);
@@ -159,6 +191,8 @@ void run_collect_stats(sim_metrics *m, run_stats *rs)
 static const char *const headline[] = {
     "signatureless_fraction", "auth_bytes.mean", "auth_bytes.p99",
     "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44",
+    "auth_bytes_saved_vs_classical", "auth_bytes_saved_vs_mldsa44",
+    "auth_bytes_ratio_vs_today", "extra_rtt_quic_saved_vs_mldsa44",
     "extra_rtt_tcp.mean", "extra_rtt_quic.mean", "handshake_full",
     "handshake_resumed", "handshake_retry", "revoked_accepted",
     "revocation_exposure.mean", "revocation_exposure.p99",
@@ -178,6 +212,16 @@ static int shown(const char *name, int all, int any_headline)
         if (!strcmp(headline[i], name))
             return 1;
     return 0;
+}
+
+/* Counts print as the integers they are (1234567, not 1.23457e+06);
+ * other values with six significant digits. */
+static void fmt_value(char *b, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(b, n, "%.0f", v);
+    else
+        snprintf(b, n, "%.6g", v);
 }
 
 /* Per sweep point: every statistic's mean over replications, with the
@@ -204,6 +248,10 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
             printf("%-44s %16s %14s\n", "metric", "mean", "+-95%");
         else
             printf("%-44s %16s\n", "metric", "value");
+        if (first->leaf_key[0])
+            printf("# like for like: MTC and the classical and ML-DSA-44 chains "
+                   "all use the sites' leaf key (%s); \"today\" is an ECDSA "
+                   "P-256 key and chain with two SCTs\n", first->leaf_key);
         double *x = malloc(nrep * sizeof *x);
         int any = 0;
         for (size_t s = 0; s < first->n; s++)
@@ -222,45 +270,50 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                     }
             }
             sim_ci ci;
-            if (k >= 2 && sim_ci_student(x, k, 0.95, &ci) == MTC_OK)
-                printf("%-44s %16.6g %14.3g\n", first->s[s].name, ci.mean,
-                       ci.half_width);
-            else
-                printf("%-44s %16.6g\n", first->s[s].name, x[0]);
+            char v[40];
+            if (k >= 2 && sim_ci_student(x, k, 0.95, &ci) == MTC_OK) {
+                fmt_value(v, sizeof v, ci.mean);
+                printf("%-44s %16s %14.3g\n", first->s[s].name, v, ci.half_width);
+            } else {
+                fmt_value(v, sizeof v, x[0]);
+                printf("%-44s %16s\n", first->s[s].name, v);
+            }
         }
         free(x);
-        /* The transient check (MSER-5, sim/transient.h) on each headline
-         * series: a window that still holds the first days of the system
-         * describes a transient, not the deployed system. */
-        for (size_t s = 0; s < first->n; s++) {
-            const char *nm = first->s[s].name;
-            const char *dot = strrchr(nm, '.');
-            if (!dot || strcmp(dot, ".transient"))
-                continue;
-            size_t hits = 0, seen = 0;
-            double trunc = 0;
-            for (size_t r = 0; r < nruns; r++) {
-                if (runs[r].point != p)
-                    continue;
-                for (size_t j = 0; j < runs[r].n; j++) {
-                    if (!strcmp(runs[r].s[j].name, nm)) {
-                        seen++;
-                        hits += runs[r].s[j].v > 0;
-                    }
-                    if (!strncmp(runs[r].s[j].name, nm, (size_t)(dot - nm)) &&
-                        !strcmp(runs[r].s[j].name + (dot - nm), ".truncation_h") &&
-                        runs[r].s[j].v > trunc)
-                        trunc = runs[r].s[j].v;
+        /* The steady-state check of the point (transient_check.h): each
+         * headline series' window averaged over the replications, then
+         * judged. A transient is where every replication is at the same
+         * time; a burst of misses in one replication of a steady system
+         * is not, and averaging keeps it from being read as one (a single
+         * replication's verdict is in its "<series>.transient" row). */
+        for (size_t k = 0; k < RUN_TC_SERIES; k++) {
+            size_t len = (size_t)-1, nr = 0;
+            for (size_t r = 0; r < nruns; r++)
+                if (runs[r].point == p && runs[r].win[k]) {
+                    nr++;
+                    if (runs[r].nwin[k] < len)
+                        len = runs[r].nwin[k];
                 }
-            }
-            if (hits)
-                printf("warning: %.*s: MSER-5 finds an initial transient in the "
-                       "measured window of %zu of %zu replication%s (truncation "
-                       "up to %.3g h into the window): this figure still "
-                       "describes a start-up, not the deployed system; lengthen "
-                       "the warm-up or use world{ start = \"steady\" }\n",
-                       (int)(dot - nm), nm, hits, seen, seen == 1 ? "" : "s",
-                       trunc);
+            if (!nr || len == (size_t)-1 || len == 0)
+                continue;
+            double *avg = calloc(len, sizeof *avg);
+            if (!avg)
+                continue;
+            for (size_t r = 0; r < nruns; r++)
+                if (runs[r].point == p && runs[r].win[k])
+                    for (size_t i = 0; i < len; i++)
+                        avg[i] += runs[r].win[k][i] / (double)nr;
+            const char *nm = k ? tc_level_names[k - 1] : "signatureless_fraction";
+            tc_result v = k ? tc_judge_level(avg, len, first->win_step_h)
+                            : tc_judge_fraction(avg, len, first->win_step_h);
+            free(avg);
+            if (v.judged && v.transient)
+                printf("warning: %s: MSER-5 finds an initial transient in the "
+                       "measured window (mean of %zu replication%s; truncation "
+                       "%.3g h into the window): this figure still describes a "
+                       "start-up, not the deployed system; lengthen the warm-up "
+                       "or use world{ start = \"steady\" }\n",
+                       nm, nr, nr == 1 ? "" : "s", v.truncation_h);
         }
     }
 }

@@ -3,25 +3,40 @@
  *
  * One lhost per run (a sweep point x replication gets a fresh state, so
  * nothing a scenario does leaks into the next run). The host owns the
- * lua_State. By default it is a sandbox:
- *   - libraries: base (without dofile/loadfile/load, which are replaced),
- *     string (without string.dump), table, math, utf8, coroutine, and a
- *     reduced os (time, clock, date, difftime) and io (write, read-only
- *     open inside the scenario directory, write-open only inside the
- *     output directory); no debug, no package, no C modules;
+ * lua_State. By default it is a sandbox (docs/scenarios.md, "The
+ * sandbox", is the threat model; this is the mechanism):
+ *   - libraries: base (load, loadfile, dofile, require, pcall, xpcall,
+ *     setmetatable and print replaced), string (without string.dump; its
+ *     pattern functions counted, lpattern.c), table, math, utf8,
+ *     coroutine (resume and close replaced), and a reduced os (time,
+ *     clock, date, difftime) and io (write, stdout, stderr, open); no
+ *     debug, no package, no C modules;
  *   - chunks are text only (load, dofile, loadfile, require);
- *   - require finds "mtcsim" (embedded) and NAME.lua files under the
- *     scenario's directory;
- *   - a count hook aborts a script after max_instructions VM instructions
- *     per entry from the host (the scenario body, each sim:at callback);
- *   - all Lua memory goes through one allocator capped at max_memory.
+ *   - reading: regular files inside the scenario's directory or the
+ *     output folder, no dotfiles; writing: only inside the output folder
+ *     (created on the first write), never through a symbolic link, never
+ *     a dotfile or a name of a database or journal, never an existing
+ *     file that no sandboxed run created (the folder keeps a manifest);
+ *     the folder's files and each run's terminal output are capped at
+ *     max_output bytes;
+ *   - an instruction budget per entry from the host (the scenario body,
+ *     each callback): a count hook, plus the C work done for the scenario
+ *     (pattern matching, signatures, hashing: lhost_count). Running out,
+ *     or the interrupt flag, raises an error that pcall, xpcall,
+ *     coroutine.resume/close and load cannot catch;
+ *   - __gc finalizers of tables run at the end of the entry, under its
+ *     budget, and their errors fail it;
+ *   - all Lua memory goes through one allocator capped at max_memory,
+ *     together with what C allocates on the scenario's behalf
+ *     (lhost_mem_charge).
  * `unsafe` opens every standard library, keeps the scenario directory on
- * package.path and lifts both limits.
+ * package.path and lifts every limit.
  * math.random is seeded from (seed, replication) so scenarios reproduce.
  */
 #ifndef MTCSIM_LHOST_H
 #define MTCSIM_LHOST_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,8 +52,17 @@ typedef struct lhost_config {
     uint64_t seed, replication;
     uint64_t max_instructions;      /* per host entry; 0 = unlimited */
     size_t max_memory;              /* bytes; 0 = unlimited */
-    const char *out_dir;            /* writable directory, or NULL */
+    /* The run's dedicated output folder (lhost_output_folder), or NULL:
+     * no writes. Created on the first write if missing (its parent must
+     * exist). */
+    const char *out_dir;
 } lhost_config;
+
+/* Bytes a run may print, and its output folder may hold, unless
+ * lhost_set_max_output says otherwise. */
+#define LHOST_DEFAULT_MAX_OUTPUT ((uint64_t)1 << 30)
+/* Files the output folder may list in its manifest. */
+#define LHOST_MAX_FILES 10000
 
 typedef struct lhost lhost;
 
@@ -46,6 +70,23 @@ typedef struct lhost lhost;
  * "mtcsim"). On error returns NULL and writes a message into err. */
 lhost *lhost_create(const lhost_config *cfg, char *err, size_t errlen);
 void lhost_destroy(lhost *h);   /* accepts NULL */
+
+/*
+ * The dedicated output folder of a run whose results go to db_path:
+ * "DIR/NAME.files" for "DIR/NAME.db", else db_path + ".files". The
+ * database and its journals are outside it, so a scenario can never
+ * touch them. MTC_OK, or MTC_ERR_ARG when it does not fit in cap.
+ */
+int lhost_output_folder(const char *db_path, char *folder, size_t cap);
+
+/* Caps, in bytes, what one run may print and what its output folder may
+ * hold (0: no cap). Default LHOST_DEFAULT_MAX_OUTPUT; --unsafe: none. */
+void lhost_set_max_output(lhost *h, uint64_t bytes);
+
+/* A flag (the run's SIGINT/SIGTERM flag) that stops Lua code: once it is
+ * set, the running entry ends with an error that the scenario cannot
+ * catch, and lhost_pcall returns MTC_ERR_SIM_STATE. NULL: none. */
+void lhost_set_interrupt(lhost *h, const volatile sig_atomic_t *flag);
 
 lua_State *lhost_state(lhost *h);
 /* Pushes the scenario library's module table (as loaded, whatever the
@@ -69,21 +110,44 @@ void *lhost_get_user(const lhost *h);
 int lhost_run_file(lhost *h, const char *path, char *err, size_t errlen);
 
 /* lua_pcall of the function below nargs arguments on top of the stack,
- * with traceback and a fresh instruction budget; pops function and
- * arguments, leaves nres results on success. MTC_OK or MTC_ERR_CALLBACK
- * with the message in err. */
+ * with traceback and a fresh instruction budget, then the finalizers that
+ * became due; pops function and arguments, leaves nres results on
+ * success. MTC_OK, MTC_ERR_SIM_STATE when the interrupt flag stopped it,
+ * or MTC_ERR_CALLBACK, with the message (file:line: ...) in err. */
 int lhost_pcall(lhost *h, int nargs, int nres, char *err, size_t errlen);
 
 /* Evaluates `return EXPR` in the scenario's environment (for --set
  * values); leaves one value on the stack on success. */
 int lhost_eval(lhost *h, const char *expr, char *err, size_t errlen);
 
-/* Lua memory in use (bytes) and the largest it has been. */
+/* Lua memory in use (bytes), without what lhost_mem_charge counts. */
 size_t lhost_memory(const lhost *h);
+
+/*
+ * Work done in C on the scenario's behalf (pattern matching, hashing,
+ * signatures), in VM instructions' worth (about 400 per microsecond):
+ * taken from the current entry's budget. Raises the limit error when the
+ * budget runs out. Only from a C function called by the scenario.
+ */
+void lhost_count(lua_State *L, uint64_t cost);
+
+/*
+ * C memory allocated on the scenario's behalf, counted with Lua's against
+ * max_memory. lhost_mem_charge counts bytes more, or raises "WHAT: not
+ * enough memory" (counting nothing) when that would exceed the cap, after
+ * one full collection; call it before allocating when the size is known.
+ * lhost_mem_uncharge gives bytes back (from __gc too).
+ */
+void lhost_mem_charge(lua_State *L, size_t bytes, const char *what);
+void lhost_mem_uncharge(lua_State *L, size_t bytes);
 
 /* Embedded library modules (generated by mk/lua.mk). */
 extern const unsigned char lua_lib_mtcsim[];
 extern const size_t lua_lib_mtcsim_len;
+/* scenarios/lib/report.lua: require "mtcsim.report" (and "lib.report"
+ * when the scenario's directory has none) */
+extern const unsigned char lua_lib_report[];
+extern const size_t lua_lib_report_len;
 
 /* The C parts of the scenario library, pushed as fields of table t at
  * the top of the stack (ldist.c, lcore.c, lworld.c). */
@@ -95,5 +159,9 @@ sim_dist *ldist_instance(lua_State *L, int idx);
 int ldist_is(lua_State *L, int idx);
 void lcore_register(lua_State *L);
 void lworld_register(lua_State *L);
+/* Replaces string.find, match, gmatch and gsub in the string table at
+ * the top of the stack by versions that charge their steps (lpattern.c). */
+void lpattern_register(lua_State *L);
+void lunits_register(lua_State *L);     /* lunits.c: mtcsim.quantity */
 
 #endif

@@ -74,6 +74,9 @@ M.per_minute = rate_unit("per_minute", 60)
 M.per_hour = rate_unit("per_hour", 3600)
 M.per_day = rate_unit("per_day", 86400)
 M.is_rate = is_rate
+-- quantity("5h") -> 18000, "duration"; quantity("6e6/d") -> 69.4.., "rate"
+-- (seconds, or per second). Parameters also take such strings directly.
+M.quantity = C.quantity
 
 -- ---------------------------------------------------------------------------
 -- distributions (C userdata; see ldist.c) and daily profiles
@@ -173,13 +176,18 @@ local function convert(name, raw, default)
   local t = type(default)
   if t == "number" then
     local v = tonumber(raw)
+    if v == nil and raw:match("^%s*[%d.]") then   -- "5h", "6e6/d"
+      local ok, q = pcall(C.quantity, raw)
+      if ok then v = q end
+    end
     if v == nil then
       local f = load("return " .. raw, "=--set " .. name, "t", env_for_set)
       local ok, r = false, nil
       if f then ok, r = pcall(f) end
       if not ok or type(r) ~= "number" then
-        error(string.format("--set %s=%s: expected a number or an expression "
-          .. "such as hours(2) (the default is %s)", name, raw, tostring(default)), 0)
+        error(string.format("--set %s=%s: expected a number, a quantity such as "
+          .. "\"5h\" or \"6e6/d\", or an expression such as hours(2) (the "
+          .. "default is %s)", name, raw, tostring(default)), 0)
       end
       v = r
     end
@@ -238,6 +246,8 @@ function M.param(name, default, doc)
   return v
 end
 
+local MAX_POINTS = 100000
+
 -- sweep(name, {v1, v2, ...}): run the scenario once per value of the
 -- parameter `name` (declared later with param). Several sweeps form a
 -- grid, the first declared varying slowest.
@@ -258,6 +268,15 @@ function M.sweep(name, values)
         .. "numbers, strings or booleans of one type", name, i, type(v)), 2)
     end
     copy[i] = v
+  end
+  -- the grid is what the host plans and allocates for: keep it sane
+  local points = #copy
+  for _, n in ipairs(declared.sweep_order) do
+    points = points * #declared.sweeps[n].values
+  end
+  if points > MAX_POINTS then
+    error(string.format("sweep '%s': the grid would have %.0f points (at most "
+      .. "%d)", name, points, MAX_POINTS), 2)
   end
   declared.sweeps[name] = { name = name, values = copy }
   declared.sweep_order[#declared.sweep_order + 1] = name

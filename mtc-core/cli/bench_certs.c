@@ -83,9 +83,10 @@ int bench_certs(int argc, char **argv)
         mtc_sig_key_from_seed(MTC_SIG_ED25519, seed, &keys[i]);
         cos[i].key = keys[i];
         cos[i].id = ca;
-        if (i) {
-            uint64_t arcs[2] = {9, (uint64_t)i};
-            mtc_taid_append(&ca, arcs, 2, &cos[i].id);
+        if (i) { /* witnesses outside the CA's arc (draft "CA IDs") */
+            char wid[32];
+            snprintf(wid, sizeof wid, "32473.9999.%d", i);
+            mtc_taid_from_text(wid, strlen(wid), &cos[i].id);
         }
     }
     for (int i = 0; i < 4096; i++)

@@ -33,6 +33,11 @@ static int fail(char *err, size_t cap, const char *fmt, ...)
 
 int cli_read_file(const char *path, uint8_t **buf, size_t *len)
 {
+    return cli_read_file_max(path, CLI_READ_MAX, buf, len);
+}
+
+int cli_read_file_max(const char *path, size_t max, uint8_t **buf, size_t *len)
+{
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
@@ -43,6 +48,12 @@ int cli_read_file(const char *path, uint8_t **buf, size_t *len)
         n += r;
         if (n < cap)
             break;
+        if (n > max) {      /* /dev/zero, a wrong file: stop reading */
+            free(b);
+            fclose(f);
+            errno = EFBIG;
+            return -1;
+        }
         uint8_t *nb = realloc(b, 2 * cap + 1);
         if (!nb) {
             free(b);
@@ -91,8 +102,10 @@ int cli_read_certs(const char *path, uint8_t ***ders, size_t **lens, char *err,
     size_t len;
     *ders = NULL;
     *lens = NULL;
-    if (cli_read_file(path, &buf, &len))
-        return fail(err, err_cap, "cannot read '%s': %s", path, strerror(errno));
+    if (cli_read_file_max(path, CLI_CERTS_MAX, &buf, &len))
+        return fail(err, err_cap, "cannot read '%s': %s", path,
+                    errno == EFBIG ? "larger than 64 MiB, not a certificate file"
+                                   : strerror(errno));
     int n = 0, cap = 0;
     if (!strstr((const char *)buf, "-----BEGIN")) {
         *ders = malloc(sizeof **ders);
@@ -175,8 +188,9 @@ static int unhex(const char *s, uint8_t *out, size_t n)
 
 static void derive_seed(const char *ca_id, const char *role, uint8_t seed[32])
 {
-    char buf[256];
-    snprintf(buf, sizeof buf, "mtc demo key|%s|%s", ca_id, role);
+    char buf[MTC_TAID_TEXT_MAX + 64];
+    snprintf(buf, sizeof buf, "mtc demo key|%.*s|%.16s", MTC_TAID_TEXT_MAX, ca_id,
+             role);
     mtc_hash h;
     mtc_sha256(buf, strlen(buf), &h);
     memcpy(seed, h.b, 32);
@@ -261,13 +275,22 @@ int ca_create(ca_state *st, const char *dir, const char *ca_id, mtc_sig_alg alg,
     st->not_before = not_before;
     st->n_witnesses = witnesses;
     derive_seed(ca_id, "ca", st->seed);
+    /* Witnesses are other parties: their IDs must stay out of the CA ID's
+     * arc, which the draft reserves for the CA's own allocations. One
+     * witness ID, one key, whichever CA it cosigns for. */
+    mtc_taid base;
+    mtc_taid_from_text("32473.9999", 10, &base);
     for (size_t i = 0; i < witnesses; i++) {
-        uint64_t arcs[2] = {9, i + 1};
-        if (mtc_taid_append(&st->ca_id, arcs, 2, &st->witness_id[i]) != MTC_OK)
-            return fail(err, cap, "CA ID too long");
-        char role[32];
-        snprintf(role, sizeof role, "witness-%zu", i + 1);
-        derive_seed(ca_id, role, st->witness_seed[i]);
+        uint64_t arc = i + 1;
+        char wid[MTC_TAID_TEXT_MAX];
+        mtc_taid_append(&base, &arc, 1, &st->witness_id[i]);
+        mtc_taid_to_text(&st->witness_id[i], wid, sizeof wid);
+        if (mtc_taid_in_arc(&st->ca_id, &st->witness_id[i]))
+            return fail(err, cap,
+                        "witness ID %s lies in the arc of CA ID %s, which the "
+                        "draft reserves for the CA: choose another CA ID",
+                        wid, ca_id);
+        derive_seed(wid, "witness", st->witness_seed[i]);
     }
     if (make_keys(st, err, cap) || write_conf(st, err, cap))
         return -1;
@@ -275,6 +298,10 @@ int ca_create(ca_state *st, const char *dir, const char *ca_id, mtc_sig_alg alg,
     if (!st->lm)
         return fail(err, cap, "bad max_active_landmarks");
     char path[600];
+    /* A new log: an update its relying party installed for an earlier CA
+     * in this directory describes another log history. */
+    path_of(st, "rp/update.bin", path, sizeof path);
+    remove(path);
     path_of(st, "log.entries", path, sizeof path);
     if (cli_write_file(path, "", 0))
         return fail(err, cap, "cannot write '%s'", path);
@@ -368,20 +395,23 @@ int ca_load(ca_state *st, const char *dir, char *err, size_t cap)
         free(ents);
         return fail(err, cap, "cannot read '%s': %s", path, strerror(errno));
     }
-    /* checkpoint sizes */
-    uint64_t sizes[1 << 14];
+    /* checkpoint sizes; the timestamp of the last (0 in directories
+     * written before checkpoints were signed) */
+    uint64_t sizes[1 << 14], last_ts = 0;
     size_t nck = 0;
     for (char *save = NULL, *l = strtok_r((char *)buf, "\n", &save); l;
          l = strtok_r(NULL, "\n", &save)) {
-        unsigned long long v;
+        unsigned long long v, ts = 0;
         char end;
-        if (nck == sizeof sizes / sizeof sizes[0] ||
-            sscanf(l, "%llu%c", &v, &end) != 1 || (nck && v <= sizes[nck - 1])) {
+        int f = sscanf(l, "%llu %llu%c", &v, &ts, &end);
+        if (nck == sizeof sizes / sizeof sizes[0] || f < 1 || f > 2 ||
+            (f == 2 && ts == 0) || (nck && v <= sizes[nck - 1])) {
             free(buf);
             free(ents);
             return fail(err, cap, "checkpoints line %zu is malformed", nck + 1);
         }
         sizes[nck++] = v;
+        last_ts = ts;
     }
     free(buf);
     /* entries, with checkpoints replayed in between */
@@ -398,24 +428,24 @@ int ca_load(ca_state *st, const char *dir, char *err, size_t cap)
             rc = fail(err, cap, "log.entries is truncated");
             break;
         }
-        mtc_slice ex;
-        unsigned type;
-        mtc_tbs_entry e;
-        int prc = mtc_log_entry_parse(ents + off + 2, n, &ex, &type, &e);
+        /* The CA's rules again: an entry of a type or with an extension
+         * the CA does not recognize is never signed, even on replay. */
+        int prc = mtc_ilog_append_entry(st->log, ents + off + 2, n, NULL);
         if (prc != MTC_OK) {
             rc = fail(err, cap, "log.entries: entry %llu: %s",
                       (unsigned long long)count, mtc_strerror(prc));
             break;
         }
-        mtc_hash h;
-        mtc_hash_leaf(ents + off + 2, n, &h);
-        mtc_ilog_append_hash(st->log, &h, NULL);
         off += 2 + n;
         count++;
         while (ck < nck && sizes[ck] == count) {
-            /* only the latest batch is signed again */
-            size_t ncos = ck + 1 == nck ? st->n_witnesses + 1 : 0;
-            if (mtc_ilog_checkpoint(st->log, st->cos, ncos) != MTC_OK)
+            /* only the latest batch is signed again, as it was */
+            int prc2 = ck + 1 < nck ? mtc_ilog_checkpoint(st->log, st->cos, 0)
+                       : last_ts ? mtc_ilog_checkpoint_signed(
+                                       st->log, st->cos, st->n_witnesses + 1, last_ts)
+                                 : mtc_ilog_checkpoint(st->log, st->cos,
+                                                       st->n_witnesses + 1);
+            if (prc2 != MTC_OK)
                 rc = fail(err, cap, "cannot replay checkpoint %zu", ck + 1);
             ck++;
         }
@@ -466,10 +496,11 @@ int ca_append(ca_state *st, mtc_slice exts, const mtc_tbs_entry *e,
     return 0;
 }
 
-int ca_checkpoint(ca_state *st, char *err, size_t cap)
+int ca_checkpoint(ca_state *st, uint64_t timestamp, char *err, size_t cap)
 {
     uint64_t before = mtc_ilog_checkpoint_size(st->log);
-    int rc = mtc_ilog_checkpoint(st->log, st->cos, st->n_witnesses + 1);
+    int rc = mtc_ilog_checkpoint_signed(st->log, st->cos, st->n_witnesses + 1,
+                                        timestamp);
     if (rc != MTC_OK)
         return fail(err, cap, "checkpoint: %s", mtc_strerror(rc));
     if (mtc_ilog_checkpoint_size(st->log) == before)
@@ -477,18 +508,37 @@ int ca_checkpoint(ca_state *st, char *err, size_t cap)
     char path[600];
     path_of(st, "checkpoints", path, sizeof path);
     FILE *f = fopen(path, "a");
-    if (!f || fprintf(f, "%llu\n",
-                      (unsigned long long)mtc_ilog_checkpoint_size(st->log)) < 0 ||
+    if (!f || fprintf(f, "%llu %llu\n",
+                      (unsigned long long)mtc_ilog_checkpoint_size(st->log),
+                      (unsigned long long)timestamp) < 0 ||
         fclose(f))
         return fail(err, cap, "cannot append to '%s'", path);
     return 0;
 }
+
+static int write_landmarks(ca_state *st, char *err, size_t cap);
 
 int ca_landmark(ca_state *st, char *err, size_t cap)
 {
     int rc = mtc_landmarks_append(st->lm, mtc_ilog_checkpoint_size(st->log));
     if (rc != MTC_OK)
         return fail(err, cap, "no new entries since the last landmark");
+    return write_landmarks(st, err, cap);
+}
+
+int ca_allocate_landmark(ca_state *st, uint64_t interval, int *allocated,
+                         char *err, size_t cap)
+{
+    int rc = mtc_landmarks_allocate(st->lm, interval,
+                                    mtc_ilog_checkpoint_size(st->log), allocated);
+    if (rc != MTC_OK)
+        return fail(err, cap, "landmark allocation: %s", mtc_strerror(rc));
+    return *allocated ? write_landmarks(st, err, cap) : 0;
+}
+
+static int write_landmarks(ca_state *st, char *err, size_t cap)
+{
+    int rc;
     size_t n;
     mtc_landmarks_format(st->lm, NULL, 0, &n);
     char *text = malloc(n + 1);
@@ -502,6 +552,58 @@ int ca_landmark(ca_state *st, char *err, size_t cap)
     return rc ? fail(err, cap, "cannot write '%s'", path) : 0;
 }
 
+/* Writes `checkpoint` (text) and `update.bin` for the last checkpoint;
+ * *upd (malloc'd) gets the update's bytes. */
+static int write_update(ca_state *st, uint8_t **upd, size_t *ul, char *err,
+                        size_t cap)
+{
+    mtc_checkpoint ck;
+    char path[600], id[MTC_TAID_TEXT_MAX], hx[65];
+    if (mtc_ilog_last_checkpoint(st->log, &ck) != MTC_OK || !ck.timestamp)
+        return fail(err, cap, "the last checkpoint is not signed (a directory "
+                              "from an older mtc): issue an entry to sign one");
+    path_of(st, "checkpoint", path, sizeof path);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return fail(err, cap, "cannot write '%s'", path);
+    size_t ol;
+    mtc_taid_origin(mtc_ilog_log_id(st->log), id, sizeof id, &ol);
+    mtc_hash_to_hex(&ck.root, hx);
+    fprintf(f, "%.*s\n%llu\n%s\ntimestamp %llu\n", (int)ol, id,
+            (unsigned long long)ck.size, hx, (unsigned long long)ck.timestamp);
+    for (size_t i = 0; i < ck.n_sigs; i++) {
+        mtc_taid cid;
+        char *sx = malloc(2 * ck.sigs[i].signature.len + 1);
+        if (!sx || mtc_taid_from_binary(ck.sigs[i].cosigner_id.p,
+                                        ck.sigs[i].cosigner_id.len, &cid) != MTC_OK) {
+            free(sx);
+            fclose(f);
+            return fail(err, cap, "out of memory");
+        }
+        hex(ck.sigs[i].signature.p, ck.sigs[i].signature.len, sx);
+        mtc_taid_to_text(&cid, id, sizeof id);
+        fprintf(f, "cosignature %s %s\n", id, sx);
+        free(sx);
+    }
+    if (fclose(f))
+        return fail(err, cap, "cannot write '%s'", path);
+    mtc_update *u;
+    const mtc_landmarks *lm = st->lm;
+    int rc = mtc_update_from_ilogs(&st->ca_id, &st->log, &lm, 1, &u);
+    if (rc != MTC_OK)
+        return fail(err, cap, "update: %s", mtc_strerror(rc));
+    mtc_update_encode(u, NULL, 0, ul);
+    *upd = malloc(*ul ? *ul : 1);
+    rc = *upd ? mtc_update_encode(u, *upd, *ul, ul) : MTC_ERR_NOMEM;
+    mtc_update_free(u);
+    path_of(st, "update.bin", path, sizeof path);
+    if (rc != MTC_OK || cli_write_file(path, *upd, *ul)) {
+        free(*upd);
+        return fail(err, cap, "cannot write '%s'", path);
+    }
+    return 0;
+}
+
 int ca_write_rp(ca_state *st, char *err, size_t cap)
 {
     char path[600];
@@ -510,7 +612,7 @@ int ca_write_rp(ca_state *st, char *err, size_t cap)
         return fail(err, cap, "cannot create '%s': %s", path, strerror(errno));
     uint8_t der[8192];
     size_t len;
-    int rc = 0;
+    int rc;
     ca_state view = *st;
     if ((size_t)snprintf(view.dir, sizeof view.dir, "%.500s/rp", st->dir) >=
         sizeof view.dir)
@@ -545,33 +647,19 @@ int ca_write_rp(ca_state *st, char *err, size_t cap)
         }
         fprintf(f, "\n");
     }
-    uint64_t last = mtc_landmarks_last(st->lm);
-    uint64_t first = mtc_landmarks_first_kept(st->lm);
-    for (uint64_t l = first + 1; l <= last && l > 0 && !rc; l++) {
-        mtc_subtree s[2];
-        if (mtc_landmarks_subtrees(st->lm, l, &s[0], &s[1]) != MTC_OK) {
-            rc = -1;
-            break;
-        }
-        for (int k = 0; k < 2; k++) {
-            if (s[k].start == s[k].end)
-                continue;
-            mtc_hash h;
-            char hx[65];
-            if (mtc_tree_subtree_hash(mtc_ilog_tree(st->log), s[k].start, s[k].end,
-                                      &h) != MTC_OK) {
-                rc = -1;
-                break;
-            }
-            mtc_hash_to_hex(&h, hx);
-            fprintf(f, "subtree %llu %llu %llu %s\n",
-                    (unsigned long long)st->log_number,
-                    (unsigned long long)s[k].start, (unsigned long long)s[k].end, hx);
-        }
-    }
-    if (fclose(f) || rc)
+    if (fclose(f))
         return fail(err, cap, "cannot write '%s'", path);
-    return 0;
+    /* The landmark subtrees reach the relying party only through the
+     * update, verified like any other (rp_install_update). */
+    uint8_t *upd = NULL;
+    size_t ul = 0;
+    if (write_update(st, &upd, &ul, err, cap))
+        return -1;
+    snprintf(path, sizeof path, "%s/rp", st->dir);
+    mtc_update_result res;
+    rc = rp_install_update(path, upd, ul, &res, err, cap);
+    free(upd);
+    return rc ? -1 : 0;
 }
 
 int ca_cert(ca_state *st, uint64_t index, int lr, const mtc_tbs_entry *e,
@@ -610,6 +698,17 @@ int rp_load_dir(const char *dir, mtc_rp_ca **rp, char *err, size_t cap)
         if (line)
             return fail(err, cap, "%s/rp.conf line %zu is malformed", dir, line);
         return fail(err, cap, "%s/ca.der: %s", dir, mtc_strerror(rc));
+    }
+    /* The installed update is verified again on every load. */
+    snprintf(path, sizeof path, "%s/update.bin", dir);
+    FILE *u = fopen(path, "rb");
+    if (!u)
+        return 0;
+    fclose(u);
+    if (rp_apply_file(*rp, path, NULL, err, cap)) {
+        mtc_rp_ca_free(*rp);
+        *rp = NULL;
+        return -1;
     }
     return 0;
 }

@@ -7,14 +7,20 @@
  *                  max_active_landmarks (text, "key value" lines)
  *   log.entries    the issuance log: per entry a 2-byte length and the
  *                  MTCLogEntry
- *   checkpoints    tree size of each checkpoint, one per line
+ *   checkpoints    per checkpoint "<tree size> <timestamp>" (timestamp of
+ *                  its signatures; older directories: the size alone)
+ *   checkpoint     the last signed checkpoint and its cosignatures (text)
  *   landmarks      the draft's landmark publishing format
+ *   update.bin     the relying-party update (mtc/update.h) for the last
+ *                  checkpoint and the active landmarks
  *   ca.der/ca.pem  the CA certificate
- *   rp/ca.der, rp/rp.conf   a relying party trusting the CA, all
- *                  witnesses (policy: CA and every witness) and the active
- *                  landmark subtrees
+ *   rp/            a relying party: ca.der, rp.conf (all witnesses; policy
+ *                  CA and every witness) and update.bin, installed only
+ *                  after verification (rp_install_update), which is how
+ *                  it comes to trust the landmark subtrees
  * Keys are derived from seeds stored in ca.conf: this is a simulator's
- * CA, not a production one.
+ * CA, not a production one. Witnesses have IDs 32473.9999.<n> (outside
+ * the CA's arc, as the simulator's cosigners) and keys from their IDs.
  */
 #ifndef MTC_CLI_CASTATE_H
 #define MTC_CLI_CASTATE_H
@@ -25,11 +31,18 @@
 #include "mtc/ilog.h"
 #include "mtc/landmark.h"
 #include "mtc/rp.h"
+#include "mtc/update.h"
 
 #define CA_MAX_WITNESSES 8
 
 /* Reads a whole file (malloc'd, NUL-terminated); 0 or -1 with errno. */
 int cli_read_file(const char *path, uint8_t **buf, size_t *len);
+/* As cli_read_file, reading at most max bytes: a larger input (or an
+ * endless one, /dev/zero) fails with errno EFBIG. cli_read_file's bound
+ * is CLI_READ_MAX; certificate files (cli_read_certs) have CLI_CERTS_MAX. */
+#define CLI_READ_MAX ((size_t)1 << 30)
+#define CLI_CERTS_MAX ((size_t)64 << 20)
+int cli_read_file_max(const char *path, size_t max, uint8_t **buf, size_t *len);
 int cli_write_file(const char *path, const void *buf, size_t len);
 /* Writes DER as a PEM CERTIFICATE. */
 int cli_write_pem(const char *path, const uint8_t *der, size_t len);
@@ -72,11 +85,18 @@ void ca_free(ca_state *st);
 /* Appends an entry to the log (memory and file); *index gets its index. */
 int ca_append(ca_state *st, mtc_slice exts, const mtc_tbs_entry *e,
               uint64_t *index, char *err, size_t err_cap);
-/* Checkpoints (signs the new batch) and records it. */
-int ca_checkpoint(ca_state *st, char *err, size_t err_cap);
+/* Checkpoints the new batch: the CA and witnesses sign the checkpoint
+ * with `timestamp` and its covering subtrees; records it. */
+int ca_checkpoint(ca_state *st, uint64_t timestamp, char *err, size_t err_cap);
 /* Makes the latest checkpoint a landmark and rewrites the landmarks file. */
 int ca_landmark(ca_state *st, char *err, size_t err_cap);
-/* Writes rp/ca.der and rp/rp.conf for the current state. */
+/* The draft's allocation: a landmark at the latest checkpoint unless one
+ * was allocated in this time interval (or nothing is new); *allocated
+ * says which. Rewrites the landmarks file. */
+int ca_allocate_landmark(ca_state *st, uint64_t interval, int *allocated,
+                         char *err, size_t err_cap);
+/* Writes checkpoint and update.bin, then rp/ca.der and rp/rp.conf, and
+ * installs the update in rp/ as `mtc rp update` does. */
 int ca_write_rp(ca_state *st, char *err, size_t err_cap);
 
 /* Builds the standalone (lr = 0) or landmark-relative certificate for
@@ -86,7 +106,20 @@ int ca_cert(ca_state *st, uint64_t index, int lr, const mtc_tbs_entry *e,
             mtc_slice exts, const uint8_t *spki, size_t spki_len, uint8_t *out,
             size_t cap, size_t *len);
 
-/* Loads a relying-party directory (ca.der + rp.conf). */
+/* Loads a relying-party directory (ca.der + rp.conf, and update.bin when
+ * present, verified again as it is applied). */
 int rp_load_dir(const char *dir, mtc_rp_ca **rp, char *err, size_t err_cap);
+
+/*
+ * cmd_rp.c: verifies the update in[0..len) against the relying party in
+ * dir (as loaded by rp_load_dir) and, when it is accepted, installs it as
+ * dir/update.bin. Returns 0; 1 when refused (err names the reason); -1
+ * for other failures. *res (may be NULL) gets the verification result.
+ */
+int rp_install_update(const char *dir, const uint8_t *in, size_t len,
+                      mtc_update_result *res, char *err, size_t err_cap);
+/* Decodes and applies an update file to rp; 0, 1 refused, -1 other. */
+int rp_apply_file(mtc_rp_ca *rp, const char *path, mtc_update_result *res,
+                  char *err, size_t err_cap);
 
 #endif

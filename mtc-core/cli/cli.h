@@ -45,6 +45,7 @@ int cmd_issue(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_sizes(int argc, char **argv);
+int cmd_rp(int argc, char **argv);
 /* `mtc bench certs` (bench_certs.c), dispatched by cmd_bench. */
 int bench_certs(int argc, char **argv);
 

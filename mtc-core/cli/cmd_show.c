@@ -4,6 +4,7 @@
  */
 #include <openssl/x509.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -53,7 +54,36 @@ static void print_alg(const char *label, mtc_slice alg)
     printf("  %s: %s%s%s\n", label, text, known, mtc_der_empty(&s) ? "" : " with parameters");
 }
 
-static int show_one(const char *label, const uint8_t *der, size_t len)
+/* The trust anchor ID a TLS client would need for this certificate (draft
+ * "Use in TLS"): the CA ID for a standalone one, CA.1.log.L for one
+ * relative to landmark L, which only the landmark sequence names. */
+static void print_ta_id(const mtc_cert *c, const mtc_proof *p,
+                        const mtc_landmarks *lm)
+{
+    mtc_taid ca, id;
+    char text[MTC_TAID_TEXT_MAX];
+    uint64_t log = c->serial_num >> 48, l;
+    if (c->serial_status != MTC_OK || mtc_taid_from_name(c->issuer, &ca) != MTC_OK ||
+        mtc_taid_to_text(&ca, text, sizeof text) != MTC_OK)
+        return;
+    if (p->n_sigs_total)
+        printf("    trust anchor ID: %s (standalone: the CA ID)\n", text);
+    else if (!lm)
+        printf("    trust anchor ID: %s.1.%llu.<L>, L the landmark with subtree "
+               "[%llu, %llu) (--landmarks FILE names it)\n",
+               text, (unsigned long long)log, (unsigned long long)p->start,
+               (unsigned long long)p->end);
+    else if (mtc_landmarks_find_subtree(lm, p->start, p->end, &l) == MTC_OK &&
+             mtc_taid_landmark_id(&ca, log, l, &id) == MTC_OK &&
+             mtc_taid_to_text(&id, text, sizeof text) == MTC_OK)
+        printf("    trust anchor ID: %s (landmark %llu)\n", text, (unsigned long long)l);
+    else
+        printf("    trust anchor ID: none: no active landmark has subtree [%llu, %llu)\n",
+               (unsigned long long)p->start, (unsigned long long)p->end);
+}
+
+static int show_one(const char *label, const uint8_t *der, size_t len,
+                    const mtc_landmarks *lm)
 {
     mtc_cert c;
     int rc = mtc_cert_parse(der, len, &c);
@@ -63,11 +93,15 @@ static int show_one(const char *label, const uint8_t *der, size_t len)
     }
     printf("%s: certificate, %zu bytes\n", label, len);
     printf("  version: v%u\n", c.version_num + 1);
-    if (c.serial_status == MTC_OK)
+    int is_mtc = c.tbs_sig_alg.len == MTC_ALG_MTC_PROOF_DER_LEN &&
+                 !memcmp(c.tbs_sig_alg.p, MTC_ALG_MTC_PROOF_DER, c.tbs_sig_alg.len);
+    if (c.serial_status == MTC_OK && is_mtc) /* only MTC serials have parts */
         printf("  serial: 0x%016llx (log %llu, index %llu)\n",
                (unsigned long long)c.serial_num,
                (unsigned long long)(c.serial_num >> 48),
                (unsigned long long)(c.serial_num & ((UINT64_C(1) << 48) - 1)));
+    else if (c.serial_status == MTC_OK)
+        printf("  serial: 0x%016llx\n", (unsigned long long)c.serial_num);
     else
         printf("  serial: outside [0, 2^64)\n");
     print_alg("signature", c.tbs_sig_alg);
@@ -112,16 +146,18 @@ static int show_one(const char *label, const uint8_t *der, size_t len)
         mtc_hash_to_hex(&p.inclusion[i], hx);
         printf("      %s\n", hx);
     }
-    printf("    signatures: %zu%s\n", p.n_sigs,
-           p.n_sigs ? "" : " (landmark-relative certificate)");
-    for (size_t i = 0; i < p.n_sigs; i++) {
+    printf("    signatures: %zu%s\n", p.n_sigs_total,
+           p.n_sigs_total ? "" : " (landmark-relative certificate)");
+    size_t cur = 0;
+    mtc_subtree_sig sg;
+    while (mtc_proof_sig_next(&p, &cur, &sg)) {
         mtc_taid id;
         char text[MTC_TAID_TEXT_MAX] = "(malformed ID)";
-        if (mtc_taid_from_binary(p.sigs[i].cosigner_id.p, p.sigs[i].cosigner_id.len,
-                                 &id) == MTC_OK)
+        if (mtc_taid_from_binary(sg.cosigner_id.p, sg.cosigner_id.len, &id) == MTC_OK)
             mtc_taid_to_text(&id, text, sizeof text);
-        printf("      cosigner %s: %zu-byte signature\n", text, p.sigs[i].signature.len);
+        printf("      cosigner %s: %zu-byte signature\n", text, sg.signature.len);
     }
+    print_ta_id(&c, &p, lm);
     mtc_hash eh;
     if (mtc_cert_entry_hash(&c, p.extensions, &eh) == MTC_OK) {
         mtc_hash_to_hex(&eh, hx);
@@ -133,22 +169,41 @@ static int show_one(const char *label, const uint8_t *der, size_t len)
 int cmd_show(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
-        printf("usage: mtc show CERT\n\n"
+        printf("usage: mtc show [--landmarks FILE] CERT\n\n"
                "Prints each certificate in CERT (DER, or PEM with one or more):\n"
                "its fields, and the decoded MTCProof (subtree, inclusion proof,\n"
-               "cosigner signatures) or, for a CA certificate, its MTC CA\n"
-               "parameters. Exit 1 when a certificate cannot be decoded.\n");
+               "cosigner signatures, trust anchor ID) or, for a CA certificate,\n"
+               "its MTC CA parameters. A landmark-relative certificate's trust\n"
+               "anchor ID names its landmark, which FILE (the CA's published\n"
+               "landmarks) resolves. Exit 1 when a certificate cannot be decoded.\n");
         return CLI_OK;
     }
-    if (argc != 2)
+    mtc_landmarks *lm = NULL;
+    if (argc == 4 && !strcmp(argv[1], "--landmarks")) {
+        uint8_t *text;
+        size_t tl, line = 0;
+        if (cli_read_file(argv[2], &text, &tl))
+            return cli_usage_error("show", "cannot read --landmarks '%s'", argv[2]);
+        int lrc = mtc_landmarks_parse((const char *)text, tl, 0, UINT64_MAX, &lm, &line);
+        free(text);
+        if (lrc != MTC_OK)
+            return cli_usage_error("show", "--landmarks '%s' line %zu: %s", argv[2],
+                                   line, mtc_strerror(lrc));
+        argv += 2;
+        argc -= 2;
+    }
+    if (argc != 2) {
+        mtc_landmarks_free(lm);
         return cli_usage_error("show", argc < 2 ? "CERT is required"
                                                 : "exactly one CERT argument expected");
+    }
     char err[600];
     uint8_t **ders;
     size_t *lens;
     int n = cli_read_certs(argv[1], &ders, &lens, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "mtc show: %s\n", err);
+        mtc_landmarks_free(lm);
         return CLI_FAIL;
     }
     int rc = CLI_OK;
@@ -158,9 +213,10 @@ int cmd_show(int argc, char **argv)
             snprintf(label, sizeof label, "%s[%d]", argv[1], i);
         else
             snprintf(label, sizeof label, "%s", argv[1]);
-        if (show_one(label, ders[i], lens[i]) != CLI_OK)
+        if (show_one(label, ders[i], lens[i], lm) != CLI_OK)
             rc = CLI_FAIL;
     }
     cli_free_certs(ders, lens, n);
+    mtc_landmarks_free(lm);
     return rc;
 }

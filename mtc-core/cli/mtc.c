@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {"demo", cmd_demo, "create a demo CA, log, landmarks, certificates and relying party"},
     {"issue", cmd_issue, "re-issue existing X.509 certificates as MTCs"},
     {"verify", cmd_verify, "verify MTC certificates as a relying party"},
+    {"rp", cmd_rp, "verify and install a relying-party update (landmark subtrees)"},
     {"show", cmd_show, "print a certificate and its MTCProof"},
     {"sizes", cmd_sizes, "encoded sizes of MTC certificates and baselines"},
 };

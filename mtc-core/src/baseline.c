@@ -1,7 +1,8 @@
 /*
  * baseline.c - a real leaf + intermediate chain with two embedded SCTs.
  *
- * Built once per algorithm per run (the simulator caches the sizes), so
+ * Built once per (chain, leaf key) algorithm pair and name length per run
+ * (the simulator caches the sizes), so
  * clarity beats speed here: the leaf's TBSCertificate is written twice,
  * once as the precertificate the SCTs sign and once with the SCT list.
  */
@@ -256,10 +257,21 @@ static int make_sct(struct scratch *sc, const struct party *log,
 int mtc_baseline_build(mtc_sig_alg alg, const char *dns, int64_t nb,
                        int64_t lifetime, mtc_baseline *out)
 {
-    if (!mtc_sig_info_get(alg))
+    return mtc_baseline_build_leaf(alg, alg, dns, nb, lifetime, out);
+}
+
+int mtc_baseline_build_leaf(mtc_sig_alg alg, mtc_sig_alg leaf_alg, const char *dns,
+                            int64_t nb, int64_t lifetime, mtc_baseline *out)
+{
+    if (!mtc_sig_info_get(alg) || !mtc_sig_info_get(leaf_alg))
         return MTC_ERR_UNSUPPORTED;
+    /* X.509 times end with year 9999; nb + lifetime must not overflow */
+    if (nb < 0 || nb > MTC_BASELINE_TIME_MAX || lifetime <= 0 ||
+        lifetime > MTC_BASELINE_TIME_MAX - nb)
+        return MTC_ERR_ARG;
     memset(out, 0, sizeof *out);
     out->alg = alg;
+    out->leaf_alg = leaf_alg;
     struct party root, inter, leaf, logs[2];
     memset(&root, 0, sizeof root);
     memset(&inter, 0, sizeof inter);
@@ -272,7 +284,7 @@ int mtc_baseline_build(mtc_sig_alg alg, const char *dns, int64_t nb,
     uint8_t *tbs = sc->tbs, *list = sc->list;
     size_t tl, sl[2];
     if ((rc = party_init(&root, alg, 'R')) || (rc = party_init(&inter, alg, 'I')) ||
-        (rc = party_init(&leaf, alg, 'L')) || (rc = party_init(&logs[0], alg, 'A')) ||
+        (rc = party_init(&leaf, leaf_alg, 'L')) || (rc = party_init(&logs[0], alg, 'A')) ||
         (rc = party_init(&logs[1], alg, 'B')))
         goto done;
 

@@ -32,6 +32,8 @@ static int sig_id_cmp(mtc_slice a, mtc_slice b)
 
 static size_t sigs_len(const mtc_proof *p)
 {
+    if (p->sig_vec.p)
+        return p->sig_vec.len;
     size_t n = 0;
     for (size_t i = 0; i < p->n_sigs; i++)
         n += 1 + p->sigs[i].cosigner_id.len + 2 + p->sigs[i].signature.len;
@@ -66,7 +68,7 @@ int mtc_proof_encode(const mtc_proof *p, uint8_t *out, size_t cap,
         return MTC_ERR_ARG;
     if (p->n_sigs > MTC_PROOF_MAX_SIGS)
         return MTC_ERR_LIMIT;
-    for (size_t i = 0; i < p->n_sigs; i++) {
+    for (size_t i = 0; i < p->n_sigs && !p->sig_vec.p; i++) {
         if (p->sigs[i].cosigner_id.len == 0 || p->sigs[i].cosigner_id.len > 255)
             return MTC_ERR_ARG;
         if (p->sigs[i].signature.len > 0xffff)
@@ -94,6 +96,10 @@ int mtc_proof_encode(const mtc_proof *p, uint8_t *out, size_t cap,
         memcpy(q, p->inclusion, p->n_inclusion * MTC_HASH_LEN);
     q += p->n_inclusion * MTC_HASH_LEN;
     q = put16(q, sl);
+    if (p->sig_vec.p) { /* decoded: already validated, copied verbatim */
+        memcpy(q, p->sig_vec.p, sl);
+        return MTC_OK;
+    }
     for (size_t i = 0; i < p->n_sigs; i++) {
         const mtc_subtree_sig *s = &p->sigs[i];
         *q++ = (uint8_t)s->cosigner_id.len;
@@ -121,6 +127,18 @@ static int get_vec16(const uint8_t **q, const uint8_t *end, mtc_slice *v)
     return 1;
 }
 
+/* Reads one SubtreeSignature (non-empty cosigner ID) at *s. */
+static int next_sig(const uint8_t **s, const uint8_t *se, mtc_subtree_sig *sg)
+{
+    size_t idl = (*s)[0];
+    if (idl == 0 || (size_t)(se - *s - 1) < idl)
+        return 0;
+    sg->cosigner_id.p = *s + 1;
+    sg->cosigner_id.len = idl;
+    *s += 1 + idl;
+    return get_vec16(s, se, &sg->signature);
+}
+
 int mtc_proof_decode(const uint8_t *in, size_t len, mtc_proof *p)
 {
     const uint8_t *q = in, *end = in + len;
@@ -140,8 +158,8 @@ int mtc_proof_decode(const uint8_t *in, size_t len, mtc_proof *p)
     mtc_slice incl, sigs;
     if (!get_vec16(&q, end, &incl) || incl.len % MTC_HASH_LEN != 0)
         return MTC_ERR_CERT;
-    if (incl.len / MTC_HASH_LEN > MTC_PROOF_MAX_HASHES)
-        return MTC_ERR_LIMIT;
+    /* No count limit: a proof longer than any 48-bit subtree needs is
+     * well-formed and fails evaluation, as the draft's procedure says. */
     p->inclusion = (const mtc_hash *)(const void *)incl.p;
     p->n_inclusion = incl.len / MTC_HASH_LEN;
     if (!get_vec16(&q, end, &sigs))
@@ -149,24 +167,39 @@ int mtc_proof_decode(const uint8_t *in, size_t len, mtc_proof *p)
     if (q != end)
         return MTC_ERR_CERT; /* data after the MTCProof */
     const uint8_t *s = sigs.p, *se = sigs.p + sigs.len;
+    mtc_slice prev = {NULL, 0};
     while (s < se) {
         mtc_subtree_sig sg;
-        size_t idl = s[0];
-        if (idl == 0 || (size_t)(se - s - 1) < idl)
+        if (!next_sig(&s, se, &sg))
             return MTC_ERR_CERT;
-        sg.cosigner_id.p = s + 1;
-        sg.cosigner_id.len = idl;
-        s += 1 + idl;
-        if (!get_vec16(&s, se, &sg.signature))
-            return MTC_ERR_CERT;
-        if (p->n_sigs && sig_id_cmp(p->sigs[p->n_sigs - 1].cosigner_id,
-                                    sg.cosigner_id) >= 0)
+        if (prev.p && sig_id_cmp(prev, sg.cosigner_id) >= 0)
             return MTC_ERR_CERT; /* out of order or duplicate */
-        if (p->n_sigs == MTC_PROOF_MAX_SIGS)
-            return MTC_ERR_LIMIT;
-        p->sigs[p->n_sigs++] = sg;
+        prev = sg.cosigner_id;
+        if (p->n_sigs < MTC_PROOF_MAX_SIGS)
+            p->sigs[p->n_sigs++] = sg;
+        p->n_sigs_total++;
     }
+    /* sigs.p points into `in` even when empty: the encoder and
+     * mtc_proof_sig_next tell a decoded proof by it. */
+    p->sig_vec = sigs;
     return MTC_OK;
+}
+
+int mtc_proof_sig_next(const mtc_proof *p, size_t *cursor, mtc_subtree_sig *out)
+{
+    if (!p->sig_vec.p) {
+        if (*cursor >= p->n_sigs)
+            return 0;
+        *out = p->sigs[(*cursor)++];
+        return 1;
+    }
+    if (*cursor >= p->sig_vec.len)
+        return 0;
+    const uint8_t *s = p->sig_vec.p + *cursor;
+    if (!next_sig(&s, p->sig_vec.p + p->sig_vec.len, out))
+        return 0; /* not reached for a decoded vector */
+    *cursor = (size_t)(s - p->sig_vec.p);
+    return 1;
 }
 
 static int sig_qsort_cmp(const void *a, const void *b)

@@ -12,6 +12,7 @@
 #include "mtc/entry.h"
 
 #include <openssl/sha.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cert_internal.h"
@@ -204,6 +205,43 @@ int mtc__parse_alg_id(mtc_der_reader *r, mtc_slice *whole)
     return mtc_der_validate(whole->p, whole->len);
 }
 
+/* Reads one Extension { extnID, critical DEFAULT FALSE, extnValue }. */
+static int read_extension(mtc_der_reader *list, mtc_slice *oid)
+{
+    mtc_der_reader ext;
+    mtc_slice b;
+    int rc;
+    if ((rc = mtc_der_enter(list, MTC_DER_SEQUENCE, &ext, NULL)) != MTC_OK)
+        return rc;
+    if ((rc = mtc_der_get(&ext, MTC_DER_OID, oid, NULL)) != MTC_OK)
+        return rc;
+    if (mtc_der_peek(&ext) == MTC_DER_BOOLEAN) {
+        if ((rc = mtc_der_get(&ext, MTC_DER_BOOLEAN, &b, NULL)) != MTC_OK)
+            return rc;
+        if (b.len != 1 || b.p[0] != 0xff)
+            return MTC_ERR_DER; /* DEFAULT FALSE must be omitted */
+    }
+    if ((rc = mtc_der_get(&ext, MTC_DER_OCTET_STRING, NULL, NULL)) != MTC_OK)
+        return rc;
+    return mtc_der_finish(&ext);
+}
+
+static int oid_cmp(const void *a, const void *b)
+{
+    const mtc_slice *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return memcmp(x->p, y->p, x->len);
+}
+
+/*
+ * RFC 5280 allows any number of extensions, one instance per OID. Almost
+ * every certificate has fewer than 64, checked on the stack; more cost
+ * one allocation, and sorting keeps the duplicate check O(n log n) for
+ * the largest entries an attacker can send.
+ */
+#define EXT_STACK 64
+
 static int parse_extensions(mtc_slice whole)
 {
     mtc_der_reader r, outer, list;
@@ -218,31 +256,77 @@ static int parse_extensions(mtc_slice whole)
         return rc;
     if (mtc_der_empty(&list))
         return MTC_ERR_CERT; /* Extensions ::= SEQUENCE SIZE (1..MAX) */
-    mtc_slice oids[64];
     size_t n = 0;
+    mtc_slice oid;
+    for (mtc_der_reader scan = list; !mtc_der_empty(&scan); n++)
+        if ((rc = read_extension(&scan, &oid)) != MTC_OK)
+            return rc;
+    mtc_slice stack[EXT_STACK];
+    mtc_slice *oids = n <= EXT_STACK ? stack : malloc(n * sizeof *oids);
+    if (!oids)
+        return MTC_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        read_extension(&list, &oids[i]); /* validated by the scan above */
+    qsort(oids, n, sizeof *oids, oid_cmp);
+    rc = MTC_OK;
+    for (size_t i = 1; i < n && rc == MTC_OK; i++)
+        if (oid_cmp(&oids[i - 1], &oids[i]) == 0)
+            rc = MTC_ERR_CERT; /* RFC 5280: one instance per OID */
+    if (oids != stack)
+        free(oids);
+    return rc;
+}
+
+/* 2.5.29.18 issuerAltName */
+static const uint8_t OID_IAN[] = {0x55, 0x1d, 0x12};
+
+/* The label's GeneralNames: one [4] directoryName holding an rdnSequence
+ * whose every RDN (a SET) has exactly one AttributeTypeAndValue. */
+static int check_ian_value(mtc_slice v)
+{
+    mtc_der_reader r, names, dn, rdns;
+    mtc_der_reader_init(&r, v.p, v.len);
+    if (mtc_der_enter(&r, MTC_DER_SEQUENCE, &names, NULL) != MTC_OK ||
+        mtc_der_finish(&r) != MTC_OK ||
+        mtc_der_enter(&names, MTC_DER_CONTEXT | MTC_DER_CONSTRUCTED | 4, &dn,
+                      NULL) != MTC_OK ||
+        !mtc_der_empty(&names) || /* a single GeneralName */
+        mtc_der_enter(&dn, MTC_DER_SEQUENCE, &rdns, NULL) != MTC_OK ||
+        !mtc_der_empty(&dn))
+        return MTC_ERR_CERT;
+    while (!mtc_der_empty(&rdns)) {
+        mtc_der_reader rdn, atv;
+        if (mtc_der_enter(&rdns, MTC_DER_SET, &rdn, NULL) != MTC_OK ||
+            mtc_der_enter(&rdn, MTC_DER_SEQUENCE, &atv, NULL) != MTC_OK ||
+            !mtc_der_empty(&rdn))
+            return MTC_ERR_CERT;
+    }
+    return MTC_OK;
+}
+
+int mtc_entry_check_issuer_alt_name(mtc_slice extensions)
+{
+    if (extensions.len == 0)
+        return MTC_OK;
+    mtc_der_reader r, outer, list;
+    mtc_der_reader_init(&r, extensions.p, extensions.len);
+    if (mtc_der_enter(&r, MTC_DER_CONTEXT | MTC_DER_CONSTRUCTED | 3, &outer,
+                      NULL) != MTC_OK ||
+        mtc_der_enter(&outer, MTC_DER_SEQUENCE, &list, NULL) != MTC_OK)
+        return MTC_ERR_CERT;
     while (!mtc_der_empty(&list)) {
         mtc_der_reader ext;
-        mtc_slice oid, b;
-        if ((rc = mtc_der_enter(&list, MTC_DER_SEQUENCE, &ext, NULL)) != MTC_OK)
-            return rc;
-        if ((rc = mtc_der_get(&ext, MTC_DER_OID, &oid, NULL)) != MTC_OK)
-            return rc;
-        if (mtc_der_peek(&ext) == MTC_DER_BOOLEAN) {
-            if ((rc = mtc_der_get(&ext, MTC_DER_BOOLEAN, &b, NULL)) != MTC_OK)
-                return rc;
-            if (b.len != 1 || b.p[0] != 0xff)
-                return MTC_ERR_DER; /* DEFAULT FALSE must be omitted */
-        }
-        if ((rc = mtc_der_get(&ext, MTC_DER_OCTET_STRING, NULL, NULL)) != MTC_OK)
-            return rc;
-        if ((rc = mtc_der_finish(&ext)) != MTC_OK)
-            return rc;
-        if (n == sizeof oids / sizeof oids[0])
-            return MTC_ERR_LIMIT;
-        for (size_t i = 0; i < n; i++)
-            if (oids[i].len == oid.len && !memcmp(oids[i].p, oid.p, oid.len))
-                return MTC_ERR_CERT; /* RFC 5280: one instance per OID */
-        oids[n++] = oid;
+        mtc_slice oid, v;
+        if (mtc_der_enter(&list, MTC_DER_SEQUENCE, &ext, NULL) != MTC_OK ||
+            mtc_der_get(&ext, MTC_DER_OID, &oid, NULL) != MTC_OK)
+            return MTC_ERR_CERT;
+        if (oid.len != sizeof OID_IAN || memcmp(oid.p, OID_IAN, oid.len))
+            continue;
+        if (mtc_der_peek(&ext) == MTC_DER_BOOLEAN)
+            return MTC_ERR_CERT; /* critical (DER omits FALSE) */
+        if (mtc_der_get(&ext, MTC_DER_OCTET_STRING, &v, NULL) != MTC_OK)
+            return MTC_ERR_CERT;
+        return check_ian_value(v); /* extensions are unique by OID */
     }
     return MTC_OK;
 }

@@ -39,6 +39,7 @@ static const struct err_entry err_table[] = {
     E(MTC_ERR_EXPIRED, "outside validity period"),
     E(MTC_ERR_LANDMARK, "landmark error"),
     E(MTC_ERR_CONFIG, "bad configuration"),
+    E(MTC_ERR_NOT_CURRENT, "the log is not the CA's current log"),
     E(MTC_ERR_KEY, "malformed key"),
     E(MTC_ERR_SIG_ENCODING, "malformed signature encoding"),
     E(MTC_ERR_SIM_PAST, "event time is before the current simulated time"),

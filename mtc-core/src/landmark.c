@@ -158,6 +158,18 @@ int mtc_landmarks_for_index(const mtc_landmarks *lm, uint64_t index,
     return MTC_OK;
 }
 
+int mtc_landmarks_find_subtree(const mtc_landmarks *lm, uint64_t start,
+                               uint64_t end, uint64_t *landmark)
+{
+    mtc_subtree sub;
+    uint64_t l;
+    if (start >= end || mtc_landmarks_for_index(lm, start, &l, &sub) != MTC_OK ||
+        sub.start != start || sub.end != end)
+        return MTC_ERR_RANGE;
+    *landmark = l;
+    return MTC_OK;
+}
+
 int mtc_landmark_group_contains(uint64_t group, uint64_t max_active,
                                 uint64_t landmark)
 {
@@ -229,11 +241,21 @@ int mtc_landmarks_parse(const char *text, size_t len, uint64_t max_active,
     if (read_u64(text, len, &i, ' ', &last) != MTC_OK ||
         read_u64(text, len, &i, '\n', &na) != MTC_OK)
         FAIL(MTC_ERR_PARSE);
+    if (max_active == 0) {
+        /* As published: a reader that does not know the CA's parameter
+         * (a relying party). Each size line takes at least two bytes,
+         * which bounds the allocation by the text's length. */
+        if (na > len / 2) {
+            line++;
+            FAIL(MTC_ERR_PARSE);
+        }
+        max_active = na ? na : 1;
+    }
     if (na > max_active || na > last)
         FAIL(MTC_ERR_LANDMARK);
     lm = mtc_landmarks_new(max_active);
     if (!lm) {
-        rc = max_active == 0 ? MTC_ERR_ARG : MTC_ERR_NOMEM;
+        rc = max_active > (UINT64_C(1) << 32) ? MTC_ERR_ARG : MTC_ERR_NOMEM;
         goto fail;
     }
     lm->last = last;

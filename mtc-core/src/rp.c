@@ -14,40 +14,7 @@
 #include "mtc/cosig.h"
 #include "mtc/error.h"
 #include "mtc/merkle.h"
-
-struct rp_cosigner {
-    mtc_taid id;
-    mtc_sig_alg alg;
-    size_t pk_len;
-    uint8_t *pk;
-};
-
-struct rp_group {
-    unsigned k;
-    size_t n;
-    size_t *members; /* indices into cosigners */
-};
-
-struct rp_subtree {
-    uint64_t log, start, end;
-    mtc_hash hash;
-};
-
-struct rp_range {
-    uint64_t first, last;
-};
-
-struct mtc_rp_ca {
-    mtc_taid ca_id;
-    struct rp_cosigner *cosigners;
-    size_t n_cosigners;
-    struct rp_group *groups;
-    size_t n_groups;
-    struct rp_subtree *subtrees;
-    size_t n_subtrees, cap_subtrees;
-    struct rp_range *revoked;
-    size_t n_revoked;
-};
+#include "rp_internal.h"
 
 static const char *const reason_names[MTC_RP_REASON_COUNT] = {
     "ok", "malformed", "unknown-issuer", "signature-algorithm",
@@ -80,6 +47,7 @@ void mtc_rp_ca_free(mtc_rp_ca *rp)
     free(rp->groups);
     free(rp->subtrees);
     free(rp->revoked);
+    free(rp->logs);
     free(rp);
 }
 
@@ -88,7 +56,7 @@ const mtc_taid *mtc_rp_ca_id(const mtc_rp_ca *rp)
     return &rp->ca_id;
 }
 
-static long find_cosigner(const mtc_rp_ca *rp, const uint8_t *id, size_t len)
+long mtc__rp_find_cosigner(const mtc_rp_ca *rp, const uint8_t *id, size_t len)
 {
     for (size_t i = 0; i < rp->n_cosigners; i++)
         if (rp->cosigners[i].id.len == len &&
@@ -105,7 +73,7 @@ int mtc_rp_ca_add_cosigner(mtc_rp_ca *rp, const mtc_taid *id, mtc_sig_alg alg,
         return MTC_ERR_UNSUPPORTED;
     if (pk_len != info->pk_len)
         return MTC_ERR_KEY;
-    if (id->len == 0 || find_cosigner(rp, id->b, id->len) >= 0)
+    if (id->len == 0 || mtc__rp_find_cosigner(rp, id->b, id->len) >= 0)
         return MTC_ERR_CONFIG;
     struct rp_cosigner *c =
         realloc(rp->cosigners, (rp->n_cosigners + 1) * sizeof *c);
@@ -129,7 +97,7 @@ int mtc_rp_ca_add_policy(mtc_rp_ca *rp, unsigned k, const mtc_taid *ids,
     if (!m)
         return MTC_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
-        long c = find_cosigner(rp, ids[i].b, ids[i].len);
+        long c = mtc__rp_find_cosigner(rp, ids[i].b, ids[i].len);
         for (size_t j = 0; c >= 0 && j < i; j++)
             if (m[j] == (size_t)c)
                 c = -1; /* listed twice would let one signature count twice */
@@ -147,6 +115,18 @@ int mtc_rp_ca_add_policy(mtc_rp_ca *rp, unsigned k, const mtc_taid *ids,
     rp->groups = g;
     g[rp->n_groups++] = (struct rp_group){k, n, m};
     return MTC_OK;
+}
+
+int mtc__rp_policy_met(const mtc_rp_ca *rp, const uint8_t *ok)
+{
+    int satisfied = rp->n_groups > 0;
+    for (size_t g = 0; g < rp->n_groups && satisfied; g++) {
+        unsigned have = 0;
+        for (size_t m = 0; m < rp->groups[g].n; m++)
+            have += ok[rp->groups[g].members[m]];
+        satisfied = have >= rp->groups[g].k;
+    }
+    return satisfied;
 }
 
 int mtc_rp_ca_revoke(mtc_rp_ca *rp, uint64_t first, uint64_t last)
@@ -322,9 +302,13 @@ int mtc_rp_verify_parsed(const mtc_rp_ca *rp, const mtc_cert *c, int64_t now,
                                                       : calloc(rp->n_cosigners, 1);
         if (!ok)
             return fail(res, MTC_RP_COSIGNERS, MTC_ERR_NOMEM);
-        for (size_t s = 0; s < p.n_sigs; s++) {
-            long ci = find_cosigner(rp, p.sigs[s].cosigner_id.p,
-                                    p.sigs[s].cosigner_id.len);
+        /* Every signature, however many: unknown cosigners are ignored
+         * (the draft's MUST), so their number cannot make a proof bad. */
+        size_t cur = 0;
+        mtc_subtree_sig sg;
+        while (mtc_proof_sig_next(&p, &cur, &sg)) {
+            long ci = mtc__rp_find_cosigner(rp, sg.cosigner_id.p,
+                                            sg.cosigner_id.len);
             if (ci < 0) {
                 res->ignored_sigs++;
                 continue;
@@ -332,19 +316,12 @@ int mtc_rp_verify_parsed(const mtc_rp_ca *rp, const mtc_cert *c, int64_t now,
             const struct rp_cosigner *co = &rp->cosigners[ci];
             if (mtc_cosig_verify(co->alg, co->pk, co->pk_len, &co->id, &log_id,
                                  0, p.start, p.end, &expected,
-                                 p.sigs[s].signature.p,
-                                 p.sigs[s].signature.len) == MTC_OK) {
+                                 sg.signature.p, sg.signature.len) == MTC_OK) {
                 ok[ci] = 1;
                 res->valid_sigs++;
             }
         }
-        int satisfied = rp->n_groups > 0;
-        for (size_t g = 0; g < rp->n_groups && satisfied; g++) {
-            unsigned have = 0;
-            for (size_t m = 0; m < rp->groups[g].n; m++)
-                have += ok[rp->groups[g].members[m]];
-            satisfied = have >= rp->groups[g].k;
-        }
+        int satisfied = mtc__rp_policy_met(rp, ok);
         if (ok != valid)
             free(ok);
         if (!satisfied)

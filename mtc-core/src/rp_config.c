@@ -2,7 +2,10 @@
  * rp_config.c - the relying-party configuration text format (mtc/rp.h).
  *
  * A strict line parser: configuration mistakes must surface as an error
- * naming the line, never as a silently weaker policy.
+ * naming the line, never as a silently weaker policy. Strict about what
+ * a line says, not about how an editor saved it: fields are separated by
+ * runs of spaces or tabs, a line may end in CRLF, and the last line may
+ * lack its newline.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,20 +15,26 @@
 
 #define MAX_FIELDS 40
 
-/* Splits line[0..len) at single spaces; 0 on empty fields. */
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* Splits line[0..len) at runs of blanks; 0 when there are no fields or
+ * more than MAX_FIELDS. */
 static size_t split(const char *line, size_t len, const char **f, size_t *fl)
 {
-    size_t n = 0, start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i == len || line[i] == ' ') {
-            if (i == start || n == MAX_FIELDS)
-                return 0;
-            f[n] = line + start;
-            fl[n++] = i - start;
-            start = i + 1;
-        }
+    size_t n = 0, i = 0;
+    for (;;) {
+        while (i < len && is_blank(line[i]))
+            i++;
+        if (i == len)
+            return n;
+        if (n == MAX_FIELDS)
+            return 0;
+        size_t start = i;
+        while (i < len && !is_blank(line[i]))
+            i++;
+        f[n] = line + start;
+        fl[n++] = i - start;
     }
-    return n;
 }
 
 static int parse_u64(const char *s, size_t len, uint64_t *v)
@@ -136,14 +145,15 @@ int mtc_rp_ca_load(const uint8_t *ca_der, size_t ca_len, const char *conf,
     while (i < conf_len) {
         line++;
         const char *nl = memchr(conf + i, '\n', conf_len - i);
-        if (!nl) {
-            rc = MTC_ERR_CONFIG; /* last line not terminated */
-            goto fail;
-        }
-        size_t len = (size_t)(nl - (conf + i));
+        size_t len = nl ? (size_t)(nl - (conf + i)) : conf_len - i;
         const char *l = conf + i;
         i += len + 1;
-        if (len == 0 || l[0] == '#')
+        if (len && l[len - 1] == '\r')
+            len--;
+        size_t lead = 0;
+        while (lead < len && is_blank(l[lead]))
+            lead++;
+        if (lead == len || l[lead] == '#')
             continue;
         const char *f[MAX_FIELDS];
         size_t fl[MAX_FIELDS];

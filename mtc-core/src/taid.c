@@ -109,6 +109,13 @@ int mtc_taid_equal(const mtc_taid *a, const mtc_taid *b)
     return a->len == b->len && !memcmp(a->b, b->b, a->len);
 }
 
+int mtc_taid_in_arc(const mtc_taid *arc, const mtc_taid *id)
+{
+    /* Each arc's last octet has its high bit clear, so a byte prefix that
+     * ends at arc->len is an arc prefix. */
+    return arc->len && id->len >= arc->len && !memcmp(arc->b, id->b, arc->len);
+}
+
 int mtc_taid_origin(const mtc_taid *id, char *out, size_t cap, size_t *out_len)
 {
     static const char prefix[] = "oid/1.3.6.1.4.1.";

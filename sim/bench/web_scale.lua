@@ -2,7 +2,7 @@
 -- the scale goal of the web side, measured through the whole product
 -- (Lua scenario, the real PKI world, SQLite results).
 --
--- One CA at Let's Encrypt's rate (6 million a day, facts.md), a mirror, the
+-- One CA at Let's Encrypt's rate (6 million a day, docs/sources.md), a mirror, the
 -- update service, 10,000 sites and `clients` browsers (default 10^6) that
 -- browse, resume and update as in quickstart.lua (one host per visit: every
 -- handshake is an engine event of its own, the costly case). The run is as

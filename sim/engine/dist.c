@@ -227,7 +227,42 @@ sim_time sim_dist_sample_duration(const sim_dist *d, gsl_rng *r)
     double s = sim_dist_sample(d, r);
     if (!(s > 0))
         return 0;
+    if (s >= (double)SIM_DURATION_MAX * 1e-6)
+        return SIM_DURATION_MAX;
     return sim_time_from_sec(s);
+}
+
+void sim_dist_support(const sim_dist *d, double *lo, double *hi)
+{
+    *lo = 0;
+    *hi = INFINITY;
+    switch (d->kind) {
+    case SIM_DIST_CONST: *lo = *hi = d->a; break;
+    case SIM_DIST_PARETO: *lo = d->b; break;
+    case SIM_DIST_UNIFORM: *lo = d->a; *hi = d->b; break;
+    case SIM_DIST_ZIPF: *lo = 1; *hi = (double)d->n; break;
+    case SIM_DIST_EMPIRICAL:
+        *lo = INFINITY;
+        *hi = -INFINITY;
+        for (size_t i = 0; i < d->n; i++) {
+            if (d->prob[i] > 0 && d->values[i] < *lo)
+                *lo = d->values[i];
+            if (d->prob[i] > 0 && d->values[i] > *hi)
+                *hi = d->values[i];
+        }
+        break;
+    default: break;
+    }
+}
+
+size_t sim_dist_footprint(int kind, uint64_t n)
+{
+    /* values, pmf and cumulative pmf (8 bytes each per outcome), GSL's
+     * alias table (16) and its construction's work arrays (24) */
+    uint64_t per = kind == SIM_DIST_EMPIRICAL ? 64 : kind == SIM_DIST_ZIPF ? 56 : 0;
+    if (per && n > (SIZE_MAX - 4096) / per)
+        return SIZE_MAX;
+    return sizeof(sim_dist) + (size_t)(per * n);
 }
 
 double sim_dist_cdf(const sim_dist *d, double x)

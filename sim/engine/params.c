@@ -135,6 +135,19 @@ int sim_param_set_dist(const sim_param_desc *d, void *cfg, sim_dist *dist,
         sim_dist_destroy(dist);
         return SIM_ERR_CONFIG;
     }
+    /* The mean alone lets extreme values through (uniform{lo = -1e308,
+     * hi = 1e308} has mean 0): a distribution's values must lie in
+     * [min(0, min), max] as far as they are bounded. Unbounded tails
+     * (exponential, lognormal...) are saturated where they are sampled
+     * (sim_dist_sample_duration). */
+    double lo, hi, floor_ = d->min < 0 ? d->min : 0;
+    sim_dist_support(dist, &lo, &hi);
+    if (!(lo >= floor_) || (isfinite(hi) && !(hi <= d->max))) {
+        snprintf(err, errlen, "%s: values from %g to %g are outside [%g, %g]",
+                 d->name, lo, hi, floor_, d->max);
+        sim_dist_destroy(dist);
+        return SIM_ERR_CONFIG;
+    }
     sim_dist **slot = FIELD(cfg, d, sim_dist *);
     sim_dist_destroy(*slot);
     *slot = dist;

@@ -1,7 +1,7 @@
 /*
  * pki_params.c - parameter schemas of the world and of the PKI-side kinds
  * ("world", "ca", "cosigner", "update_service"), with their defaults and
- * cross-field checks. Defaults follow ../shared/ref/facts.md where a fact
+ * cross-field checks. Defaults follow docs/sources.md where a source
  * exists (7-day lifetime, hourly landmarks, ML-DSA-44 cosigners).
  */
 #include <stdio.h>
@@ -84,7 +84,7 @@ static const sim_param_desc ca_params[] = {
      pki_alg_names, "", "CA cosigner signature algorithm"},
     {"rate", SIM_PARAM_REAL, offsetof(pki_ca_config, rate), 0, 0, 1e6, NULL,
      "1/s", "background issuance rate (Poisson), on top of sampled sites; "
-            "Let's Encrypt ~69/s (6e6/day, facts.md)"},
+            "Let's Encrypt ~69/s (6e6/day, docs/sources.md [le-rate])"},
     {"profile", SIM_PARAM_PROFILE, offsetof(pki_ca_config, profile), 0, 0, 0,
      NULL, "", "daily profile of the background rate (relative, per hour)"},
     {"lifetime", SIM_PARAM_DURATION, offsetof(pki_ca_config, lifetime), 0, 60,

@@ -20,6 +20,9 @@
 #include "sim/world_module.h"
 
 #define REPL (SIM_METRIC_REPLICATED)
+/* The longest outage an action may ask for: the longest run (100 years);
+ * an infinite one overflowed the end time. */
+#define PKI_OUTAGE_MAX 3.2e9
 #define REPL_SERIES (SIM_METRIC_REPLICATED | SIM_METRIC_SERIES)
 
 pki_state *pki_state_of(const sim_world *w)
@@ -356,8 +359,11 @@ static int pki_act(sim_world *w, void *state, const sim_world_action *a,
     if (!strcmp(n, "cosigner_down") || !strcmp(n, "cosigner_up")) {
         pki_cosigner_set_manual(&ps->cos[index], n[9] == 'd');
     } else if (!strcmp(n, "cosigner_outage") || !strcmp(n, "update_outage")) {
-        if (!(args[0] > 0)) {
-            snprintf(err, errlen, "%s: duration_s must be positive", n);
+        /* finite and bounded: now + an infinite outage overflowed */
+        if (!(args[0] > 0 && args[0] <= PKI_OUTAGE_MAX)) {
+            snprintf(err, errlen, "%s: duration_s must be in (0, %g] (an "
+                                  "outage without end: %s)", n, PKI_OUTAGE_MAX,
+                     n[0] == 'c' ? "cosigner_down" : "update_down");
             return MTC_ERR_CONFIG;
         }
         sim_time at = sim_now(ps->env->engine) + sim_time_from_sec(args[0]);
@@ -372,8 +378,14 @@ static int pki_act(sim_world *w, void *state, const sim_world_action *a,
         pki_update_set_manual(&ps->us[index], n[7] == 'd');
     } else if (!strcmp(n, "revoke_range")) {
         pki_ca *ca = &ps->ca[index];
-        if (args[0] < 0 || args[1] < args[0] || args[1] >= 281474976710655.0) {
+        /* written so that NaN fails every test (casts of NaN are undefined) */
+        if (!(args[0] >= 0 && args[1] >= args[0] && args[1] < 281474976710655.0)) {
             snprintf(err, errlen, "revoke_range: need 0 <= first <= last < 2^48");
+            return MTC_ERR_CONFIG;
+        }
+        if (nargs > 2 && !(args[2] >= 1 && args[2] <= 65535)) {
+            snprintf(err, errlen, "revoke_range: log_number must be an integer "
+                                  "in 1..65535");
             return MTC_ERR_CONFIG;
         }
         uint64_t log = nargs > 2 ? (uint64_t)args[2]
@@ -392,7 +404,7 @@ static int pki_act(sim_world *w, void *state, const sim_world_action *a,
         }
     } else if (!strcmp(n, "split_view")) {
         pki_ca *ca = &ps->ca[index];
-        if (args[0] < 0 || args[0] > (double)ca->nslots) {
+        if (!(args[0] >= 0 && args[0] <= (double)ca->nslots)) {
             snprintf(err, errlen, "split_view: k must be 0..%zu", ca->nslots);
             return MTC_ERR_CONFIG;
         }

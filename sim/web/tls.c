@@ -20,12 +20,17 @@ typedef struct wr {
     uint8_t *p;
     size_t cap, len;
     int err;
+    int measure;            /* 1: count only (p unused, cap unlimited) */
 } wr;
 
 static void put(wr *w, const void *b, size_t n)
 {
     if (w->err)
         return;
+    if (w->measure) {
+        w->len += n;
+        return;
+    }
     if (n > w->cap - w->len) {
         w->err = MTC_ERR_LIMIT;
         return;
@@ -56,6 +61,8 @@ static void patch_len(wr *w, size_t at, unsigned bytes)
         w->err = MTC_ERR_LIMIT;
         return;
     }
+    if (w->measure)
+        return;
     for (unsigned i = 0; i < bytes; i++)
         w->p[at + i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
 }
@@ -123,7 +130,7 @@ int tls_ext_trust_anchors_encode(uint16_t codepoint, const mtc_taid *ids,
     for (size_t i = 0; i < n; i++)
         if (ids[i].len == 0)
             return MTC_ERR_ARG;
-    wr w = {out, out ? cap : 0, 0, 0};
+    wr w = {out, out ? cap : 0, 0, 0, 0};
     put_u(&w, codepoint, 2);
     size_t ext_at = w.len;
     put_u(&w, 0, 2);
@@ -203,7 +210,7 @@ int tls_certificate_encode(uint16_t codepoint, const tls_cert_entry *certs,
     for (size_t i = 0; i < n; i++)
         if (!certs[i].der || certs[i].len == 0)
             return MTC_ERR_ARG;
-    wr w = {out, out ? cap : 0, 0, 0};
+    wr w = {out, out ? cap : 0, 0, 0, 0};
     put_u(&w, TLS_HS_CERTIFICATE, 1);
     size_t msg_at = w.len;
     put_u(&w, 0, 3);
@@ -299,7 +306,7 @@ int tls_certificate_verify_encode(uint16_t scheme, const uint8_t *sig,
 {
     if (!out_len || (!sig && sig_len) || sig_len > 0xffff)
         return MTC_ERR_ARG;
-    wr w = {out, out ? cap : 0, 0, 0};
+    wr w = {out, out ? cap : 0, 0, 0, 0};
     put_u(&w, TLS_HS_CERTIFICATE_VERIFY, 1);
     put_u(&w, 2 + 2 + sig_len, 3);
     put_u(&w, scheme, 2);
@@ -345,20 +352,30 @@ size_t tls_group_server_share_len(uint16_t group)
     }
 }
 
-int tls_server_hello_encode(uint16_t group, uint8_t *out, size_t cap,
-                            size_t *out_len)
+size_t tls_group_client_share_len(uint16_t group)
+{
+    switch (group) {
+    case TLS_GROUP_X25519: return 32;
+    case TLS_GROUP_SECP256R1: return 65;
+    case TLS_GROUP_X25519MLKEM768: return 1184 + 32; /* ML-KEM ek + X25519 */
+    default: return 0;
+    }
+}
+
+int tls_server_hello_encode_sid(uint16_t group, size_t sid_len, uint8_t *out,
+                                size_t cap, size_t *out_len)
 {
     size_t share = tls_group_server_share_len(group);
-    if (!share || !out_len)
+    if (!share || !out_len || sid_len > 32)
         return MTC_ERR_ARG;
-    wr w = {out, out ? cap : 0, 0, 0};
+    wr w = {out, out ? cap : 0, 0, 0, 0};
     put_u(&w, TLS_HS_SERVER_HELLO, 1);
     size_t msg_at = w.len;
     put_u(&w, 0, 3);
     put_u(&w, 0x0303, 2);       /* legacy_version */
     put(&w, NULL, 32);          /* random */
-    put_u(&w, 32, 1);           /* legacy_session_id_echo */
-    put(&w, NULL, 32);
+    put_u(&w, sid_len, 1);      /* legacy_session_id_echo */
+    put(&w, NULL, sid_len);
     put_u(&w, 0x1301, 2);       /* TLS_AES_128_GCM_SHA256 */
     put_u(&w, 0, 1);            /* legacy_compression_method */
     size_t exts_at = w.len;
@@ -379,12 +396,198 @@ int tls_server_hello_encode(uint16_t group, uint8_t *out, size_t cap,
     return MTC_OK;
 }
 
-size_t tls_server_hello_len(uint16_t group)
+size_t tls_server_hello_len_sid(uint16_t group, size_t sid_len)
 {
     size_t share = tls_group_server_share_len(group);
-    if (!share)
+    if (!share || sid_len > 32)
         return 0;
-    return 4 + 2 + 32 + 1 + 32 + 2 + 1 + 2 + (2 + 2 + 2) + (2 + 2 + 2 + 2 + share);
+    return 4 + 2 + 32 + 1 + sid_len + 2 + 1 + 2 + (2 + 2 + 2) + (2 + 2 + 2 + 2 + share);
+}
+
+int tls_server_hello_encode(uint16_t group, uint8_t *out, size_t cap,
+                            size_t *out_len)
+{
+    return tls_server_hello_encode_sid(group, 32, out, cap, out_len);
+}
+
+size_t tls_server_hello_len(uint16_t group)
+{
+    return tls_server_hello_len_sid(group, 32);
+}
+
+/* ---- ClientHello ------------------------------------------------------------- */
+
+#define TLS_EXT_SERVER_NAME 0
+#define TLS_EXT_SUPPORTED_GROUPS 10
+#define TLS_EXT_SIGNATURE_ALGORITHMS 13
+#define TLS_EXT_ALPN 16
+#define TLS_EXT_PADDING 21
+#define TLS_EXT_PSK_MODES 45
+#define TLS_EXT_QUIC_TRANSPORT_PARAMETERS 57
+
+/* ecdsa_secp256r1_sha256, rsa_pss_rsae_sha256, rsa_pkcs1_sha256,
+ * ecdsa_secp384r1_sha384, rsa_pss_rsae_sha384, rsa_pkcs1_sha384,
+ * rsa_pss_rsae_sha512, rsa_pkcs1_sha512, ed25519, ML-DSA-44/65/87. */
+static const uint16_t ch_schemes[] = {0x0403, 0x0804, 0x0401, 0x0503, 0x0805, 0x0501,
+                                      0x0806, 0x0601, 0x0807, 0x0904, 0x0905, 0x0906};
+
+static void put_varint(wr *w, uint64_t v)
+{
+    if (v < 64)
+        put_u(w, v, 1);
+    else if (v < 16384)
+        put_u(w, v | 0x4000, 2);
+    else if (v < 1073741824)
+        put_u(w, v | UINT64_C(0x80000000), 4);
+    else
+        put_u(w, v | UINT64_C(0xc000000000000000), 8);
+}
+
+/* One transport parameter with an integer value (RFC 9000 section 18). */
+static void put_tp_int(wr *w, uint64_t id, uint64_t v)
+{
+    size_t n = v < 64 ? 1 : v < 16384 ? 2 : v < 1073741824 ? 4 : 8;
+    put_varint(w, id);
+    put_varint(w, n);
+    put_varint(w, v);
+}
+
+/* Writes the ClientHello into w (ext NULL: ext_len zero bytes). The one
+ * layout behind both the encoder and the length. */
+static int ch_write(wr *wp, const tls_client_hello *ch, const uint8_t *ext,
+                    size_t ext_len)
+{
+    if (!ch || !ch->server_name)
+        return MTC_ERR_ARG;
+    size_t share = tls_group_client_share_len(ch->group);
+    size_t nlen = strlen(ch->server_name);
+    if (!share || nlen == 0 || nlen > 255 || (ch->extra > 0 && ch->extra < 4) ||
+        ch->scid_len > 20)
+        return MTC_ERR_ARG;
+    wr w = *wp;
+    put_u(&w, 1, 1); /* client_hello */
+    size_t msg_at = w.len;
+    put_u(&w, 0, 3);
+    put_u(&w, 0x0303, 2);
+    put(&w, NULL, 32);
+    size_t sid = ch->quic ? 0 : 32;
+    put_u(&w, sid, 1);
+    put(&w, NULL, sid);
+    put_u(&w, 6, 2); /* TLS_AES_128_GCM_SHA256, _256_GCM_SHA384, CHACHA20 */
+    put_u(&w, 0x1301, 2);
+    put_u(&w, 0x1302, 2);
+    put_u(&w, 0x1303, 2);
+    put_u(&w, 1, 1);
+    put_u(&w, 0, 1);
+    size_t exts_at = w.len;
+    put_u(&w, 0, 2);
+    /* server_name: one host_name */
+    put_u(&w, TLS_EXT_SERVER_NAME, 2);
+    put_u(&w, 2 + 1 + 2 + nlen, 2);
+    put_u(&w, 1 + 2 + nlen, 2);
+    put_u(&w, 0, 1);
+    put_u(&w, nlen, 2);
+    put(&w, ch->server_name, nlen);
+    /* supported_groups: the share's group first, then the classical two */
+    uint16_t groups[3] = {ch->group, TLS_GROUP_X25519, TLS_GROUP_SECP256R1};
+    size_t ng = 0;
+    uint16_t g[3];
+    for (size_t i = 0; i < 3; i++) {
+        int dup = 0;
+        for (size_t k = 0; k < ng; k++)
+            dup |= g[k] == groups[i];
+        if (!dup)
+            g[ng++] = groups[i];
+    }
+    put_u(&w, TLS_EXT_SUPPORTED_GROUPS, 2);
+    put_u(&w, 2 + 2 * ng, 2);
+    put_u(&w, 2 * ng, 2);
+    for (size_t i = 0; i < ng; i++)
+        put_u(&w, g[i], 2);
+    size_t ns = sizeof ch_schemes / sizeof ch_schemes[0];
+    put_u(&w, TLS_EXT_SIGNATURE_ALGORITHMS, 2);
+    put_u(&w, 2 + 2 * ns, 2);
+    put_u(&w, 2 * ns, 2);
+    for (size_t i = 0; i < ns; i++)
+        put_u(&w, ch_schemes[i], 2);
+    put_u(&w, TLS_EXT_SUPPORTED_VERSIONS, 2);
+    put_u(&w, 3, 2);
+    put_u(&w, 2, 1);
+    put_u(&w, 0x0304, 2);
+    put_u(&w, TLS_EXT_PSK_MODES, 2);
+    put_u(&w, 2, 2);
+    put_u(&w, 1, 1);
+    put_u(&w, 1, 1); /* psk_dhe_ke */
+    put_u(&w, TLS_EXT_KEY_SHARE, 2);
+    put_u(&w, 2 + 4 + share, 2);
+    put_u(&w, 4 + share, 2);
+    put_u(&w, ch->group, 2);
+    put_u(&w, share, 2);
+    put(&w, NULL, share);
+    /* ALPN */
+    put_u(&w, TLS_EXT_ALPN, 2);
+    size_t alpn_at = w.len;
+    put_u(&w, 0, 2);
+    size_t list_at = w.len;
+    put_u(&w, 0, 2);
+    if (ch->quic) {
+        put_u(&w, 2, 1);
+        put(&w, "h3", 2);
+    } else {
+        put_u(&w, 2, 1);
+        put(&w, "h2", 2);
+        put_u(&w, 8, 1);
+        put(&w, "http/1.1", 8);
+    }
+    patch_len(&w, list_at, 2);
+    patch_len(&w, alpn_at, 2);
+    if (ch->quic) {
+        put_u(&w, TLS_EXT_QUIC_TRANSPORT_PARAMETERS, 2);
+        size_t tp_at = w.len;
+        put_u(&w, 0, 2);
+        put_tp_int(&w, 0x01, 30000);    /* max_idle_timeout (ms) */
+        put_tp_int(&w, 0x03, 1472);     /* max_udp_payload_size */
+        put_tp_int(&w, 0x04, 15728640); /* initial_max_data */
+        put_tp_int(&w, 0x05, 6291456);  /* initial_max_stream_data_bidi_local */
+        put_tp_int(&w, 0x06, 6291456);  /* initial_max_stream_data_bidi_remote */
+        put_tp_int(&w, 0x07, 6291456);  /* initial_max_stream_data_uni */
+        put_tp_int(&w, 0x08, 100);      /* initial_max_streams_bidi */
+        put_tp_int(&w, 0x09, 103);      /* initial_max_streams_uni */
+        put_varint(&w, 0x0f);           /* initial_source_connection_id */
+        put_varint(&w, ch->scid_len);
+        put(&w, NULL, ch->scid_len);
+        patch_len(&w, tp_at, 2);
+    }
+    put(&w, ext, ext_len);
+    if (ch->extra) {
+        put_u(&w, TLS_EXT_PADDING, 2);
+        put_u(&w, ch->extra - 4, 2);
+        put(&w, NULL, ch->extra - 4);
+    }
+    patch_len(&w, exts_at, 2);
+    patch_len(&w, msg_at, 3);
+    *wp = w;
+    return w.err;
+}
+
+int tls_client_hello_encode(const tls_client_hello *ch, const uint8_t *ext,
+                            size_t ext_len, uint8_t *out, size_t cap,
+                            size_t *out_len)
+{
+    if (!out_len || (ext_len && !ext))
+        return MTC_ERR_ARG;
+    wr w = {out, out ? cap : 0, 0, 0, 0};
+    int rc = ch_write(&w, ch, ext, ext_len);
+    if (rc != MTC_OK)
+        return rc;
+    *out_len = w.len;
+    return MTC_OK;
+}
+
+size_t tls_client_hello_len(const tls_client_hello *ch, size_t ext_len)
+{
+    wr w = {NULL, 0, 0, 0, 1};
+    return ch_write(&w, ch, NULL, ext_len) == MTC_OK ? w.len : 0;
 }
 
 size_t tls_encrypted_extensions_len(size_t ext_len) { return 4 + 2 + ext_len; }
@@ -498,13 +701,38 @@ size_t tls_quic_flight_bytes(const tls_transport *t, size_t initial,
 
 unsigned tls_extra_rtt_quic(const tls_transport *t, size_t bytes)
 {
+    return tls_extra_rtt_quic_rx(t, t->quic_client_initial, bytes);
+}
+
+size_t tls_quic_client_datagrams(const tls_transport *t, size_t ch_len)
+{
+    size_t size = t->quic_client_initial < 1200 ? 1200 : t->quic_client_initial;
+    size_t n = 0;
+    uint64_t off = 0;
+    size_t left = ch_len;
+    do {
+        size_t ovh = quic_packet_overhead(t, 1, off, left);
+        if (ovh >= size)
+            return SIZE_MAX; /* nothing fits: cannot happen from 1200 bytes */
+        size_t k = size - ovh < left ? size - ovh : left;
+        /* a shorter length varint can only make room */
+        left -= k;
+        off += k;
+        n++;
+    } while (left > 0);
+    return n;
+}
+
+unsigned tls_extra_rtt_quic_rx(const tls_transport *t, size_t received,
+                               size_t bytes)
+{
     uint64_t maxd = t->quic_max_datagram < 1200 ? 1200 : t->quic_max_datagram;
     /* RFC 9002 section 7.2: min(10 * max_datagram, max(14720, 2 * max_datagram)). */
     uint64_t cw = 10 * maxd;
     uint64_t alt = 14720 > 2 * maxd ? 14720 : 2 * maxd;
     if (alt < cw)
         cw = alt;
-    uint64_t amp = (uint64_t)t->quic_amplification * t->quic_client_initial;
+    uint64_t amp = (uint64_t)t->quic_amplification * received;
     uint64_t budget = amp < cw ? amp : cw;
     uint64_t sent = 0;
     unsigned rounds = 0;

@@ -1,15 +1,22 @@
 /*
  * web_browser.c - browser populations (relying parties): cohorts with
- * online sessions on a daily profile, component-updater style update
- * checks with failures, Poisson page visits while online, site choice by
- * Zipf popularity, session resumption; and the web side's lifecycle.
+ * online sessions on a daily profile and absences, update checks (a
+ * start-up check and periodic ones at a random phase) with failures,
+ * installs after an optional policy delay, new installs arriving with
+ * their installer's state, Poisson page visits while online, site choice
+ * by Zipf popularity, session resumption; the landmark metrics of the
+ * update model (docs/model.md, "the client update model"); and the web
+ * side's lifecycle.
  *
  * A client is one small struct with its engine event inside (no
  * allocation per event) and no random state but a draw counter: its
  * stream (WEB_STREAM_CLIENT, client id) is re-entered on demand with
  * sim_rng_use, so its draws do not depend on other clients, on event
  * order or on the MPI shard that simulates it. Its whole PKI state is the
- * number of the update-service publication it holds.
+ * number of the update-service publication it holds; what a policy delay
+ * keeps waiting lives beside it (web_applyq), in the cohorts that have
+ * one, so that the struct stays at two cache lines. What a check fetches
+ * and installs, and the landmark metrics, are web_update.c's.
  *
  * Expected load: ~10^6 clients, tens of visits per client-day; every
  * client action is one engine event (the ladder queue handles 10^6
@@ -31,11 +38,15 @@
 #include "web_internal.h"
 
 const char *const web_policy_names[] = {"pki", NULL};
+const char *const web_update_start_names[] = {"if_due", "always", NULL};
+const char *const web_update_phase_names[] = {"random", "start", NULL};
 static const char *const transport_names[] = {"tcp", "quic", NULL};
 
 /* ---- schema -------------------------------------------------------------- */
 
 #define BO(f) offsetof(web_browsers_config, f)
+/* hosts_per_visit's range, and the cap on each draw */
+#define HOSTS_PER_VISIT_MAX 1000
 static const sim_param_desc browser_params[] = {
     {"name", SIM_PARAM_STRING, BO(name), WEB_NAME_MAX, 0, 0, NULL, "", "unique entity name (the cohort label)"},
     {"count", SIM_PARAM_INT, BO(count), 0, 0, 4e9, NULL, "", "clients in this cohort"},
@@ -43,18 +54,31 @@ static const sim_param_desc browser_params[] = {
     {"online_profile", SIM_PARAM_PROFILE, BO(online_profile), 0, 0, 0, NULL, "", "relative session-start intensity per hour of day"},
     {"session_duration", SIM_PARAM_DIST, BO(session_duration), 0, 0, 1e7, NULL, "s", "length of an online session"},
     {"visits_per_hour", SIM_PARAM_REAL, BO(visits_per_hour), 0, 0, 1e6, NULL, "1/h", "page visits while online (Poisson)"},
-    {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, 1000, NULL, "", "distinct hosts a visit connects to at once (median 6 domains per session, facts.md)"},
-    {"zipf_exponent", SIM_PARAM_REAL, BO(zipf_exponent), 0, 0, 5, NULL, "", "site popularity exponent (power law slope ~1.2, facts.md)"},
-    {"update_first_delay", SIM_PARAM_DURATION, BO(update_first_delay), 0, 0, 86400, NULL, "s", "first update check after a session starts (Chrome: ~60 s)"},
-    {"update_interval", SIM_PARAM_DIST, BO(update_interval), 0, 0, 1e7, NULL, "s", "time between update checks while online (Chrome: 5 h)"},
+    {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, HOSTS_PER_VISIT_MAX, NULL, "", "distinct hosts a visit connects to at once (at most the number of sites and 1000; median 6 domains per session: docs/sources.md [zipf-sites])"},
+    {"zipf_exponent", SIM_PARAM_REAL, BO(zipf_exponent), 0, 0, 5, NULL, "", "site popularity exponent within each site group (power law slope ~1.2: docs/sources.md [zipf-sites])"},
+    {"update_first_delay", SIM_PARAM_DURATION, BO(update_first_delay), 0, 0, 86400, NULL, "s", "the start-up check runs this long after a session starts (Chrome's component updater: about 60 s)"},
+    {"update_interval", SIM_PARAM_DIST, BO(update_interval), 0, 0, 1e7, NULL, "s", "a check falls due this long after the previous one and runs then if online, else at the next start-up (Chrome: 5 h)"},
+    {"update_on_start", SIM_PARAM_ENUM, BO(update_on_start), 0, 0, 0, web_update_start_names, "", "start-up check: only when a check is due (if_due), or at every session start (always: Chrome's component updater)"},
+    {"update_phase", SIM_PARAM_ENUM, BO(update_phase), 0, 0, 0, web_update_phase_names, "", "first check of a client present at the start: at a random phase of update_interval (random), or at its first start-up, all in step (start)"},
+    {"update_apply_delay", SIM_PARAM_DIST, BO(update_apply_delay), 0, 0, 1e8, NULL, "s", "policy delay: a publication fetched at a check is installed this long after it (one draw per client, as a managed install's policy); none: at once"},
     {"update_fail_prob", SIM_PARAM_REAL, BO(update_fail_prob), 0, 0, 1, NULL, "", "probability that an update check fails"},
-    {"never_updates", SIM_PARAM_BOOL, BO(never_updates), 0, 0, 1, NULL, "", "frozen clients: keep publication 0 forever"},
+    {"never_updates", SIM_PARAM_BOOL, BO(never_updates), 0, 0, 1, NULL, "", "frozen clients: never check, keep the publication they start with"},
+    {"away_prob", SIM_PARAM_REAL, BO(away_prob), 0, 0, 1, NULL, "", "probability that a session's end starts an absence (offline for away_duration, then sessions resume)"},
+    {"away_duration", SIM_PARAM_DIST, BO(away_duration), 0, 0, 1e8, NULL, "s", "length of an absence (days to weeks: a heavy-tailed pareto or lognormal)"},
+    {"arrival_spread", SIM_PARAM_DURATION, BO(arrival_spread), 0, 0, 1e8, NULL, "s", "new installs: each client arrives at a uniform time in [0, arrival_spread) and starts a session (0: all present from the start)"},
+    {"installer_age", SIM_PARAM_DIST, BO(installer_age), 0, 0, 1e8, NULL, "s", "a new install holds the publication that was latest this long before it arrived (its installer's landmark state); none: no landmarks"},
     {"mtc_aware", SIM_PARAM_BOOL, BO(mtc_aware), 0, 0, 1, NULL, "", "0: sends no trust_anchors (server falls back to a standalone certificate)"},
     {"update_service", SIM_PARAM_STRING, BO(update_service), WEB_NAME_MAX, 0, 0, NULL, "", "update service name (empty: the first)"},
     {"ticket_lifetime", SIM_PARAM_DURATION, BO(ticket_lifetime), 0, 0, 604800, NULL, "s", "session ticket lifetime (RFC 8446: at most 7 days; 0: no resumption)"},
     {"missignal_prob", SIM_PARAM_REAL, BO(missignal_prob), 0, 0, 1, NULL, "", "per handshake, advertise the latest landmarks instead of its own (injected mis-signalling)"},
     {"cosigner_policy", SIM_PARAM_ENUM, BO(cosigner_policy), 0, 0, 0, web_policy_names, "", "relying-party cosigner policy (\"pki\": the CA's: CA + quorum)"},
     {"transport", SIM_PARAM_ENUM, BO(transport), 0, 0, 0, transport_names, "", "transport label (both TCP and QUIC round trips are recorded)"},
+    {"key_share", SIM_PARAM_ENUM, BO(key_share), 0, 0, 0, web_group_names, "", "key share group of every handshake (x25519mlkem768: client share 1,216 B, server 1,120 B)"},
+    {"quic_initial", SIM_PARAM_INT, BO(quic_initial), 0, 1200, 65527, NULL, "bytes", "size of each client QUIC Initial datagram (RFC 9000: >= 1200; Chromium 1250, Firefox 1350: docs/sources.md)"},
+    {"quic_datagram", SIM_PARAM_INT, BO(quic_datagram), 0, 1200, 65527, NULL, "bytes", "server QUIC datagram size before path MTU discovery"},
+    {"tcp_mss", SIM_PARAM_INT, BO(tcp_mss), 0, 536, 65495, NULL, "bytes", "TCP maximum segment size"},
+    {"tcp_initial_window", SIM_PARAM_INT, BO(tcp_initial_window), 0, 1, 1000, NULL, "segments", "server's TCP initial congestion window (RFC 6928: 10)"},
+    {"client_hello_extra", SIM_PARAM_INT, BO(client_hello_extra), 0, 0, 16000, NULL, "bytes", "ClientHello extensions not modelled (GREASE, ECH, PSK): a padding extension of this size, 0 or >= 4"},
 };
 
 static int browser_defaults(void *p)
@@ -71,6 +95,12 @@ static int browser_defaults(void *p)
     c->update_fail_prob = 0.01;
     c->mtc_aware = 1;
     c->ticket_lifetime = 86400 * SIM_SEC;
+    c->key_share = 0;           /* x25519mlkem768 */
+    c->quic_initial = 1250;     /* Chromium */
+    c->quic_datagram = 1200;
+    c->tcp_mss = 1460;
+    c->tcp_initial_window = 10;
+    c->client_hello_extra = 0;
     int rc = sim_dist_lognormal(&c->session_duration, log(3600.0), 1.0);
     if (rc == MTC_OK)
         rc = sim_dist_const(&c->hosts_per_visit, 1);
@@ -95,8 +125,21 @@ static int browser_validate(const void *p, char *err, size_t errlen)
             return MTC_ERR_CONFIG;
         }
     }
+    if (c->client_hello_extra > 0 && c->client_hello_extra < 4) {
+        snprintf(err, errlen, "client_hello_extra: 0 or at least 4 bytes (a padding extension)");
+        return MTC_ERR_CONFIG;
+    }
     if (!c->hosts_per_visit || !c->update_interval) {
         snprintf(err, errlen, "%s: required", !c->hosts_per_visit ? "hosts_per_visit" : "update_interval");
+        return MTC_ERR_CONFIG;
+    }
+    if (c->away_prob > 0 && (!c->away_duration || !(c->sessions_per_day > 0))) {
+        snprintf(err, errlen, "away_prob: needs %s",
+                 !c->away_duration ? "away_duration" : "sessions_per_day > 0");
+        return MTC_ERR_CONFIG;
+    }
+    if (c->installer_age && c->arrival_spread <= 0) {
+        snprintf(err, errlen, "installer_age: only for new installs (arrival_spread > 0)");
         return MTC_ERR_CONFIG;
     }
     return MTC_OK;
@@ -142,70 +185,15 @@ static sim_time exp_delay(gsl_rng *r, double per_hour)
     return sim_time_from_sec(s);
 }
 
-static sim_time add_sat(sim_time a, sim_time d)
-{
-    return d >= SIM_TIME_MAX - a ? SIM_TIME_MAX : a + d;
-}
 
-/* nrevocations of CA ca in publication pub of service us (0 if none). */
-static uint32_t nrev_at(const web_pki *p, size_t us, uint32_t pub, size_t ca)
-{
-    const sim_ca_view *v = p->pub_view(p->ctx, us, pub, ca);
-    return v ? v->nrevocations : 0;
-}
+static sim_time min_time(sim_time a, sim_time b) { return a < b ? a : b; }
 
-/* revocation_exposure: a client moving from publication `from` to `to`
- * now holds every revocation first published in (from, to]; each was
- * published at its first publication carrying it, found by bisection
- * (counts never decrease), and all revocations of one publication share
- * one exposure, recorded with their multiplicity. */
-static void record_exposure(web *wb, size_t us, uint32_t from, uint32_t to,
-                            sim_time now)
-{
-    const web_pki *p = wb->pki;
-    if (!p->pub_time)
-        return;
-    for (size_t ca = 0; ca < wb->nca; ca++) {
-        uint32_t have = nrev_at(p, us, from, ca), want = nrev_at(p, us, to, ca);
-        uint32_t lo = from;
-        while (have < want) {
-            uint32_t a = lo + 1, b = to;
-            while (a < b) {
-                uint32_t mid = a + (b - a) / 2;
-                if (nrev_at(p, us, mid, ca) > have)
-                    b = mid;
-                else
-                    a = mid + 1;
-            }
-            uint32_t n = nrev_at(p, us, a, ca);
-            sim_hist_observe_n(wb->m.rev_exposure, ca,
-                               sim_time_to_sec(now - p->pub_time(p->ctx, us, a)),
-                               n - have);
-            have = n;
-            lo = a;
-        }
-    }
-}
+#define WEB_VISIT_HOSTS 1000 /* hosts_per_visit's schema maximum */
 
-static void update_check(web *wb, web_client *c, const web_cohort *co, gsl_rng *r)
-{
-    if (co->cfg.update_fail_prob > 0 && gsl_rng_uniform(r) < co->cfg.update_fail_prob)
-        return;
-    const web_pki *p = wb->pki;
-    if (!p->pub_available(p->ctx, co->us))
-        return;
-    uint32_t latest = p->pub_latest(p->ctx, co->us);
-    wb->st.update_fetches++;
-    sim_counter_add(wb->m.upd_fetch, c->cohort, 1);
-    if (latest > c->pub) {
-        size_t b = p->update_bytes(p->ctx, co->us, c->pub, latest);
-        wb->st.update_bytes += b;
-        sim_counter_add(wb->m.upd_bytes, c->cohort, (int64_t)b);
-        record_exposure(wb, co->us, c->pub, latest, sim_now(wb->env.engine));
-        c->pub = latest;
-    }
-}
-
+/* A page visit connects to `hosts` distinct sites: a site drawn again is
+ * drawn anew (a page connects to a host once). After 64 draws per host
+ * the visit keeps the hosts it has: only reachable when hosts nears the
+ * number of sites under a steep popularity curve. */
 static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
                   gsl_rng *r)
 {
@@ -214,37 +202,155 @@ static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
     size_t hosts = 1;
     if (!co->one_host) {
         double h = sim_dist_sample(co->cfg.hosts_per_visit, r);
-        hosts = h >= 1 ? (size_t)llround(h) : 1;
+        /* an unbounded tail (lognormal...) is cut at the parameter's
+         * maximum: llround of a huge draw is undefined */
+        hosts = !(h >= 1) ? 1 : h < WEB_VISIT_HOSTS ? (size_t)llround(h)
+                                                    : WEB_VISIT_HOSTS;
     }
-    for (size_t i = 0; i < hosts; i++) {
-        size_t site = sim_dist_sample_index(co->zipf, r);
-        web__connect(wb, c, (uint32_t)site, now, r);
+    if (hosts > wb->nsites)
+        hosts = wb->nsites;
+    uint32_t seen[WEB_VISIT_HOSTS];
+    size_t n = 0;
+    for (size_t draws = 0; n < hosts && draws < 64 * hosts; draws++) {
+        uint32_t site = (uint32_t)sim_dist_sample_index(co->zipf, r);
+        size_t k = 0;
+        while (k < n && seen[k] != site)
+            k++;
+        if (k < n)
+            continue;
+        seen[n++] = site;
+        web__connect(wb, c, site, now, r);
     }
 }
 
-static void client_schedule(web *wb, web_client *c)
+/* ---- sessions ------------------------------------------------------------------ */
+
+static void client_schedule(web *wb, web_client *c, const web_cohort *co)
 {
     sim_time t = c->session_edge;
-    if (c->next_check < t)
-        t = c->next_check;
-    if (c->next_visit < t)
-        t = c->next_visit;
+    if (c->online == WEB_ONLINE)
+        t = min_time(t, min_time(c->next_check, c->next_visit));
+    if (co->applyq) {
+        const web_applyq *q = web__applyq(wb, c, co);
+        if (q->n)
+            t = min_time(t, (sim_time)q->ready[q->head] * SIM_SEC);
+    }
     if (t == SIM_TIME_MAX)
         return;
     sim_schedule(wb->env.engine, &c->ev, t);
 }
 
-static void go_online(web *wb, web_client *c, const web_cohort *co,
-                      sim_time now, gsl_rng *r)
+/* A session starts. startup: it is a browser start, with its start-up
+ * check update_first_delay later - if a check is due by then, or always
+ * (update_on_start). Otherwise the next check stays when it falls due. */
+static void go_online(web_client *c, web_cohort *co, sim_time now, gsl_rng *r,
+                      int startup)
 {
-    (void)wb;
-    c->online = 1;
+    c->online = WEB_ONLINE;
+    co->online++;
+    web__online_pub_add(co, c->pub, 1);
     c->session_edge = co->sessions
-                          ? add_sat(now, sim_dist_sample_duration(co->cfg.session_duration, r))
+                          ? web__add_sat(now, sim_dist_sample_duration(co->cfg.session_duration, r))
                           : SIM_TIME_MAX;
-    c->next_check = co->cfg.never_updates ? SIM_TIME_MAX
-                                          : add_sat(now, co->cfg.update_first_delay);
-    c->next_visit = add_sat(now, exp_delay(r, co->cfg.visits_per_hour));
+    if (startup && !co->cfg.never_updates) {
+        sim_time s = web__add_sat(now, co->cfg.update_first_delay);
+        if (co->cfg.update_on_start == WEB_START_ALWAYS || c->next_check <= s)
+            c->next_check = s;
+    }
+    c->next_visit = web__add_sat(now, exp_delay(r, co->cfg.visits_per_hour));
+}
+
+/* A session ends: the next starts on the daily profile, after an absence
+ * of away_duration with probability away_prob. A check that falls due
+ * meanwhile waits for the next start-up. */
+static void go_offline(web_client *c, web_cohort *co, sim_time now, gsl_rng *r)
+{
+    c->online = WEB_OFFLINE;
+    co->online--;
+    web__online_pub_add(co, c->pub, -1);
+    c->next_visit = SIM_TIME_MAX;
+    sim_time from = now;
+    if (co->cfg.away_prob > 0 && gsl_rng_uniform(r) < co->cfg.away_prob)
+        from = web__add_sat(now, sim_dist_sample_duration(co->cfg.away_duration, r));
+    c->session_edge = from == SIM_TIME_MAX ? SIM_TIME_MAX
+                                           : sim_nhpp_next(co->sessions, r, from);
+}
+
+/* A new install arrives and is started at once, holding its installer's
+ * landmark state; having never checked, its start-up check is due. */
+static void arrive(web *wb, web_client *c, web_cohort *co, sim_time now, gsl_rng *r)
+{
+    c->online = WEB_OFFLINE;
+    if (co->cfg.installer_age) {
+        sim_time age = sim_dist_sample_duration(co->cfg.installer_age, r);
+        uint32_t pub = web__pub_at(wb, co->us, now - (age < now ? age : now));
+        if (web__lml_ensure(wb, co->us, pub) == MTC_OK)
+            c->pub = pub;
+    }
+    c->next_check = co->cfg.never_updates ? SIM_TIME_MAX : now;
+    go_online(c, co, now, r, 1);
+}
+
+/* A client present at the start with update_phase "random" has been
+ * running its sessions, absences and checks since long before the run:
+ * they are simulated, without visits or fetches, over a horizon of eight
+ * mean session cycles or update intervals (whole days, so that the daily
+ * profile keeps its phase; at most 400 days) from a random check phase,
+ * and the state reached is the client's state now. So a share of the
+ * clients is online, or away, or overdue for a check at the start, as in
+ * steady state; the transient this removes lasts as long as the longest
+ * absences (issue 14: runs describe the deployed system). */
+static void warm_start(web_client *c, web_cohort *co, sim_time now, gsl_rng *r)
+{
+    const web_browsers_config *k = &co->cfg;
+    double cyc = 86400.0 / k->sessions_per_day + sim_dist_mean(k->session_duration);
+    if (k->away_prob > 0)
+        cyc += k->away_prob * sim_dist_mean(k->away_duration);
+    double mi = sim_dist_mean(k->update_interval);
+    double h = 8 * (cyc > mi ? cyc : mi);
+    if (!(h < 400 * 86400.0))
+        h = 400 * 86400.0;
+    if (!(cyc < h))
+        cyc = h / 8;
+    sim_time end_w = now + (sim_time)ceil(h / 86400.0) * SIM_DAY;
+    sim_time due = k->never_updates ? SIM_TIME_MAX : web__random_phase_due(co, r, now);
+    /* The first session is looked for from a uniform point of the first
+     * mean cycle: when sessions and absences are nearly periodic (a
+     * constant away_duration, say), eight cycles from a common start
+     * would not spread the clients' phases. */
+    sim_time off = sim_time_from_sec(gsl_rng_uniform(r) * cyc);
+    sim_time start = sim_nhpp_next(co->sessions, r, web__add_sat(now, off));
+    for (;;) {
+        if (start >= end_w) { /* offline at the end of the warm-up */
+            c->session_edge = start == SIM_TIME_MAX ? SIM_TIME_MAX : now + (start - end_w);
+            break;
+        }
+        if (due != SIM_TIME_MAX) {
+            sim_time s = web__add_sat(start, k->update_first_delay);
+            if (k->update_on_start == WEB_START_ALWAYS || due <= s)
+                due = s;
+        }
+        sim_time end = web__add_sat(start, sim_dist_sample_duration(k->session_duration, r));
+        while (due < end && due < end_w) {
+            sim_time x = sim_dist_sample_duration(k->update_interval, r);
+            due = web__add_sat(due, x > 0 ? x : 1);
+        }
+        if (end > end_w) { /* in a session at the end of the warm-up */
+            c->online = WEB_ONLINE;
+            co->online++;
+            web__online_pub_add(co, c->pub, 1);
+            c->session_edge = end == SIM_TIME_MAX ? SIM_TIME_MAX : now + (end - end_w);
+            c->next_visit = web__add_sat(now, exp_delay(r, k->visits_per_hour));
+            break;
+        }
+        sim_time from = end;
+        if (k->away_prob > 0 && gsl_rng_uniform(r) < k->away_prob)
+            from = web__add_sat(end, sim_dist_sample_duration(k->away_duration, r));
+        start = from == SIM_TIME_MAX ? SIM_TIME_MAX : sim_nhpp_next(co->sessions, r, from);
+    }
+    /* the due time, shifted back from the end of the warm-up to now (an
+     * overdue check may lie before now) */
+    c->next_check = due == SIM_TIME_MAX ? SIM_TIME_MAX : now + (due - end_w);
 }
 
 /* The event is the first member of the client, so the client is the
@@ -260,35 +366,79 @@ static void client_event(sim_engine *sim, sim_event *e)
     const sim_event *nx = sim_engine_peek_hint(sim);
     if (nx)
         __builtin_prefetch((const void *)((uintptr_t)nx + 64));
-    const web_cohort *co = &wb->cohorts[c->cohort];
+    web_cohort *co = &wb->cohorts[c->cohort];
     sim_time now = sim_now(sim);
     sim_stream st = {web__client_id(wb, c), c->rng_n, WEB_STREAM_CLIENT, 0};
     gsl_rng *r = sim_rng_use(wb->env.rng, &st);
-    if (!c->online) {
+    if (co->applyq)
+        web__apply_due(wb, c, co, now);
+    if (c->online == WEB_UNBORN) {
         if (c->session_edge <= now)
-            go_online(wb, c, co, now, r);
+            arrive(wb, c, co, now, r);
+    } else if (c->online == WEB_OFFLINE) {
+        if (c->session_edge <= now)
+            go_online(c, co, now, r, 1);
     } else if (c->session_edge <= now) {
-        c->online = 0;
-        c->next_check = c->next_visit = SIM_TIME_MAX;
-        c->session_edge = sim_nhpp_next(co->sessions, r, now);
+        go_offline(c, co, now, r);
     } else {
         if (c->next_check <= now) {
-            update_check(wb, c, co, r);
-            c->next_check = add_sat(now, sim_dist_sample_duration(co->cfg.update_interval, r));
+            web__update_check(wb, c, co, r, now);
+            c->next_check = web__add_sat(now, sim_dist_sample_duration(co->cfg.update_interval, r));
             /* A zero interval would loop at one instant. */
             if (c->next_check == now)
                 c->next_check = now + 1;
         }
         if (c->next_visit <= now) {
             visit(wb, c, co, now, r);
-            c->next_visit = add_sat(now, exp_delay(r, co->cfg.visits_per_hour));
+            c->next_visit = web__add_sat(now, exp_delay(r, co->cfg.visits_per_hour));
         }
     }
     c->rng_n = st.n;
-    client_schedule(wb, c);
+    client_schedule(wb, c, co);
 }
 
 /* ---- lifecycle -------------------------------------------------------------- */
+
+/* Client ids in [0, x) that shard s of n simulates (id % n == s). */
+static uint64_t ids_of_shard(uint64_t x, uint64_t n, uint64_t s)
+{
+    return x > s ? (x - s - 1) / n + 1 : 0;
+}
+
+uint64_t web__clients_total(const web *wb)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < wb->ncohorts; k++)
+        n += (uint64_t)wb->cohorts[k].cfg.count;
+    return n;
+}
+
+/* The memory the web model needs: its sites, this shard's clients, and a
+ * Zipf table over the sites per cohort. Stated before allocating, in the
+ * message of a failed allocation. */
+static double web_bytes_needed(const web *wb, uint64_t nsites, uint64_t nclients)
+{
+    return (double)nsites * (double)(sizeof *wb->sites + sizeof *wb->siteh) +
+           (double)nclients * (double)sizeof(web_client) +
+           (double)wb->ncohorts * (double)sim_dist_footprint(SIM_DIST_ZIPF, nsites);
+}
+
+void web__nomem(const web *wb, const char *what, char *err, size_t errlen)
+{
+    uint64_t nsites = 0;
+    for (size_t g = 0; g < wb->nsite_groups; g++)
+        nsites += (uint64_t)wb->site_cfg[g].count;
+    uint64_t nclients = web__clients_total(wb) / (wb->env.nshards ? wb->env.nshards : 1);
+    snprintf(err, errlen, "%s: out of memory: %llu sites and %llu browsers "
+                          "need about %.3g GiB (%zu bytes per site, %zu per "
+                          "browser, %zu per site and cohort for site "
+                          "popularity); use fewer, or shard the browsers over "
+                          "MPI ranks",
+             what, (unsigned long long)nsites, (unsigned long long)nclients,
+             web_bytes_needed(wb, nsites, nclients) / 1073741824.0,
+             sizeof *wb->sites + sizeof *wb->siteh, sizeof(web_client),
+             sim_dist_footprint(SIM_DIST_ZIPF, 1) - sim_dist_footprint(SIM_DIST_ZIPF, 0));
+}
 
 int web__clients_create(web *wb, char *err, size_t errlen)
 {
@@ -297,9 +447,10 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         web_cohort *co = &wb->cohorts[k];
         co->first_id = id;
         co->count = (uint64_t)co->cfg.count;
-        for (uint64_t i = 0; i < co->count; i++)
-            if ((id + i) % wb->env.nshards == wb->env.shard)
-                mine++;
+        co->first_local = (size_t)mine;
+        mine += ids_of_shard(id + co->count, wb->env.nshards, wb->env.shard) -
+                ids_of_shard(id, wb->env.nshards, wb->env.shard);
+        co->nlocal = (size_t)mine - co->first_local;
         id += co->count;
         co->us = 0;
         if (wb->nus == 0) {
@@ -320,11 +471,13 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         }
         co->one_host = sim_dist_kind(co->cfg.hosts_per_visit) == SIM_DIST_CONST &&
                        sim_dist_mean(co->cfg.hosts_per_visit) == 1.0;
-        if (wb->nsites) {
-            int rc = sim_dist_zipf(&co->zipf, wb->nsites, co->cfg.zipf_exponent);
-            if (rc != MTC_OK)
-                return rc;
-        }
+        int prc = web__popularity(wb, co->cfg.zipf_exponent, &co->zipf);
+        if (prc == MTC_ERR_NOMEM)
+            web__nomem(wb, co->cfg.name, err, errlen);
+        if (prc == MTC_OK)
+            prc = web__flight_init(wb, co, err, errlen);
+        if (prc != MTC_OK)
+            return prc;
         if (co->cfg.sessions_per_day > 0) {
             int rc = sim_nhpp_create(&co->sessions, co->cfg.sessions_per_day / 86400.0,
                                      co->cfg.online_profile, SIM_PROFILE_HOURS,
@@ -334,15 +487,30 @@ int web__clients_create(web *wb, char *err, size_t errlen)
                 return MTC_ERR_CONFIG;
             }
         }
+        if (co->cfg.update_apply_delay && !co->cfg.never_updates && co->nlocal) {
+            co->applyq = calloc(co->nlocal, sizeof *co->applyq);
+            if (!co->applyq)
+                return MTC_ERR_NOMEM;
+        }
     }
     if (id > UINT32_MAX) {
         snprintf(err, errlen, "browsers: %llu clients exceed 2^32", (unsigned long long)id);
         return MTC_ERR_CONFIG;
     }
+    wb->lml = calloc(wb->nus ? wb->nus : 1, sizeof *wb->lml);
+    if (!wb->lml)
+        return MTC_ERR_NOMEM;
+    int rc = web__update_metrics_create(wb);
+    if (rc != MTC_OK) {
+        snprintf(err, errlen, "web metrics: %s", mtc_strerror(rc));
+        return rc;
+    }
     wb->nclients = (size_t)mine;
     wb->clients = web__big_calloc(mine ? mine : 1, sizeof *wb->clients);
-    if (!wb->clients)
+    if (!wb->clients) {
+        web__nomem(wb, "browsers", err, errlen);
         return MTC_ERR_NOMEM;
+    }
     size_t n = 0;
     for (size_t k = 0; k < wb->ncohorts; k++) {
         web_cohort *co = &wb->cohorts[k];
@@ -364,21 +532,49 @@ int web__clients_create(web *wb, char *err, size_t errlen)
 
 int web__clients_start(web *wb, char *err, size_t errlen)
 {
-    (void)err;
-    (void)errlen;
     sim_time now = sim_now(wb->env.engine);
+    for (size_t us = 0; us < wb->nus; us++)
+        if (web__lml_ensure(wb, us, wb->pki->pub_latest(wb->pki->ctx, us)) != MTC_OK) {
+            snprintf(err, errlen, "browsers: out of memory");
+            return MTC_ERR_NOMEM;
+        }
     for (size_t i = 0; i < wb->nclients; i++) {
         web_client *c = &wb->clients[i];
-        const web_cohort *co = &wb->cohorts[c->cohort];
-        sim_stream st = {web__client_id(wb, c), c->rng_n, WEB_STREAM_CLIENT, 0};
+        web_cohort *co = &wb->cohorts[c->cohort];
+        uint64_t cid = web__client_id(wb, c);
+        web_applyq *q = web__applyq(wb, c, co);
+        if (q) { /* the policy delay: a stream of its own (sim/web.h) */
+            sim_stream ps = {cid, 0, WEB_STREAM_CLIENT_POLICY, 0};
+            q->delay = sim_dist_sample_duration(co->cfg.update_apply_delay,
+                                                sim_rng_use(wb->env.rng, &ps));
+        }
+        sim_stream st = {cid, c->rng_n, WEB_STREAM_CLIENT, 0};
         gsl_rng *r = sim_rng_use(wb->env.rng, &st);
-        if (co->sessions)
-            c->session_edge = sim_nhpp_next(co->sessions, r, now);
-        else
-            go_online(wb, c, co, now, r);
+        if (co->cfg.arrival_spread > 0) {
+            c->online = WEB_UNBORN;
+            c->session_edge = web__add_sat(now, (sim_time)(gsl_rng_uniform(r) *
+                                                      (double)co->cfg.arrival_spread));
+        } else {
+            int random = co->cfg.update_phase == WEB_PHASE_RANDOM;
+            if (co->sessions && random) {
+                warm_start(c, co, now, r);
+            } else {
+                if (co->cfg.never_updates)
+                    c->next_check = SIM_TIME_MAX;
+                else if (random)
+                    c->next_check = web__random_phase_due(co, r, now);
+                else
+                    c->next_check = now; /* due at its first start-up */
+                if (co->sessions) /* every session starts with the run */
+                    c->session_edge = sim_nhpp_next(co->sessions, r, now);
+                else /* always online: running already, unless in step */
+                    go_online(c, co, now, r, !random);
+            }
+        }
         c->rng_n = st.n;
-        client_schedule(wb, c);
+        client_schedule(wb, c, co);
     }
+    web__sampler_start(wb);
     return MTC_OK;
 }
 
@@ -387,7 +583,10 @@ void web__clients_destroy(web *wb)
     for (size_t k = 0; k < wb->ncohorts; k++) {
         sim_dist_destroy(wb->cohorts[k].zipf);
         sim_nhpp_destroy(wb->cohorts[k].sessions);
+        free(wb->cohorts[k].applyq);
+        free(wb->cohorts[k].online_pub);
     }
+    web__update_destroy(wb);
     free(wb->clients);
 }
 
@@ -395,8 +594,6 @@ void web__clients_destroy(web *wb)
 
 void web_tls_config_defaults(web_tls_config *c)
 {
-    tls_transport_defaults(&c->transport);
-    c->group = TLS_GROUP_X25519;
     c->codepoint = TLS_EXT_TRUST_ANCHORS_EXPERIMENTAL;
     c->epoch = 1798761600; /* 2027-01-01, Chrome's first public MTCs */
 }
@@ -416,9 +613,13 @@ int web_create(web **out, const web_env *env,
         snprintf(err, errlen, "browsers: more than 65535 cohorts");
         return MTC_ERR_CONFIG;
     }
+    if (errlen)
+        err[0] = 0;     /* every failure below names itself */
     web *wb = calloc(1, sizeof *wb);
-    if (!wb)
+    if (!wb) {
+        snprintf(err, errlen, "web: out of memory");
         return MTC_ERR_NOMEM;
+    }
     wb->env = *env;
     wb->pki = env->pki;
     wb->epoch = env->tls.epoch;
@@ -427,8 +628,10 @@ int web_create(web **out, const web_env *env,
     wb->site_cfg = calloc(nsites ? nsites : 1, sizeof *wb->site_cfg);
     wb->cohorts = calloc(ncohorts ? ncohorts : 1, sizeof *wb->cohorts);
     int rc = MTC_ERR_NOMEM;
-    if (!wb->site_cfg || !wb->cohorts)
+    if (!wb->site_cfg || !wb->cohorts) {
+        snprintf(err, errlen, "web: out of memory");
         goto fail;
+    }
     for (size_t i = 0; i < nsites; i++)
         wb->site_cfg[i] = *sites[i];
     wb->nsite_groups = nsites;
@@ -457,6 +660,8 @@ int web_create(web **out, const web_env *env,
     *out = wb;
     return MTC_OK;
 fail:
+    if (rc == MTC_ERR_NOMEM && errlen && !err[0])
+        snprintf(err, errlen, "web: out of memory");
     web_destroy(wb);
     return rc;
 }

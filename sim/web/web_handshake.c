@@ -11,8 +11,11 @@
  *   Certificate                per certificate (with / without the empty
  *                              trust_anchors entry extension)
  *   CertificateVerify          per site key (a real signature)
- *   ServerHello, Finished      per run
- *   baselines                  per run (mtc_baseline_build)
+ *   Finished                   per run
+ *   ServerHello, ClientHello   per cohort (key share; web_flight.c)
+ *   baselines                  per site (chains built once per distinct
+ *                              algorithms and name length, web_flight.c)
+ * and round trips from per-cohort thresholds over those lengths.
  *
  * Verification memo. mtc_rp_verify is deterministic: the same certificate
  * bytes against the same relying-party state give the same answer, so it
@@ -144,25 +147,22 @@ void web__site_set_changed(web *wb, web_site *s)
         tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, n, buf, sizeof buf, &len);
         s->ee_len = (uint32_t)tls_encrypted_extensions_len(len);
     }
-    /* Per certificate: what the server sends, and the round trips its
-     * first flight costs, with and without trust_anchors in the
-     * ClientHello (matched iff sent: every held path has an ID). */
-    const tls_transport *t = &wb->env.tls.transport;
+    /* Per certificate: what the server sends, with and without
+     * trust_anchors in the ClientHello (matched iff sent: every held path
+     * has an ID). Its flight is srv_auth + enc_fixed bytes after the
+     * ServerHello (web_flight.c prices it per cohort). */
     for (size_t i = 0; i < s->ncert; i++) {
         web_cert *c = &wb->certs[s->cert[i]];
         for (int ta = 0; ta <= 1; ta++) {
             uint32_t ee_ext = ta ? s->ee_len - s->ee_len_noext : 0;
-            uint32_t msg = c->msg_len[ta];
-            c->srv_auth[ta] = ee_ext + msg + s->cv_len;
-            size_t enc = (size_t)s->ee_len_noext + ee_ext + msg + s->cv_len + wb->fin_len;
-            c->rtt_tcp[ta] = (uint8_t)tls_extra_rtt_tcp(t, tls_tcp_flight_bytes(t, wb->sh_len, enc));
-            c->rtt_quic[ta] = (uint8_t)tls_extra_rtt_quic(t, tls_quic_flight_bytes(t, wb->sh_len, enc, NULL));
+            c->srv_auth[ta] = ee_ext + c->msg_len[ta] + s->cv_len;
         }
         web__cert_sync(wb, s->cert[i]);
     }
     web_site_hot *h = &wb->siteh[s->id];
     memcpy(h->cert, s->cert, sizeof h->cert);
-    h->ncert = s->ncert;
+    h->ncert = (uint8_t)s->ncert;
+    web__site_baselines_sync(wb, s);
 }
 
 _Static_assert(sizeof(web_cert_hot) == 128, "web_cert_hot: two cache lines");
@@ -176,8 +176,6 @@ void web__cert_sync(web *wb, uint32_t id)
     web_cert_hot *h = &wb->certh[id];
     h->kind = c->kind;
     h->lm_zero = c->lm_match == 0;
-    memcpy(h->rtt_tcp, c->rtt_tcp, sizeof h->rtt_tcp);
-    memcpy(h->rtt_quic, c->rtt_quic, sizeof h->rtt_quic);
     h->ca = (uint16_t)c->ca;
     memcpy(h->srv_auth, c->srv_auth, sizeof h->srv_auth);
     h->obj = c->obj;
@@ -404,17 +402,34 @@ static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int re
     return MTC_RP_OK;
 }
 
+/* The round trips of a flight with `enc` bytes after the ServerHello, to
+ * a client whose ClientHello carried ch_ext bytes of trust_anchors. */
+static void flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
+                       uint32_t ch_ext, uint32_t enc, uint32_t *tcp, uint32_t *quic)
+{
+    unsigned dg = web__flight_dgrams(f, name_len, ch_ext);
+    *tcp = web__flight_rtt_tcp(f, enc);
+    *quic = web__flight_rtt_quic(f, dg, enc);
+    if (wb->env.check_invariants &&
+        (dg != web__flight_dgrams_slow(f, f->ch_quic_base + name_len + ch_ext) ||
+         *tcp != web__flight_rtt_tcp_slow(f, enc) ||
+         *quic != web__flight_rtt_quic_slow(f, dg, enc)))
+        wb->st.invariant_violations++;
+}
+
 /* One attempt: bytes, flight and verification of certificate id. */
 static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *co,
                    uint32_t id, int matched, uint32_t ch_len,
-                   int ta_sent, sim_time now, hs_result *r)
+                   int ta_sent, uint32_t name_len, sim_time now, hs_result *r)
 {
     const web_cert_hot *c = &wb->certh[id];
     /* trust_anchors sent <=> the path matched (every held path has an ID). */
     int ta = ta_sent && matched;
     r->auth += ch_len + c->srv_auth[ta];
-    r->rtt_tcp += c->rtt_tcp[ta];
-    r->rtt_quic += c->rtt_quic[ta];
+    uint32_t tcp, quic;
+    flight_rtt(wb, &co->fl, name_len, ch_len, c->srv_auth[ta] + wb->enc_fixed, &tcp, &quic);
+    r->rtt_tcp += tcp;
+    r->rtt_quic += quic;
     const sim_ca_view *v = views ? views[c->ca] : NULL;
     int reason = v ? verify_memo(wb, id, co->us, v) : MTC_RP_UNKNOWN_ISSUER;
     reason = check_time(wb, c, now, reason);
@@ -550,12 +565,19 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     /* Did the client really hold that landmark? */
     if (c->kind == WEB_LR && own && !lr_matches(wb, own, c))
         wb->st.lr_unadvertised++;
-    int reason = attempt(wb, views, co, id, matched, ch_len, ta_sent, now, r);
-    if (reason != MTC_RP_OK && c->kind == WEB_LR && ta_sent) {
-        /* draft-ietf-tls-trust-anchor-ids 5.6: a new connection asking
-         * only for a trust anchor from the server's EncryptedExtensions
-         * that the client trusts: the CA ID. */
-        r->retried = 1;
+    int reason = attempt(wb, views, co, id, matched, ch_len, ta_sent, s->name_len, now, r);
+    /* draft-ietf-tls-trust-anchor-ids 5.6 recovers from signalling
+     * failures: the server chose from what the client said it trusts,
+     * and the client finds it does not hold that landmark (verification
+     * then falls back to signatures, which a landmark-relative
+     * certificate lacks: MTC_RP_COSIGNERS). It makes a new connection
+     * asking only for a trust anchor from the server's
+     * EncryptedExtensions that it trusts, the CA ID, if listed (the site
+     * holds a standalone certificate of that CA). Any other failure is
+     * the certificate's or the log's (revoked, expired, not yet valid,
+     * subtree hash, unknown CA): the standalone sibling shares its serial
+     * and validity, so the error goes to the application. */
+    if (reason == MTC_RP_COSIGNERS && c->kind == WEB_LR && ta_sent) {
         uint32_t sa = WEB_NO_CERT;
         for (size_t i = 0; i < s->ncert; i++)
             if (wb->certh[s->cert[i]].kind == WEB_SA &&
@@ -564,12 +586,13 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
                 break;
             }
         if (sa != WEB_NO_CERT) {
+            r->retried = 1;
             const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, c->ca);
             uint32_t ch1 = (uint32_t)tls_ext_trust_anchors_len(&ci->ca_id, 1);
             /* New connection: TCP handshake + TLS flight; QUIC: one. */
             r->rtt_tcp += 2;
             r->rtt_quic += 1;
-            reason = attempt(wb, views, co, sa, 1, ch1, 1, now, r);
+            reason = attempt(wb, views, co, sa, 1, ch1, 1, s->name_len, now, r);
         }
     }
     r->ok = reason == MTC_RP_OK;
@@ -607,6 +630,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
     wb->st.auth_bytes_sum += r.auth;
     sim_counter_add(wb->m.full, k, 1);
     sim_counter_add(wb->m.full_ca, c->ca, 1);
+    web__observe_landmark_age(wb, cl, c->ca, now);
     if (r.sigless) {
         wb->st.signatureless++;
         sim_counter_add(wb->m.sigless, k, 1);
@@ -617,10 +641,21 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
         sim_counter_add(wb->m.retry, k, 1);
     }
     sim_hist_observe_u32(wb->m.auth, k, r.auth);
-    sim_hist_observe_u32(wb->m.auth_cl, k, wb->base_auth[0]);
-    sim_hist_observe_u32(wb->m.auth_pq, k, wb->base_auth[1]);
     sim_hist_observe_u32(wb->m.rtt_tcp, k, r.rtt_tcp);
     sim_hist_observe_u32(wb->m.rtt_quic, k, r.rtt_quic);
+    /* The same handshake with the baseline chains around the site's own
+     * key (a client without trust_anchors; no retry). */
+    const web_site_hot *sh = &wb->siteh[site];
+    sim_counter_add(wb->m.full_key, sh->key, 1);
+    sim_hist_observe_u32(wb->m.auth_cl, k, sh->base_auth[WEB_BASE_CLASSICAL]);
+    sim_hist_observe_u32(wb->m.auth_pq, k, sh->base_auth[WEB_BASE_MLDSA44]);
+    sim_hist_observe_u32(wb->m.auth_today, k, sh->base_auth[WEB_BASE_TODAY]);
+    for (int i = 0; i < 2; i++) {
+        uint32_t tcp, quic;
+        flight_rtt(wb, &co->fl, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed, &tcp, &quic);
+        sim_hist_observe_u32(wb->m.rtt_tcp_base[i], k, tcp);
+        sim_hist_observe_u32(wb->m.rtt_quic_base[i], k, quic);
+    }
     if (!r.ok) {
         wb->st.failures++;
         return;
@@ -653,11 +688,20 @@ static int make_metrics(web *wb)
     rc |= sim_metrics_histogram(m, "auth_bytes", "bytes", nc, 0, 10, 1e6, 100, &x->auth);
     rc |= sim_metrics_histogram(m, "auth_bytes_baseline_classical", "bytes", nc, 0, 10, 1e6, 100, &x->auth_cl);
     rc |= sim_metrics_histogram(m, "auth_bytes_baseline_mldsa44", "bytes", nc, 0, 10, 1e6, 100, &x->auth_pq);
+    rc |= sim_metrics_histogram(m, "auth_bytes_today_classical", "bytes", nc, 0, 10, 1e6, 100, &x->auth_today);
     rc |= sim_metrics_histogram(m, "extra_rtt_tcp", "round_trips", nc, 0, 1, 100, 20, &x->rtt_tcp);
     rc |= sim_metrics_histogram(m, "extra_rtt_quic", "round_trips", nc, 0, 1, 100, 20, &x->rtt_quic);
+    rc |= sim_metrics_histogram(m, "extra_rtt_tcp_baseline_classical", "round_trips", nc, 0, 1, 100, 20, &x->rtt_tcp_base[0]);
+    rc |= sim_metrics_histogram(m, "extra_rtt_tcp_baseline_mldsa44", "round_trips", nc, 0, 1, 100, 20, &x->rtt_tcp_base[1]);
+    rc |= sim_metrics_histogram(m, "extra_rtt_quic_baseline_classical", "round_trips", nc, 0, 1, 100, 20, &x->rtt_quic_base[0]);
+    rc |= sim_metrics_histogram(m, "extra_rtt_quic_baseline_mldsa44", "round_trips", nc, 0, 1, 100, 20, &x->rtt_quic_base[1]);
+    size_t nkeys = 0;
+    while (web_key_alg_names[nkeys])
+        nkeys++;
+    rc |= sim_metrics_counter(m, "handshake_full_by_key", "handshakes", nkeys, 0, &x->full_key);
     rc |= sim_metrics_counter(m, "verify_outcome", "verifications", MTC_RP_REASON_COUNT, 0, &x->verify);
     rc |= sim_metrics_counter(m, "update_bytes", "bytes", nc, SIM_METRIC_SERIES, &x->upd_bytes);
-    rc |= sim_metrics_counter(m, "update_fetch", "fetches", nc, 0, &x->upd_fetch);
+    rc |= sim_metrics_counter(m, "update_fetch", "fetches", nc, SIM_METRIC_SERIES, &x->upd_fetch);
     rc |= sim_metrics_counter(m, "revoked_accepted", "handshakes", na, SIM_METRIC_SERIES, &x->revoked_acc);
     rc |= sim_metrics_counter(m, "acme_polls", "requests", na, SIM_METRIC_REPLICATED, &x->acme_polls);
     rc |= sim_metrics_histogram(m, "revocation_exposure", "s", na, 0, 1, 1e8, 20, &x->rev_exposure);
@@ -667,6 +711,7 @@ static int make_metrics(web *wb)
     for (int i = 0; i < MTC_RP_REASON_COUNT; i++)
         reasons[i] = mtc_rp_reason_name((mtc_rp_reason)i);
     sim_metric_set_cohort_labels(x->verify, reasons, MTC_RP_REASON_COUNT);
+    sim_metric_set_cohort_labels(x->full_key, web_key_alg_names, nkeys);
     if (wb->ncohorts) {
         const char **lab = calloc(wb->ncohorts, sizeof *lab);
         if (!lab)
@@ -674,8 +719,10 @@ static int make_metrics(web *wb)
         for (size_t i = 0; i < wb->ncohorts; i++)
             lab[i] = wb->cohorts[i].cfg.name;
         sim_metric *cm[] = {x->full, x->sigless, x->resumed, x->retry, x->no_cert,
-                            x->auth, x->auth_cl, x->auth_pq, x->rtt_tcp,
-                            x->rtt_quic, x->upd_bytes, x->upd_fetch};
+                            x->auth, x->auth_cl, x->auth_pq, x->auth_today,
+                            x->rtt_tcp, x->rtt_quic, x->rtt_tcp_base[0],
+                            x->rtt_tcp_base[1], x->rtt_quic_base[0],
+                            x->rtt_quic_base[1], x->upd_bytes, x->upd_fetch};
         for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
             sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
         free(lab);
@@ -697,34 +744,9 @@ static int make_metrics(web *wb)
 
 int web__handshake_init(web *wb, char *err, size_t errlen)
 {
-    const tls_transport *t = &wb->env.tls.transport;
-    (void)t;
-    wb->sh_len = (uint32_t)tls_server_hello_len(wb->env.tls.group);
-    if (!wb->sh_len) {
-        snprintf(err, errlen, "tls: unknown key share group 0x%04x", wb->env.tls.group);
-        return MTC_ERR_CONFIG;
-    }
+    /* TLS_AES_128_GCM_SHA256: a 32-byte Finished */
     wb->fin_len = (uint32_t)tls_finished_len(32);
-    /* Baselines: a leaf with two SCTs and its intermediate, encoded and
-     * signed for real, once. */
-    mtc_sig_alg balg[2] = {MTC_SIG_ECDSA_P256, MTC_SIG_MLDSA44};
-    mtc_baseline *b = malloc(sizeof *b);
-    if (!b)
-        return MTC_ERR_NOMEM;
-    for (int i = 0; i < 2; i++) {
-        int rc = mtc_baseline_build(balg[i], "www.example.com", wb->epoch,
-                                    7 * 86400, b);
-        if (rc != MTC_OK) {
-            free(b);
-            snprintf(err, errlen, "baseline %s: %s", i ? "ml-dsa-44" : "classical",
-                     mtc_strerror(rc));
-            return rc;
-        }
-        size_t lens[2] = {b->leaf_len, b->intermediate_len};
-        wb->base_auth[i] = (uint32_t)(tls_certificate_len(lens, 2, 0) +
-                                      tls_certificate_verify_len(b->handshake_sig_len));
-    }
-    free(b);
+    wb->enc_fixed = (uint32_t)tls_encrypted_extensions_len(0) + wb->fin_len;
     wb->pubs = calloc(wb->nus ? wb->nus : 1, sizeof *wb->pubs);
     wb->npubs = calloc(wb->nus ? wb->nus : 1, sizeof *wb->npubs);
     if (!wb->pubs || !wb->npubs || memo_grow(wb) != MTC_OK)
@@ -751,4 +773,5 @@ void web__handshake_destroy(web *wb)
     free(wb->pubs);
     free(wb->npubs);
     free(wb->memo);
+    web__baselines_destroy(wb);
 }

@@ -50,10 +50,10 @@ typedef struct web_cert {
     uint32_t msg_len[2];    /* Certificate message without / with ta ext */
     /* For the holding site's current EncryptedExtensions, per
      * trust_anchors sent (0/1): server auth bytes (EE extension +
-     * Certificate + CertificateVerify) and the flight's extra round trips.
+     * Certificate + CertificateVerify). The flight's round trips depend on
+     * the client's cohort (key share, transport): web_flight.
      * Set by web__site_set_changed. */
     uint32_t srv_auth[2];
-    uint8_t rtt_tcp[2], rtt_quic[2];
 } web_cert;
 
 /* What a handshake reads of a certificate: a copy of web_cert fields kept
@@ -81,7 +81,7 @@ typedef struct web_memo_front {
 typedef struct web_cert_hot {
     uint8_t kind;           /* WEB_SA, WEB_LR */
     uint8_t lm_zero;        /* lm_match == 0 */
-    uint8_t rtt_tcp[2], rtt_quic[2];
+    uint8_t pad[4];
     uint16_t ca;            /* CA index (< 65536, checked at creation) */
     uint32_t srv_auth[2];
     uint64_t obj;           /* = web_cert.obj */
@@ -90,12 +90,21 @@ typedef struct web_cert_hot {
     web_memo_front front[WEB_MEMO_FRONT];
 } web_cert_hot;
 
-/* The certificates and count of a site, densely. */
+/* What a handshake reads of a site, densely: its certificates, and what
+ * the same handshake would cost with the baseline chains (web_flight.c). */
 typedef struct web_site_hot {
     uint32_t cert[WEB_SITE_CERTS]; /* = web_site.cert */
-    uint32_t ncert;
-    uint32_t pad[3];
+    uint8_t ncert;
+    uint8_t key;            /* key_alg index (web_key_alg_names) */
+    uint8_t name_len;       /* its DNS name (the ClientHello's server_name) */
+    uint8_t pad;
+    /* Certificate + CertificateVerify with the baseline chains, WEB_BASE_*:
+     * the site's own key and CertificateVerify around the classical and
+     * the ML-DSA-44 chain, and today's deployment (ECDSA P-256 key). */
+    uint32_t base_auth[3];
 } web_site_hot;
+
+enum { WEB_BASE_CLASSICAL = 0, WEB_BASE_MLDSA44 = 1, WEB_BASE_TODAY = 2 };
 
 typedef struct web_site {
     sim_event ev;           /* next site action */
@@ -112,6 +121,10 @@ typedef struct web_site {
     uint32_t ncert;
     uint8_t spki[2700];     /* DER SPKI of the current key */
     uint16_t spki_len;
+    uint8_t name_len;       /* strlen of its DNS name */
+    /* Certificate messages of the baseline chains around this site's key
+     * (classical, ML-DSA-44), and today's Certificate + CertificateVerify */
+    uint32_t base_msg[2], base_today;
     sim_time renew_at;      /* next routine renewal request */
     sim_time next_expiry;   /* earliest expiry among held certs */
     sim_time lr_install_at; /* pending landmark cert install (or MAX) */
@@ -124,8 +137,11 @@ typedef struct web_site {
 typedef struct web_client {
     sim_event ev;
     sim_time next_visit;    /* SIM_TIME_MAX when offline */
-    sim_time next_check;    /* next update check (online), else MAX */
-    sim_time session_edge;  /* online: session end; offline: next start */
+    sim_time next_check;    /* when the next update check falls due (kept
+                               while offline: an overdue check runs at the
+                               next start-up); MAX: never */
+    sim_time session_edge;  /* online: session end; offline: next start;
+                               not yet installed: its arrival */
     uint64_t rng_n;         /* draws taken from the client's stream */
     /* no id: client i of a shard is global client i * nshards + shard
      * (web__client_id), which keeps the struct at two cache lines */
@@ -133,9 +149,47 @@ typedef struct web_client {
     uint32_t ticket_site[WEB_TICKETS];
     uint32_t ticket_exp[WEB_TICKETS]; /* seconds of sim time */
     uint16_t cohort;
-    uint8_t online;
+    uint8_t online;         /* WEB_OFFLINE, WEB_ONLINE, WEB_UNBORN */
     uint8_t ticket_next;
 } web_client;
+
+enum { WEB_OFFLINE = 0, WEB_ONLINE = 1, WEB_UNBORN = 2 };
+
+/* Installs waiting for their policy delay (update_apply_delay), oldest
+ * first: a client's delay D is one constant, so ready times are in fetch
+ * order. Only cohorts with a delay have these (one per client, out of the
+ * client struct, which must stay at two cache lines). A fetch within D/31
+ * of the newest pending install's first fetch joins that install (at most
+ * D/31 late, never early: web_update.c), which bounds the queue at 32. */
+#define WEB_APPLY_SLOTS 32
+
+typedef struct web_applyq {
+    sim_time delay;         /* this client's policy delay */
+    uint32_t pub[WEB_APPLY_SLOTS];
+    uint32_t ready[WEB_APPLY_SLOTS]; /* seconds of sim time (rounded up) */
+    uint32_t anchor;        /* ready time of the newest install's first fetch */
+    uint8_t head, n;
+} web_applyq;
+
+/* Per update service, per publication q (computed once, in publication
+ * order, from the PKI's views): what the landmark metrics need.
+ *   lm_pub[q]    the first publication carrying q's newest landmark of
+ *                every CA (a client holding p lacks a landmark of q iff
+ *                p < lm_pub[q])
+ *   lm_time[q * nca + ca]  when the newest landmark of ca in q was first
+ *                published (-1: q has none)
+ *   nw[q * nca + ca]       the landmarks of ca first published in q: log
+ *                number and range (lo, hi] of the newest log */
+typedef struct web_lm_new {
+    uint64_t log_number, lo, hi;
+} web_lm_new;
+
+typedef struct web_lmline {
+    uint32_t n, cap;        /* publications 0..n-1 are computed */
+    uint32_t *lm_pub;
+    sim_time *lm_time;
+    web_lm_new *nw;
+} web_lmline;
 
 /* Per (update service, publication): the ClientHello extension length
  * and the advertised landmark per (CA, log slot), computed once. */
@@ -152,13 +206,41 @@ typedef struct web_pubinfo {
     const sim_ca_view **view;
 } web_pubinfo;
 
+/* What a cohort's first flights cost in round trips (web_flight.c): its
+ * key share and transport, as thresholds over the encrypted part of the
+ * server's flight (`enc`: EncryptedExtensions to Finished), so that a
+ * handshake compares a few integers instead of framing its flight. A
+ * value beyond the table is computed directly. */
+#define WEB_RTT_STEPS 6     /* extra round trips answered from the table */
+#define WEB_QUIC_DGRAMS 4   /* client Initial datagram counts tabled */
+
+typedef struct web_flight {
+    tls_transport t;
+    uint16_t group;
+    uint32_t sh_tcp, sh_quic;   /* ServerHello (32-byte / no session ID) */
+    uint32_t ch_quic_base;      /* QUIC ClientHello, empty name, no ext */
+    /* client Initial datagrams = 1 + steps(dgram_thr, ClientHello bytes) */
+    uint32_t dgram_thr[WEB_QUIC_DGRAMS - 1];
+    /* extra round trips = steps(thr, enc) */
+    uint32_t thr_tcp[WEB_RTT_STEPS];
+    uint32_t thr_quic[WEB_QUIC_DGRAMS][WEB_RTT_STEPS];
+} web_flight;
+
 typedef struct web_cohort {
     web_browsers_config cfg;
     size_t us;              /* update service index */
-    sim_dist *zipf;         /* over all sites (owned) */
+    sim_dist *zipf;         /* site popularity (owned): web__popularity */
+    web_flight fl;
     sim_nhpp *sessions;     /* NULL: always online (owned) */
     uint64_t first_id, count;
     int one_host;           /* hosts_per_visit is the constant 1: no draw */
+    size_t first_local;     /* its first client in this shard's table */
+    size_t nlocal;          /* its clients in this shard's table */
+    web_applyq *applyq;     /* per local client; NULL: no apply delay */
+    /* online clients of this cohort, in total and by held publication */
+    int64_t online;
+    int64_t *online_pub;
+    size_t online_pub_cap;
 } web_cohort;
 
 typedef struct web_memo_entry {
@@ -171,9 +253,12 @@ typedef struct web_memo_entry {
 
 typedef struct web_metrics {
     sim_metric *full, *sigless, *full_ca, *sigless_ca, *resumed, *retry;
-    sim_metric *auth, *auth_cl, *auth_pq, *rtt_tcp, *rtt_quic;
+    sim_metric *auth, *auth_cl, *auth_pq, *auth_today, *rtt_tcp, *rtt_quic;
+    sim_metric *rtt_tcp_base[2], *rtt_quic_base[2], *full_key;
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
     sim_metric *no_cert, *acme_polls, *rev_exposure;
+    /* the client update model (web_browser.c) */
+    sim_metric *lm_age, *lm_hold, *online, *lacking, *merged;
 } web_metrics;
 
 struct web {
@@ -201,13 +286,19 @@ struct web {
     /* publications per update service */
     web_pubinfo **pubs;
     size_t *npubs;
+    web_lmline *lml;        /* per update service */
+    sim_event sample_ev;    /* samples the online gauges on the metric grid */
+    sim_time sample_step;
     /* memo: open addressing, power-of-two size */
     web_memo_entry *memo;
     size_t memo_cap, memo_used;
     uint64_t cert_objs;     /* certificates installed so far */
-    /* baselines, computed once */
-    uint32_t base_auth[2];  /* classical, ML-DSA-44 */
-    uint32_t sh_len, fin_len;
+    /* baseline chains built so far (web_flight.c) */
+    struct web_base_chain *base;
+    size_t nbase;
+    uint32_t fin_len;
+    uint32_t enc_fixed;     /* EncryptedExtensions without extensions +
+                               Finished: enc = srv_auth + enc_fixed */
     web_metrics m;
     web_stats st;
     int64_t epoch;
@@ -219,6 +310,11 @@ struct web {
  * a page walk (10^6 clients are 100+ MB: 4 KiB pages miss the TLB on
  * nearly every access). Free with free(). NULL when out of memory. */
 void *web__big_calloc(size_t n, size_t size);
+/* Browsers declared over all cohorts (every shard's). */
+uint64_t web__clients_total(const web *wb);
+/* Writes "<what>: out of memory: N sites and M browsers need about X
+ * GiB (...)" into err: an allocation of the world failed. */
+void web__nomem(const web *wb, const char *what, char *err, size_t errlen);
 
 /* web_site.c */
 int web__sites_create(web *wb, char *err, size_t errlen);
@@ -226,6 +322,9 @@ int web__sites_start(web *wb, char *err, size_t errlen);
 void web__sites_destroy(web *wb);
 /* Time (Unix seconds) of a sim time. */
 int64_t web__unix(const web *wb, sim_time t);
+/* The site's DNS name ("s<id>.<dns_suffix>") into buf; its length, or 0
+ * when it does not fit. */
+size_t web__site_dns(const web *wb, const web_site *s, char *buf, size_t cap);
 
 /* web_browser.c */
 /* The global id of a client of this shard (names its random stream). */
@@ -236,6 +335,44 @@ static inline uint64_t web__client_id(const struct web *wb, const web_client *c)
 int web__clients_create(web *wb, char *err, size_t errlen);
 int web__clients_start(web *wb, char *err, size_t errlen);
 void web__clients_destroy(web *wb);
+
+/* web_update.c: updates, installs, the landmark timeline and metrics */
+static inline sim_time web__add_sat(sim_time a, sim_time d)
+{
+    return d >= SIM_TIME_MAX - a ? SIM_TIME_MAX : a + d;
+}
+/* The install queue of client c (NULL: its cohort has no apply delay). */
+static inline web_applyq *web__applyq(const struct web *wb, const web_client *c,
+                                      const web_cohort *co)
+{
+    return co->applyq ? &co->applyq[(size_t)(c - wb->clients) - co->first_local]
+                      : NULL;
+}
+/* Creates the update model's metrics (docs/metrics.md). */
+int web__update_metrics_create(web *wb);
+/* Extends the landmark timeline of service us to publication q (<= the
+ * latest). MTC_OK or MTC_ERR_NOMEM (the timeline is unchanged). */
+int web__lml_ensure(web *wb, size_t us, uint32_t q);
+/* The latest publication of service us made at or before t (0: none). */
+uint32_t web__pub_at(web *wb, size_t us, sim_time t);
+/* Adds d online clients holding pub to the cohort's count. */
+void web__online_pub_add(web_cohort *co, uint32_t pub, int64_t d);
+/* Schedules the sampler of the online gauges on the metric grid. */
+void web__sampler_start(web *wb);
+/* One update check of c at now (a failure draw when update_fail_prob > 0):
+ * fetches the latest publication and installs it, at once or after the
+ * client's policy delay. */
+void web__update_check(web *wb, web_client *c, web_cohort *co, gsl_rng *r,
+                       sim_time now);
+/* Installs whose policy delay has run out by now. */
+void web__apply_due(web *wb, web_client *c, web_cohort *co, sim_time now);
+/* The first due check at a random phase of update_interval from now. */
+sim_time web__random_phase_due(const web_cohort *co, gsl_rng *r, sim_time now);
+/* A full handshake of c with a site of CA ca at now: records the age of
+ * the newest landmark of ca that c holds (landmark_age_at_handshake). */
+void web__observe_landmark_age(web *wb, const web_client *c, size_t ca,
+                               sim_time now);
+void web__update_destroy(web *wb); /* frees the timelines */
 
 /* web_handshake.c */
 int web__handshake_init(web *wb, char *err, size_t errlen);
@@ -250,5 +387,59 @@ void web__connect(web *wb, web_client *c, uint32_t site, sim_time now,
 void web__site_set_changed(web *wb, web_site *s);
 /* Refreshes certh[id] from certs[id] (keeps the memo front entry). */
 void web__cert_sync(web *wb, uint32_t id);
+
+/* web_flight.c */
+/* The cohort's flight table from its key share and transport settings;
+ * MTC_ERR_CONFIG with err naming the parameter. */
+int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen);
+/* Prices the baselines of site s (its name and current key): base_msg,
+ * base_today and the hot copies. Builds each distinct chain once. */
+int web__site_baselines(web *wb, web_site *s);
+/* The hot copies of the site's baseline bytes after its key changed. */
+void web__site_baselines_sync(web *wb, web_site *s);
+void web__baselines_destroy(web *wb);
+unsigned web__flight_dgrams_slow(const web_flight *f, uint32_t ch_len);
+unsigned web__flight_rtt_tcp_slow(const web_flight *f, uint32_t enc);
+unsigned web__flight_rtt_quic_slow(const web_flight *f, unsigned dgrams, uint32_t enc);
+
+/* How many of the n increasing thresholds x reaches. */
+static inline unsigned web__steps(const uint32_t *thr, unsigned n, uint32_t x)
+{
+    unsigned k = 0;
+    while (k < n && x >= thr[k])
+        k++;
+    return k;
+}
+
+/* Client Initial datagrams for a QUIC ClientHello with ch_ext bytes of
+ * trust_anchors to a site whose name has name_len bytes. */
+static inline unsigned web__flight_dgrams(const web_flight *f, uint32_t name_len,
+                                          uint32_t ch_ext)
+{
+    uint32_t ch = f->ch_quic_base + name_len + ch_ext;
+    unsigned k = web__steps(f->dgram_thr, WEB_QUIC_DGRAMS - 1, ch);
+    return k < WEB_QUIC_DGRAMS - 1 ? k + 1 : web__flight_dgrams_slow(f, ch);
+}
+
+static inline unsigned web__flight_rtt_tcp(const web_flight *f, uint32_t enc)
+{
+    unsigned k = web__steps(f->thr_tcp, WEB_RTT_STEPS, enc);
+    return k < WEB_RTT_STEPS ? k : web__flight_rtt_tcp_slow(f, enc);
+}
+
+static inline unsigned web__flight_rtt_quic(const web_flight *f, unsigned dgrams,
+                                            uint32_t enc)
+{
+    if (dgrams > WEB_QUIC_DGRAMS)
+        return web__flight_rtt_quic_slow(f, dgrams, enc);
+    unsigned k = web__steps(f->thr_quic[dgrams - 1], WEB_RTT_STEPS, enc);
+    return k < WEB_RTT_STEPS ? k : web__flight_rtt_quic_slow(f, dgrams, enc);
+}
+
+/* web_popularity.c */
+/* The site-choice distribution of a cohort with Zipf exponent s: each
+ * site group gets its traffic share, Zipf over its own sites within it
+ * (sim/web.h "Popularity"). *out owned by the caller. */
+int web__popularity(const web *wb, double s, sim_dist **out);
 
 #endif

@@ -35,7 +35,7 @@ static const mtc_sig_alg key_algs[] = {MTC_SIG_ED25519, MTC_SIG_ECDSA_P256,
 static const sim_param_desc site_params[] = {
     {"name", SIM_PARAM_STRING, SO(name), WEB_NAME_MAX, 0, 0, NULL, "", "unique entity name"},
     {"count", SIM_PARAM_INT, SO(count), 0, 1, 1e8, NULL, "", "sites in this group (a sample of each CA's customers)"},
-    {"ca_shares", SIM_PARAM_LIST, SO(ca_shares), 0, 0, 0, NULL, "", "\"ca_name:share\" items, CA market shares (empty: uniform); Let's Encrypt ~57% of valid certs (facts.md)"},
+    {"ca_shares", SIM_PARAM_LIST, SO(ca_shares), 0, 0, 0, NULL, "", "\"ca_name:share\" items, CA market shares (empty: uniform); Let's Encrypt ~57% of valid certs (docs/sources.md)"},
     {"key_alg", SIM_PARAM_ENUM, SO(key_alg), 0, 0, 0, web_key_alg_names, "", "subject key algorithm (sizes CertificateVerify and the SPKI)"},
     {"renew_fraction", SIM_PARAM_REAL, SO(renew_fraction), 0, 0.05, 1.0, NULL, "", "renew at this fraction of the lifetime (draft: 75 %)"},
     {"keep_old", SIM_PARAM_BOOL, SO(keep_old), 0, 0, 1, NULL, "", "keep old and new certificates until the old expires (draft \"Certificate Renewal\")"},
@@ -46,6 +46,7 @@ static const sim_param_desc site_params[] = {
     {"compromise_at", SIM_PARAM_DURATION, SO(compromise_at), 0, 0, 1e10, NULL, "s", "time of a key compromise (0: none)"},
     {"compromise_fraction", SIM_PARAM_REAL, SO(compromise_fraction), 0, 0, 1, NULL, "", "share of this group's sites compromised then"},
     {"dns_suffix", SIM_PARAM_STRING, SO(dns_suffix), WEB_NAME_MAX, 0, 0, NULL, "", "site names are s<id>.<suffix>"},
+    {"traffic_share", SIM_PARAM_REAL, SO(traffic_share), 0, 0, 1e9, NULL, "", "weight of this group in every cohort's site choice, Zipf within the group (0: its share of all sites; independent of declaration order)"},
 };
 
 static int site_defaults(void *p)
@@ -112,6 +113,12 @@ const sim_param_schema sim_sites_schema = {
     sizeof site_params / sizeof site_params[0], site_defaults, site_validate};
 
 /* ---- helpers ------------------------------------------------------------- */
+
+size_t web__site_dns(const web *wb, const web_site *s, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "s%u.%s", s->id, wb->site_cfg[s->group].dns_suffix);
+    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
 
 int64_t web__unix(const web *wb, sim_time t)
 {
@@ -348,7 +355,7 @@ static void site_request(web *wb, web_site *s)
 {
     const web_sites_config *g = &wb->site_cfg[s->group];
     char dns[WEB_NAME_MAX + 32];
-    snprintf(dns, sizeof dns, "s%u.%s", s->id, g->dns_suffix);
+    web__site_dns(wb, s, dns, sizeof dns);
     sim_issue_request req = {dns, s->spki, s->spki_len, g->lifetime,
                              site_cert_cb, s};
     uint64_t ticket = 0;
@@ -488,14 +495,18 @@ int web__sites_create(web *wb, char *err, size_t errlen)
         total += (size_t)wb->site_cfg[g].count;
     wb->nsites = total;
     wb->sites = calloc(total ? total : 1, sizeof *wb->sites);
-    /* C11 aligned_alloc: the size a multiple of the alignment */
+    /* C11 aligned_alloc: the size a multiple of the alignment. Nothing
+     * more is allocated (and touched) once an allocation failed. */
     size_t hbytes = ((total ? total : 1) * sizeof *wb->siteh + 63) & ~(size_t)63;
-    wb->siteh = aligned_alloc(64, hbytes);
+    wb->siteh = wb->sites ? aligned_alloc(64, hbytes) : NULL;
     if (wb->siteh)
         memset(wb->siteh, 0, hbytes);
-    wb->ca_share = calloc(wb->nsite_groups * wb->nca + 1, sizeof(double));
-    if (!wb->sites || !wb->siteh || !wb->ca_share)
+    wb->ca_share = wb->siteh ? calloc(wb->nsite_groups * wb->nca + 1, sizeof(double))
+                             : NULL;
+    if (!wb->sites || !wb->siteh || !wb->ca_share) {
+        web__nomem(wb, "sites", err, errlen);
         return MTC_ERR_NOMEM;
+    }
     /* CA shares per group, resolved by CA name. */
     for (size_t g = 0; g < wb->nsite_groups; g++) {
         const web_sites_config *c = &wb->site_cfg[g];
@@ -572,8 +583,10 @@ int web__sites_create(web *wb, char *err, size_t errlen)
             s->compromised_pending = c->compromise_at > 0 && comp < c->compromise_fraction;
             sim_event_init(&s->ev, site_event, s);
             int rc = site_new_key(wb, s);
+            if (rc == MTC_OK)
+                rc = web__site_baselines(wb, s);
             if (rc != MTC_OK) {
-                snprintf(err, errlen, "%s: key_alg: cannot make a %s key (%s)",
+                snprintf(err, errlen, "%s: key_alg: cannot make a %s key or its baselines (%s)",
                          c->name, web_key_alg_names[c->key_alg], mtc_strerror(rc));
                 return rc;
             }

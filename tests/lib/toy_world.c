@@ -33,7 +33,7 @@ struct toy {
     sim_engine *eng;
     sim_rng *rng;
     sim_metrics *m;
-    sim_metric *full, *sless, *auth, *base_c, *base_m, *isa, *ilm, *sigs,
+    sim_metric *full, *sless, *auth, *base_c, *base_m, *today, *isa, *ilm, *sigs,
         *cpu, *storage;
     toy_src browsers[NCOHORT], cas[NCA], clock;
     double lag_h[NCOHORT];
@@ -62,6 +62,7 @@ static void on_handshake(sim_engine *e, sim_event *ev)
                      4200 + gsl_ran_gaussian(r, 120));
     sim_hist_observe(w->base_m, (size_t)s->index,
                      17000 + gsl_ran_gaussian(r, 300));
+    sim_hist_observe(w->today, (size_t)s->index, 1260); /* no draw: streams unchanged */
     sim_schedule_in(e, ev,
                     sim_time_from_sec(exp_delay(r, 1 / w->c->handshake_rate)));
 }
@@ -126,6 +127,8 @@ static int toy_setup(toy *w, const toy_config *c)
                                     &w->base_c)) ||
         (rc = sim_metrics_histogram(m, "auth_bytes_baseline_mldsa44", "bytes",
                                     NCOHORT, 0, 100, 1e6, 50, &w->base_m)) ||
+        (rc = sim_metrics_histogram(m, "auth_bytes_today_classical", "bytes",
+                                    NCOHORT, 0, 100, 1e6, 50, &w->today)) ||
         (rc = sim_metrics_histogram(m, "issuance_delay_standalone", "s", NCA,
                                     SIM_METRIC_REPLICATED, 0.1, 1e6, 20,
                                     &w->isa)) ||

@@ -18,7 +18,10 @@
  * landmark-relative ones carry a landmark subtree and no signatures. Both
  * are built by mtc_cert_build from an entry and an mtc_proof.
  *
- * Parsed structures borrow from the input bytes; nothing here allocates.
+ * Parsed structures borrow from the input bytes. Nothing here allocates,
+ * except the parse of a TBSCertificate with more than 64 extensions
+ * (RFC 5280 sets no limit; their duplicate check then needs an array), so
+ * parsers may also return MTC_ERR_NOMEM.
  */
 #ifndef MTC_CERT_H
 #define MTC_CERT_H
@@ -32,24 +35,51 @@
 #include "mtc/sig.h"
 #include "mtc/taid.h"
 
-/* Most signatures an MTCProof may carry here (decoding refuses more with
- * MTC_ERR_LIMIT); the draft's own bound is the 2^16-byte vector. */
+/*
+ * Signatures a *built* MTCProof holds in mtc_proof.sigs[]. Decoding has no
+ * such limit: the draft bounds the signature vector only by its 2^16-1
+ * bytes, and a relying party must ignore cosigners it does not know, so a
+ * certificate carrying 3 known and 30 unknown cosignatures is valid. A
+ * decoded proof keeps the whole vector in sig_vec and walks it with
+ * mtc_proof_sig_next(); sigs[] then holds only its first signatures.
+ */
 #define MTC_PROOF_MAX_SIGS 32
-#define MTC_PROOF_MAX_HASHES 64 /* a uint48 subtree has at most 48 levels */
+/* Inclusion hashes a proof *built* here can hold (a uint48 subtree has at
+ * most 48 levels). Decoding accepts the whole <0..2^16-1> vector; a longer
+ * proof is well-formed and simply fails evaluation (MTC_ERR_PROOF_LEN). */
+#define MTC_PROOF_MAX_HASHES 64
 
 typedef struct mtc_subtree_sig {
     mtc_slice cosigner_id; /* binary trust anchor ID, 1..255 bytes */
     mtc_slice signature;   /* 0..65535 bytes */
 } mtc_subtree_sig;
 
+/*
+ * An MTCProof. Builders zero it (memset), then fill the fields and
+ * sigs[0..n_sigs). mtc_proof_decode also sets sig_vec (the encoded
+ * signatures vector body, borrowed) and n_sigs_total; sigs[] then holds
+ * the first min(n_sigs_total, MTC_PROOF_MAX_SIGS) of them and n_sigs
+ * their count. Code that must see every signature (verification, display)
+ * walks them with mtc_proof_sig_next(), which serves both forms.
+ */
 typedef struct mtc_proof {
     mtc_slice extensions;       /* the log entry's extensions vector body */
     uint64_t start, end;        /* < 2^48 */
     const mtc_hash *inclusion;  /* n_inclusion hashes (borrowed) */
     size_t n_inclusion;
-    size_t n_sigs;
+    size_t n_sigs;              /* entries of sigs[] in use */
     mtc_subtree_sig sigs[MTC_PROOF_MAX_SIGS];
+    mtc_slice sig_vec;          /* decoded only: all signatures, encoded */
+    size_t n_sigs_total;        /* decoded only: signatures in sig_vec */
 } mtc_proof;
+
+/*
+ * Iterates over every signature of p: from sig_vec when it is set (a
+ * decoded proof), otherwise from sigs[0..n_sigs). Start with *cursor = 0;
+ * returns 1 and fills *out while signatures remain, then 0. The vector
+ * was validated by mtc_proof_decode, so iteration cannot fail.
+ */
+int mtc_proof_sig_next(const mtc_proof *p, size_t *cursor, mtc_subtree_sig *out);
 
 /* Encoded length of an MTCProof. */
 size_t mtc_proof_len(const mtc_proof *p);
@@ -58,6 +88,8 @@ size_t mtc_proof_len(const mtc_proof *p);
  * Encodes an MTCProof. MTC_ERR_ARG when start/end exceed 48 bits, a
  * cosigner ID is empty or longer than 255, or signatures are not strictly
  * ordered; MTC_ERR_LIMIT when a vector exceeds 2^16-1 bytes or out is short.
+ * A decoded proof (sig_vec set) re-encodes its signature vector verbatim,
+ * so decode then encode reproduces the input whatever its signature count.
  */
 int mtc_proof_encode(const mtc_proof *p, uint8_t *out, size_t cap,
                      size_t *out_len);
@@ -66,9 +98,9 @@ int mtc_proof_encode(const mtc_proof *p, uint8_t *out, size_t cap,
  * Decodes an MTCProof, consuming all of in[0..len). MTC_ERR_CERT for any
  * violation (truncation, trailing bytes, inclusion_proof not a multiple of
  * 32 bytes, empty cosigner ID, signatures out of order or duplicated,
- * extensions not ascending); MTC_ERR_LIMIT beyond MTC_PROOF_MAX_SIGS or
- * MTC_PROOF_MAX_HASHES. Hashes are borrowed from `in` (mtc_hash has
- * byte alignment).
+ * extensions not ascending). No count limit beyond the draft's vector
+ * lengths (see MTC_PROOF_MAX_SIGS and MTC_PROOF_MAX_HASHES). Hashes and
+ * signatures are borrowed from `in` (mtc_hash has byte alignment).
  */
 int mtc_proof_decode(const uint8_t *in, size_t len, mtc_proof *p);
 
@@ -111,7 +143,8 @@ typedef struct mtc_cert {
     int sig_whole_octets;     /* 1 when the BIT STRING has 0 unused bits */
 } mtc_cert;
 
-/* Strict DER parse of a Certificate. MTC_ERR_DER*, MTC_ERR_CERT. */
+/* Strict DER parse of a Certificate. MTC_ERR_DER*, MTC_ERR_CERT (e.g. two
+ * extensions with one OID), MTC_ERR_NOMEM (see above). */
 int mtc_cert_parse(const uint8_t *der, size_t len, mtc_cert *c);
 
 /*

@@ -89,11 +89,26 @@ int mtc_log_entry_leaf_hash(mtc_slice exts, const mtc_tbs_entry *e,
 /*
  * Parses an MTCLogEntry. *type gets the entry type; for tbs_cert_entry the
  * fields are parsed strictly (DER, field order, optional fields, hash
- * length 32) into *e, which borrows from `entry`. Unknown types are
- * MTC_ERR_UNSUPPORTED. Errors: MTC_ERR_CERT, MTC_ERR_DER*.
+ * length 32, X.509 extensions unique by OID, any number of them) into
+ * *e, which borrows from `entry`. Unknown types are MTC_ERR_UNSUPPORTED.
+ * Errors: MTC_ERR_CERT, MTC_ERR_DER*, MTC_ERR_NOMEM (more than 64
+ * extensions need an array for the duplicate check).
  */
 int mtc_log_entry_parse(const uint8_t *entry, size_t len, mtc_slice *exts,
                         unsigned *type, mtc_tbs_entry *e);
+
+/*
+ * The draft's rule for a CA label in a TBSCertificateLogEntry ("Log
+ * Entries"): an issuerAltName extension, when present, is non-critical and
+ * holds a single GeneralName, a directoryName whose Name is an
+ * rdnSequence with exactly one AttributeTypeAndValue in each RDN.
+ * `extensions` is the [3] element of the entry (mtc_tbs_entry.extensions;
+ * empty: no extensions), already valid DER as the parsers leave it.
+ * MTC_OK when there is no issuerAltName or it conforms, MTC_ERR_CERT
+ * otherwise. A CA applies it before logging (mtc_ilog_append); relying
+ * parties need not, since the label is never used for trust.
+ */
+int mtc_entry_check_issuer_alt_name(mtc_slice extensions);
 
 /* ---- building entries -------------------------------------------------------- */
 

@@ -39,6 +39,7 @@ enum mtc_error {
     MTC_ERR_EXPIRED = -64,      /* outside the validity period */
     MTC_ERR_LANDMARK = -65,     /* landmark file or landmark rule violated */
     MTC_ERR_CONFIG = -66,       /* a configuration or parameter set is wrong */
+    MTC_ERR_NOT_CURRENT = -67,  /* appending to a log that is not the current one */
     /* signature algorithms: -100 .. -119 */
     MTC_ERR_KEY = -100,         /* malformed key encoding */
     MTC_ERR_SIG_ENCODING = -101, /* malformed signature encoding */

@@ -74,6 +74,15 @@ int mtc_landmarks_for_index(const mtc_landmarks *lm, uint64_t index,
                             uint64_t *landmark, mtc_subtree *subtree);
 
 /*
+ * The active landmark one of whose subtrees is exactly [start, end): how
+ * a landmark-relative certificate's MTCProof names its landmark, hence its
+ * trust anchor ID (mtc_taid_landmark_id). MTC_ERR_RANGE when no active
+ * landmark has that subtree.
+ */
+int mtc_landmarks_find_subtree(const mtc_landmarks *lm, uint64_t start,
+                               uint64_t end, uint64_t *landmark);
+
+/*
  * TLS selection (draft "Single-Log Landmark Groups"): 1 when the landmark
  * group of landmark `group` (ID ca.2.N.group) contains landmark
  * `landmark` of the same log, i.e. group - max_active + 1 <= landmark <=
@@ -98,10 +107,12 @@ int mtc_landmarks_format(const mtc_landmarks *lm, char *out, size_t cap,
  * (no sign, no leading zeros, no spaces other than the one separator, at
  * most 2^64-1); num_active <= max_active and <= last; exactly
  * num_active + 1 sizes follow, strictly decreasing, each <= latest size,
- * and landmark 0, when listed, has size 0. On error *err_line (may be
- * NULL) gets the 1-based line number at fault and MTC_ERR_LANDMARK (rule
- * violated) or MTC_ERR_PARSE (syntax) is returned; *out is owned by the
- * caller on success.
+ * and landmark 0, when listed, has size 0. max_active 0 reads the text
+ * as published, for a reader that does not know the CA's parameter (a
+ * relying party): max_active is then num_active. On error *err_line (may
+ * be NULL) gets the 1-based line number at fault and MTC_ERR_LANDMARK
+ * (rule violated) or MTC_ERR_PARSE (syntax) is returned; *out is owned by
+ * the caller on success.
  */
 int mtc_landmarks_parse(const char *text, size_t len, uint64_t max_active,
                         uint64_t latest_tree_size, mtc_landmarks **out,

@@ -82,7 +82,10 @@ int mtc_rp_ca_revoke(mtc_rp_ca *rp, uint64_t first, uint64_t last);
 
 /* Adds a trusted subtree of log `log_number` (replacing one with the same
  * [start, end)). MTC_ERR_SUBTREE when [start, end) is not a valid
- * non-empty subtree. */
+ * non-empty subtree. The caller vouches for the hash, as the draft allows
+ * for a trusted update service; the verified path, which checks the
+ * draft's "Trusted Subtrees" evidence first, is mtc_rp_ca_apply_update
+ * (mtc/update.h). */
 int mtc_rp_ca_add_subtree(mtc_rp_ca *rp, uint64_t log_number, uint64_t start,
                           uint64_t end, const mtc_hash *hash);
 /* Drops every trusted subtree (e.g. before installing a new landmark set). */
@@ -96,8 +99,9 @@ size_t mtc_rp_ca_subtree_count(const mtc_rp_ca *rp);
  *   policy <k> <id> [<id> ...]
  *   subtree <log> <start> <end> <hash hex>
  *   revoke <first> <last>
- * with '#' comments and blank lines allowed, single spaces between
- * fields, every line ending in '\n'. Errors: MTC_ERR_CONFIG (with
+ * with '#' comments and blank lines allowed, fields separated by spaces
+ * or tabs, lines ending in LF or CRLF (the last may lack it). Errors:
+ * MTC_ERR_CONFIG (with
  * *err_line, 1-based) for a malformed or inconsistent line; the CA
  * certificate's errors otherwise (*err_line 0).
  */

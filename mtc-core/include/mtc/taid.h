@@ -53,6 +53,14 @@ int mtc_taid_landmark_id(const mtc_taid *ca, uint64_t log_number,
 int mtc_taid_landmark_group_id(const mtc_taid *ca, uint64_t log_number,
                                uint64_t landmark, mtc_taid *out);
 
+/*
+ * 1 when id is `arc` itself or lies below it (arc's arcs are a prefix of
+ * id's). A CA ID reserves its whole arc for the draft's allocations (logs,
+ * landmarks, landmark groups, and future ones), so no other party's ID,
+ * such as a witness's cosigner ID, may lie in it.
+ */
+int mtc_taid_in_arc(const mtc_taid *arc, const mtc_taid *id);
+
 /* Orders IDs as MTCProof requires: shorter first, then bytewise. */
 int mtc_taid_cmp(const mtc_taid *a, const mtc_taid *b);
 int mtc_taid_equal(const mtc_taid *a, const mtc_taid *b);

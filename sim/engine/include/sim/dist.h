@@ -79,8 +79,25 @@ double sim_dist_sample(const sim_dist *d, gsl_rng *r);
  * others: 0. */
 size_t sim_dist_sample_index(const sim_dist *d, gsl_rng *r);
 
-/* A sample read as seconds, as a sim_time >= 0 (negative samples give 0). */
+/* The longest duration a sample gives: 2^60 us, about 36,000 years.
+ * Far below SIM_TIME_MAX, so that a time plus a few sampled durations
+ * cannot overflow (uniform{lo=-1e308, hi=1e308} has a fine mean). */
+#define SIM_DURATION_MAX ((sim_time)1 << 60)
+
+/* A sample read as seconds, as a sim_time in [0, SIM_DURATION_MAX]
+ * (negative and NaN samples give 0, larger ones saturate). */
 sim_time sim_dist_sample_duration(const sim_dist *d, gsl_rng *r);
+
+/* The smallest and largest values d can take: exact for the bounded
+ * kinds (const, uniform, empirical, zipf); INFINITY above for the
+ * others, whose lower end is 0 (pareto: its scale). */
+void sim_dist_support(const sim_dist *d, double *lo, double *hi);
+
+/* Bytes a distribution of this kind over n outcomes (empirical values,
+ * Zipf ranks; ignored for the other kinds) needs at most while it is
+ * built, GSL's tables included: what a caller that counts memory
+ * charges before creating one. */
+size_t sim_dist_footprint(int kind, uint64_t n);
 
 /* P(X <= x). */
 double sim_dist_cdf(const sim_dist *d, double x);

@@ -13,11 +13,20 @@
  *   - CertificateVerify { SignatureScheme, signature<0..2^16-1> };
  *   - the rest of the server's first flight (ServerHello with a key share,
  *     EncryptedExtensions, Finished) so that its size, with TLS record or
- *     QUIC packet framing, gives the extra round trips of a large flight.
+ *     QUIC packet framing, gives the extra round trips of a large flight;
+ *   - the ClientHello, so that its size gives the number of client QUIC
+ *     Initial datagrams, which sets the server's budget before address
+ *     validation (a post-quantum key share does not fit one datagram).
  *
  * Every *_len function returns exactly the length the matching encoder
  * writes (tested equal), so the simulator can price millions of handshakes
- * from a few precomputed lengths. Parsers exist for the structures a peer
+ * from a few precomputed lengths. The handshake messages are real
+ * encodings, but of a modelled content: ClientHello, ServerHello,
+ * EncryptedExtensions and Finished carry only the fields listed at their
+ * functions (no GREASE, ECH, ALPN in EncryptedExtensions, QUIC transport
+ * parameters of the server...). Transport framing (TLS records, QUIC
+ * packets and datagrams) is counted by formula, not encoded: see the
+ * transport section. Parsers exist for the structures a peer
  * receives (trust_anchors lists, Certificate, CertificateVerify) and are
  * strict: any truncation, trailing byte or empty ID is MTC_ERR_TLS.
  * Nothing here allocates; parsed views borrow from the input.
@@ -144,8 +153,12 @@ int tls_certificate_verify_parse(const uint8_t *in, size_t len,
 /* ---- the rest of the server's first flight -------------------------------- */
 
 /* Key share length of a group on the server side (x25519 32, secp256r1 65,
- * X25519MLKEM768 1120); 0 when unknown. */
+ * X25519MLKEM768 1120: the ML-KEM-768 ciphertext 1088 + X25519 32,
+ * draft-ietf-tls-ecdhe-mlkem); 0 when unknown. */
 size_t tls_group_server_share_len(uint16_t group);
+/* The same on the client side (x25519 32, secp256r1 65, X25519MLKEM768
+ * 1216: the ML-KEM-768 encapsulation key 1184 + X25519 32). */
+size_t tls_group_client_share_len(uint16_t group);
 
 /* ServerHello with supported_versions and key_share for `group`
  * (legacy_session_id echoing 32 bytes, middlebox-compatibility mode).
@@ -154,6 +167,46 @@ size_t tls_group_server_share_len(uint16_t group);
 int tls_server_hello_encode(uint16_t group, uint8_t *out, size_t cap,
                             size_t *out_len);
 size_t tls_server_hello_len(uint16_t group);
+/* The same echoing a legacy_session_id of sid_len bytes (0..32): 0 over
+ * QUIC, where the client sends none (RFC 9001 section 8.4). 0 / MTC_ERR_ARG
+ * for an unknown group or sid_len > 32. */
+int tls_server_hello_encode_sid(uint16_t group, size_t sid_len, uint8_t *out,
+                                size_t cap, size_t *out_len);
+size_t tls_server_hello_len_sid(uint16_t group, size_t sid_len);
+
+/*
+ * A ClientHello as the model sends it (RFC 8446 section 4.1.2): version,
+ * random, legacy_session_id (32 bytes over TCP for middlebox
+ * compatibility, empty over QUIC), three TLS 1.3 cipher suites, null
+ * compression, and the extensions server_name, supported_groups (the key
+ * share's group first, then x25519 and secp256r1), signature_algorithms
+ * (12 schemes: the 8 of today's browsers, Ed25519, ML-DSA-44/65/87),
+ * supported_versions (TLS 1.3), psk_key_exchange_modes, key_share (one
+ * share of `group`), ALPN ("h2", "http/1.1" over TCP; "h3" over QUIC),
+ * over QUIC quic_transport_parameters (RFC 9000 section 18: flow-control
+ * limits, idle timeout, max_udp_payload_size, initial_source_connection_id
+ * of scid_len bytes), then the caller's extensions (`ext`, e.g.
+ * trust_anchors) and a padding extension (RFC 7685) of `extra` bytes in
+ * all (0: none; 1..3 is MTC_ERR_ARG), standing for what is not modelled
+ * (GREASE, ECH, pre-shared keys). Random and key bytes are zero.
+ */
+typedef struct tls_client_hello {
+    uint16_t group;
+    const char *server_name;    /* 1..255 bytes */
+    int quic;
+    size_t scid_len;            /* QUIC source connection ID (0..20) */
+    size_t extra;
+} tls_client_hello;
+
+/* MTC_ERR_ARG (unknown group, bad name, extra 1..3, scid_len > 20);
+ * MTC_ERR_LIMIT when cap is short or a vector overflows. */
+int tls_client_hello_encode(const tls_client_hello *ch, const uint8_t *ext,
+                            size_t ext_len, uint8_t *out, size_t cap,
+                            size_t *out_len);
+/* Its length (0 for invalid arguments). It grows by exactly one byte per
+ * byte of server_name and of ext (tested), which lets the simulator price
+ * every site and ClientHello extension from one base length. */
+size_t tls_client_hello_len(const tls_client_hello *ch, size_t ext_len);
 
 /* EncryptedExtensions carrying `ext_len` bytes of extensions (e.g. one
  * trust_anchors extension); Finished with a hash of hash_len bytes. */
@@ -162,18 +215,25 @@ size_t tls_finished_len(size_t hash_len);
 
 /* ---- transport ----------------------------------------------------------- */
 
+/* Framing is counted, not encoded: TLS record headers, content-type
+ * bytes and AEAD tags exactly as RFC 8446 section 5 lays them out; QUIC
+ * long-header packets with 2-byte packet numbers, one CRYPTO frame each,
+ * no ACK or PADDING frames but the padding of Initial datagrams to 1200
+ * bytes, coalesced Initial and Handshake packets (RFC 9000 sections 12.2,
+ * 14.1, 17.2). */
 typedef struct tls_transport {
     size_t tcp_mss;            /* bytes of TCP payload per segment (1460) */
     unsigned tcp_iw_segments;  /* initial window in segments (10, RFC 6928) */
     int middlebox_compat;      /* 1: server sends change_cipher_spec (6 B) */
-    size_t quic_client_initial; /* client's first datagram (>= 1200) */
+    size_t quic_client_initial; /* each client Initial datagram (>= 1200) */
     unsigned quic_amplification; /* server budget before validation (3x) */
     size_t quic_max_datagram;  /* server datagram size (1200) */
     size_t quic_cid_len;       /* connection ID length (8) */
 } tls_transport;
 
 /* RFC defaults: MSS 1460, IW 10, compat on, 1200-byte Initial, 3x, 1200,
- * 8-byte connection IDs. */
+ * 8-byte connection IDs. (The simulator's browser cohorts default to
+ * Chromium's 1,250-byte Initial: sim/web.h.) */
 void tls_transport_defaults(tls_transport *t);
 
 /*
@@ -215,5 +275,19 @@ size_t tls_quic_flight_bytes(const tls_transport *t, size_t initial,
  * the window by the bytes acknowledged each round.
  */
 unsigned tls_extra_rtt_quic(const tls_transport *t, size_t bytes);
+
+/* The same when the server received `received` bytes from the client
+ * before its flight (tls_extra_rtt_quic: one quic_client_initial). */
+unsigned tls_extra_rtt_quic_rx(const tls_transport *t, size_t received,
+                               size_t bytes);
+
+/*
+ * Client Initial datagrams needed to carry a ClientHello of ch_len bytes:
+ * one Initial packet per datagram (header with both connection IDs, an
+ * empty token, 2-byte length and packet number; a CRYPTO frame; a 16-byte
+ * tag), each datagram padded to quic_client_initial bytes, which is what
+ * the server receives (RFC 9000 section 14.1). At least 1.
+ */
+size_t tls_quic_client_datagrams(const tls_transport *t, size_t ch_len);
 
 #endif

@@ -12,18 +12,38 @@
  *
  * Entities. A "sites" entity is a group of `count` sites sharing a
  * configuration; a "browsers" entity is one cohort of `count` clients.
- * Sites are numbered across groups in order (site 0 is the most popular:
- * Zipf rank = number + 1); clients likewise across cohorts (the client
- * id names its random stream and decides its MPI shard).
+ * Sites are numbered across groups in declaration order, clients likewise
+ * across cohorts (the client id names its random stream and decides its
+ * MPI shard).
+ *
+ * Popularity. A cohort picks a site in two steps that are one draw: the
+ * group, by its traffic_share (default: its share of all sites), then a
+ * site of that group by Zipf with the cohort's exponent over the group's
+ * own sites (rank = position in the group). So a group's traffic does not
+ * depend on the order in which groups are declared; with equal counts and
+ * default shares two groups get equal traffic, and with one group this is
+ * the plain Zipf over all sites.
  *
  * Streams (sim/rng.h; kinds 64..127 are the web side's):
  *   WEB_STREAM_CLIENT (64)  id = client id: sessions, visits, update checks
  *   WEB_STREAM_SITE   (65)  id = site id: CA choice, issuance times
  *   WEB_STREAM_SITEKEY (66) id = site id: key seeds (draw 4*gen + i)
+ *   WEB_STREAM_CLIENT_POLICY (67) id = client id: draw 0, the client's
+ *                           update_apply_delay (a stream of its own, so that
+ *                           a cohort with and without the policy makes the
+ *                           same draws everywhere else: common random numbers)
  * A client's draws depend only on its own stream and on the PKI timeline,
  * which every shard replays identically, so a client behaves the same
  * whichever shard simulates it. Sites are simulated on every shard (their
  * issuance requests must be identical everywhere).
+ *
+ * Client update model (docs/model.md, "Web side: the client update
+ * model"): what triggers a check (a start-up check after a session starts,
+ * periodic checks every update_interval while online, at a random phase),
+ * when a fetched publication may be installed (update_apply_delay after
+ * the check that fetched it) and when the client is online at all
+ * (sessions, absences of away_duration, arrival of new installs) are
+ * separate parameters.
  *
  * Handshake (web_handshake.c), per the MTC draft's "Use in TLS" and
  * draft-ietf-tls-trust-anchor-ids: the client's ClientHello trust_anchors
@@ -33,9 +53,21 @@
  * standalone one; the client verifies with mtc_rp_verify against the
  * relying-party state of the publication it holds, memoized on
  * (certificate bytes, trusted state); a failed landmark-relative
- * certificate is retried once with only the CA ID (draft 5.6 recovery).
- * Bytes are lengths of real encodings (sim/tls.h), precomputed per
- * certificate, per site certificate set and per client state.
+ * certificate that failed because the client lacks its landmark (the
+ * signalling failure of draft-ietf-tls-trust-anchor-ids section 5.6) is
+ * retried once with only the CA ID, when the server's
+ * EncryptedExtensions lists it; a revoked, expired or otherwise invalid
+ * one is not (its standalone sibling shares the serial and validity).
+ * Message bytes are lengths of real encodings of a modelled content
+ * (sim/tls.h), precomputed per certificate, per site certificate set and
+ * per client state; transport framing is counted by formula.
+ *
+ * Baselines. Each full handshake is also priced with a classical (ECDSA
+ * P-256) and an ML-DSA-44 X.509 chain with two SCTs around the site's own
+ * key, with the site's own CertificateVerify: the difference is the
+ * certificate mechanism alone. Today's deployment (ECDSA P-256 key and
+ * chain) is a separate figure. Round trips of the baseline flights use
+ * the same cohort key share and transport.
  *
  * Ownership: the engine, metrics, rng and PKI table are borrowed and must
  * outlive the web state. Not thread-safe.
@@ -56,8 +88,14 @@
 enum {
     WEB_STREAM_CLIENT = 64,
     WEB_STREAM_SITE = 65,
-    WEB_STREAM_SITEKEY = 66
+    WEB_STREAM_SITEKEY = 66,
+    WEB_STREAM_CLIENT_POLICY = 67
 };
+
+/* update_on_start: when a session start triggers a check */
+enum { WEB_START_IF_DUE = 0, WEB_START_ALWAYS = 1 };
+/* update_phase: when the first periodic check of a client falls due */
+enum { WEB_PHASE_RANDOM = 0, WEB_PHASE_START = 1 };
 
 /* ---- the PKI as the web side sees it ------------------------------------ */
 
@@ -106,6 +144,7 @@ typedef struct web_sites_config {
     sim_time compromise_at;     /* key compromise time; 0: never */
     double compromise_fraction; /* share of sites compromised then */
     char dns_suffix[WEB_NAME_MAX];
+    double traffic_share;       /* weight in site choice; 0: count / all sites */
 } web_sites_config;
 
 typedef struct web_browsers_config {
@@ -117,27 +156,47 @@ typedef struct web_browsers_config {
     double visits_per_hour;     /* page visits while online (Poisson) */
     sim_dist *hosts_per_visit;  /* distinct hosts contacted per visit (>= 1) */
     double zipf_exponent;       /* site popularity */
-    sim_time update_first_delay; /* first update check after a session starts */
-    sim_dist *update_interval;  /* seconds between checks while online */
+    sim_time update_first_delay; /* start-up check: this long after a session starts */
+    sim_dist *update_interval;  /* seconds from one check to the next due one */
+    int update_on_start;        /* WEB_START_IF_DUE, WEB_START_ALWAYS */
+    int update_phase;           /* WEB_PHASE_RANDOM, WEB_PHASE_START */
+    sim_dist *update_apply_delay; /* policy: install this long after the
+                                   fetching check (one draw per client);
+                                   NULL: at once */
     double update_fail_prob;    /* a check fails (network, server) */
     int never_updates;          /* frozen at publication 0 */
+    double away_prob;           /* a session's end starts an absence */
+    sim_dist *away_duration;    /* seconds away (no session) */
+    sim_time arrival_spread;    /* new installs arrive uniformly in [0, spread) */
+    sim_dist *installer_age;    /* age of a new install's landmark state;
+                                   NULL: it arrives with none */
     int mtc_aware;              /* 0: no trust_anchors extension at all */
     char update_service[WEB_NAME_MAX]; /* "" : the first one */
     sim_time ticket_lifetime;   /* session resumption; 0: none */
     double missignal_prob;      /* advertise the latest landmarks instead of its own */
     int cosigner_policy;        /* index into web_policy_names */
-    int transport;              /* 0 tcp, 1 quic (for retry cost only) */
+    int transport;              /* 0 tcp, 1 quic (a label: both are priced) */
+    int key_share;              /* index into web_group_names */
+    int64_t quic_initial;       /* bytes of each client Initial datagram */
+    int64_t quic_datagram;      /* server datagram size before PMTU discovery */
+    int64_t tcp_mss;            /* TCP maximum segment size */
+    int64_t tcp_initial_window; /* server's initial window, segments */
+    int64_t client_hello_extra; /* unmodelled ClientHello extension bytes */
 } web_browsers_config;
 
 extern const char *const web_key_alg_names[];   /* NULL-terminated */
 extern const char *const web_policy_names[];    /* "pki", NULL */
+/* Key share groups: "x25519mlkem768", "x25519", "secp256r1", NULL. */
+extern const char *const web_group_names[];
+extern const uint16_t web_group_ids[];          /* their TLS code points */
+extern const char *const web_update_start_names[]; /* "if_due", "always", NULL */
+extern const char *const web_update_phase_names[]; /* "random", "start", NULL */
 
 /* sim_sites_schema and sim_browsers_schema are declared in sim/world.h. */
 
-/* Global web settings (transport, key share group, extension code point). */
+/* Global web settings. Key share and transport are per cohort
+ * (web_browsers_config). */
 typedef struct web_tls_config {
-    tls_transport transport;
-    uint16_t group;             /* server key share group */
     uint16_t codepoint;         /* trust_anchors extension type */
     int64_t epoch;              /* Unix seconds of sim time 0 */
 } web_tls_config;
@@ -190,6 +249,10 @@ typedef struct web_stats {
     uint64_t lr_unadvertised;   /* LR certs sent for a landmark not advertised */
     uint64_t invariant_violations; /* check_invariants found a difference */
     uint64_t update_fetches, update_bytes;
+    uint64_t update_installs;   /* publications installed (newer than held) */
+    uint64_t apply_merged;      /* fetches that joined the pending install
+                                   of a fetch less than update_apply_delay
+                                   / 31 before (installed at most that late) */
     uint64_t auth_bytes_sum;    /* over full handshakes */
     uint64_t standalone_bytes_mismatch; /* with no landmarks: auth bytes that
                                    differ from the standalone encoding */

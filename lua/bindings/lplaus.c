@@ -1,0 +1,188 @@
+/*
+ * lplaus.c - the plausible range of the time parameters a unit slip hits
+ * (seconds given where minutes, hours or days were meant), the warning a
+ * declaration outside it earns, and the state's list of warnings.
+ *
+ * The table is kept here, not in the model's schemas, because it is
+ * advice about scenarios, not a rule of the model: a value outside it is
+ * legal, merely improbable. Zero is never judged (it means "none" or
+ * "never" for several of these parameters).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lplaus.h"
+#include "sim/dist.h"
+#include "sim/engine.h"
+
+#define K_WARN "mtcsim.warnings"
+
+#define MIN 60.0
+#define HOUR 3600.0
+#define DAY 86400.0
+
+typedef struct plaus {
+    const char *kind, *param;
+    double lo, hi;          /* seconds */
+    const char *what;       /* "the time between update checks" */
+} plaus;
+
+static const plaus table[] = {
+    {"world", "duration", 10 * MIN, 20 * 365 * DAY, "a simulated span"},
+    {"world", "grid_step", MIN, 30 * DAY, "the spacing of metric series"},
+    {"ca", "lifetime", HOUR, 400 * DAY, "a certificate lifetime"},
+    {"ca", "landmark_interval", MIN, 30 * DAY, "the time between landmarks"},
+    {"ca", "checkpoint_interval", 1, DAY, "the checkpoint period"},
+    {"ca", "quorum_timeout", 1, DAY, "a cosigning quorum timeout"},
+    {"ca", "prune_interval", MIN, 30 * DAY, "the pruning period"},
+    {"cosigner", "latency", 1e-3, 10 * MIN, "a cosigning round trip"},
+    {"cosigner", "mtbf", HOUR, 100 * 365 * DAY, "a mean time between failures"},
+    {"cosigner", "repair_time", 10, 30 * DAY, "a repair"},
+    {"update_service", "fetch_interval", 10, 7 * DAY, "the update service's fetch period"},
+    {"update_service", "publication_delay", 1, 7 * DAY, "an update publication delay"},
+    {"update_service", "mtbf", HOUR, 100 * 365 * DAY, "a mean time between outages"},
+    {"update_service", "repair_time", 10, 30 * DAY, "an outage"},
+    {"sites", "lifetime", HOUR, 400 * DAY, "a certificate lifetime"},
+    {"sites", "retry_after", 1, DAY, "an ACME Retry-After"},
+    {"browsers", "update_interval", MIN, 30 * DAY, "the time between update checks"},
+    {"browsers", "update_first_delay", 1, DAY, "the first update check of a session"},
+    {"browsers", "session_duration", 10, 7 * DAY, "a browser session"},
+    {"browsers", "ticket_lifetime", MIN, 7 * DAY, "a session ticket lifetime"},
+};
+
+/* An action argument that is a duration (args_doc names it "..._s"). */
+static const plaus action_duration = {"", "", MIN, 365 * DAY, "an outage"};
+
+/* "90 s", "5 min", "2 h", "3 d": a duration as people say it. */
+static void fmt_dur(char *b, size_t n, double s)
+{
+    if (s >= DAY && fmod(s, DAY) == 0)
+        snprintf(b, n, "%g d", s / DAY);
+    else if (s >= HOUR && fmod(s, HOUR) == 0)
+        snprintf(b, n, "%g h", s / HOUR);
+    else if (s >= MIN && fmod(s, MIN) == 0)
+        snprintf(b, n, "%g min", s / MIN);
+    else
+        snprintf(b, n, "%g s", s);
+}
+
+static void warn(lua_State *L, const char *msg)
+{
+    if (lua_getfield(L, LUA_REGISTRYINDEX, K_WARN) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, K_WARN);
+    }
+    lua_pushstring(L, msg);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+}
+
+/* The warning for value v (seconds, > 0) against range p, or nothing. */
+static void judge(lua_State *L, const plaus *p, double v, const char *where,
+                  const char *label, const char *name)
+{
+    if (!(v > 0) || (v >= p->lo && v <= p->hi))
+        return;
+    char lo[32], hi[32], msg[768], mean[320] = "";
+    fmt_dur(lo, sizeof lo, p->lo);
+    fmt_dur(hi, sizeof hi, p->hi);
+    /* what the number would be had it been written in another unit: the
+     * one nearest the middle of the plausible range (geometric mean) */
+    static const struct { const char *fn; double f; } units[] = {
+        {"minutes", MIN}, {"hours", HOUR}, {"days", DAY}, {"milliseconds", 1e-3}};
+    double mid = sqrt(p->lo * p->hi), bd = INFINITY;
+    for (int i = 0; i < 4; i++) {
+        double m = v * units[i].f, d = fabs(log(m / mid));
+        if (m >= p->lo && m <= p->hi && d < bd) {
+            bd = d;
+            snprintf(mean, sizeof mean, "; did you mean %s(%g) = %.15g s",
+                     units[i].fn, v, m);
+        }
+    }
+    snprintf(msg, sizeof msg, "%s%s%s: %s = %g s is implausibly %s for %s "
+             "(plausible: %s .. %s)%s%s", where, *where ? ": " : "", label, name,
+             v, v < p->lo ? "short" : "long", p->what, lo, hi, mean,
+             mean[0] ? "?" : "");
+    warn(L, msg);
+}
+
+void lplaus_check_entity(lua_State *L, const sim_param_schema *s,
+                         const void *cfg, int tidx, const char *label,
+                         const char *where)
+{
+    tidx = lua_absindex(L, tidx);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(table[i].kind, s->kind))
+            continue;
+        const sim_param_desc *d = sim_param_find(s, table[i].param);
+        if (!d)
+            continue;
+        int given = lua_getfield(L, tidx, d->name) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (!given)
+            continue;
+        const char *f = (const char *)cfg + d->offset;
+        double v;
+        if (d->type == SIM_PARAM_DURATION)
+            v = sim_time_to_sec(*(const sim_time *)f);
+        else if (d->type == SIM_PARAM_DIST && *(sim_dist *const *)f)
+            v = sim_dist_mean(*(sim_dist *const *)f);
+        else if (d->type == SIM_PARAM_REAL)
+            v = *(const double *)f;
+        else
+            continue;
+        judge(L, &table[i], v, where, label, d->name);
+    }
+}
+
+void lplaus_check_action(lua_State *L, const sim_world_action *a, int first,
+                         int n, const char *where)
+{
+    /* args_doc names the arguments in order: "duration_s" */
+    const char *doc = a->args_doc ? a->args_doc : "";
+    for (int i = 0; i < n; i++) {
+        char word[64] = "";
+        int w = 0;
+        while (*doc == ' ' || *doc == '[' || *doc == ']')
+            doc++;
+        while (*doc && *doc != ' ' && w < 63)
+            word[w++] = *doc++;
+        word[w] = '\0';
+        size_t l = strlen(word);
+        while (l && word[l - 1] == ']')
+            word[--l] = '\0';
+        if (l > 2 && !strcmp(word + l - 2, "_s") &&
+            lua_type(L, first + i) == LUA_TNUMBER) {
+            char label[160];
+            snprintf(label, sizeof label, "sim:at '%s'", a->name);
+            judge(L, &action_duration, lua_tonumber(L, first + i), where, label,
+                  word);
+        }
+    }
+}
+
+size_t lplaus_count(lua_State *L)
+{
+    size_t n = 0;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, K_WARN) == LUA_TTABLE)
+        n = lua_rawlen(L, -1);
+    lua_pop(L, 1);
+    return n;
+}
+
+const char *lplaus_get(lua_State *L, size_t i)
+{
+    const char *s = NULL;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, K_WARN) == LUA_TTABLE) {
+        lua_rawgeti(L, -1, (lua_Integer)i + 1);
+        s = lua_tostring(L, -1);   /* kept alive by the table */
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return s ? s : "";
+}

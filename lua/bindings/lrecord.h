@@ -1,0 +1,25 @@
+/*
+ * lrecord.h - what a run records about the scenario beyond parameters:
+ * the world actions it scheduled with sim:at (time, action, target,
+ * arguments), so that analyses can mark them on time series.
+ */
+#ifndef MTCSIM_LRECORD_H
+#define MTCSIM_LRECORD_H
+
+#include <stddef.h>
+
+#include "lhost.h"
+
+typedef void (*lrecord_fn)(void *ctx, const char *name, const char *value);
+
+/*
+ * Calls fn(ctx, name, value) for each world action the scenario scheduled
+ * with sim:at(t, "action", target, args...) before the run, in time order
+ * (ties: declaration order): name "action.0001", "action.0002", ...;
+ * value "T ACTION TARGET [ARG ...]" with T in seconds from the start of
+ * the run and numbers in %.17g. Returns the count. Actions scheduled from
+ * callbacks during the run are not included.
+ */
+size_t lrecord_actions(lhost *h, lrecord_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,499 @@
+/*
+ * cmd_compare.c - `mtcsim compare A.db[:EXP] B.db[:EXP]`: two experiments
+ * side by side, for "before and after a change" and "two scenarios".
+ *
+ * For every sweep point the two share (matched by their swept values, or
+ * the single point of each), every headline statistic of the run summary:
+ * the mean of each side with its Student-t half-width, and the difference
+ * B - A with its interval. The interval is paired when the two sides ran
+ * the same replications with the same seeds (common random numbers: the
+ * same streams drive both, so most noise cancels in each pair), Welch's
+ * otherwise. A '*' marks differences whose interval excludes 0.
+ * With --out DIR: DIR/compare.txt (the table) and overlaid figures of both
+ * sides (the signatureless fraction, authentication bytes, issuance
+ * delays, and each --metric), drawn as `mtcsim plot` draws them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diffci.h"
+#include "host.h"
+#include "plot_internal.h"
+#include "rdb.h"
+
+#define MAX_EXTRA 16
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: mtcsim compare A.db[:EXP] B.db[:EXP] [--out DIR] [--metric NAME ...]\n"
+        "                      [--stat NAME ...] [--all]\n\n"
+        "Compares two experiments (default: the latest of each file; the two\n"
+        "may be in one file: r.db:1 r.db:2). For each sweep point they share\n"
+        "(matched by swept values), each headline statistic: mean of A and of B\n"
+        "with 95 %% Student-t half-widths, the difference B - A with its 95 %%\n"
+        "interval and the relative difference. The interval is paired when both\n"
+        "sides ran the same replications with the same seeds (common random\n"
+        "numbers), Welch's otherwise; '*' marks an interval that excludes 0.\n\n"
+        "  --out DIR      also write DIR/compare.txt and overlaid figures of A and\n"
+        "                 B (signatureless fraction, auth bytes, issuance delays)\n"
+        "  --metric NAME  one more overlaid figure (repeatable; as mtcsim plot)\n"
+        "  --stat NAME    one more table row, e.g. update_bytes, auth_bytes.p90\n"
+        "                 (repeatable)\n"
+        "  --all          every statistic the runs have, not only the headline\n\n"
+        "Exit status 0, 1 when a figure fails, 2 for bad usage or input.\n");
+}
+
+typedef struct side {
+    char path[4096];
+    int64_t exp_req;
+    sim_results *res;
+    plot_sel *s;
+    char name[256];
+    int64_t reps;
+} side;
+
+static int open_side(side *d, const char *spec)
+{
+    rdb_split_spec(spec, d->path, sizeof d->path, &d->exp_req);
+    if (rdb_open("compare", d->path, &d->res) != HOST_OK)
+        return HOST_USAGE;
+    d->s = calloc(1, sizeof *d->s);
+    if (!d->s)
+        return HOST_FAIL;
+    report *r = &d->s->r;
+    r->db = sim_results_sqlite(d->res);
+    r->dbpath = d->path;
+    r->exp = d->exp_req >= 0 ? d->exp_req : rdb_latest_experiment(r->db);
+    if (r->exp < 0 || !rdb_experiment_exists(r->db, r->exp)) {
+        fprintf(stderr, "mtcsim compare: %s %s\n", d->path,
+                d->exp_req >= 0 ? "has no such experiment" : "holds no experiment");
+        return HOST_USAGE;
+    }
+    if (report__load_points(r) != 0 || r->npoints == 0) {
+        fprintf(stderr, "mtcsim compare: %s: experiment %lld has no runs\n",
+                d->path, (long long)r->exp);
+        return HOST_USAGE;
+    }
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db, "SELECT name, replications FROM experiment "
+                                  "WHERE experiment_id = ?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, r->exp);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const char *n = (const char *)sqlite3_column_text(st, 0);
+            snprintf(d->name, sizeof d->name, "%s", n ? n : "");
+            d->reps = sqlite3_column_int64(st, 1);
+        }
+        sqlite3_finalize(st);
+    }
+    return HOST_OK;
+}
+
+static void close_side(side *d)
+{
+    if (d->s) {
+        free(d->s->r.points);
+        free(d->s->r.label);
+        free(d->s->r.xval);
+        free(d->s);
+    }
+    sim_results_close(d->res);
+}
+
+/* The statistics of a compared row set: headline, --all, --stat. */
+typedef struct stat_list {
+    char (*name)[160];
+    size_t n, cap;
+} stat_list;
+
+static void stat_push(stat_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->name[i], name))
+            return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        char(*p)[160] = realloc(l->name, cap * sizeof *p);
+        if (!p)
+            return;
+        l->name = p;
+        l->cap = cap;
+    }
+    snprintf(l->name[l->n++], 160, "%s", name);
+}
+
+/* Every statistic the experiment's first completed run has. */
+static void stat_all(sqlite3 *db, int64_t exp, stat_list *l)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT name, kind FROM metric WHERE run_id = (SELECT "
+                           "min(run_id) FROM run WHERE experiment_id = ? AND status "
+                           "= 'completed') ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, exp);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *n = (const char *)sqlite3_column_text(st, 0);
+        const char *k = (const char *)sqlite3_column_text(st, 1);
+        char b[200];
+        if (k && !strcmp(k, "histogram")) {
+            static const char *const hs[] = {"count", "mean", "p50", "p99"};
+            for (int i = 0; i < 4; i++) {
+                snprintf(b, sizeof b, "%s.%s", n, hs[i]);
+                stat_push(l, b);
+            }
+        } else if (n) {
+            stat_push(l, n);
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+/* Values of `stat` at a point's completed runs, with replication and seed. */
+static size_t values(side *d, size_t p, const char *stat, double **v,
+                     int64_t **reps, int64_t **seeds)
+{
+    int64_t *ids;
+    size_t nr = rdb_point_runs(d->s->r.db, d->s->r.exp, d->s->r.points[p], &ids,
+                               reps, seeds);
+    *v = malloc((nr ? nr : 1) * sizeof **v);
+    size_t n = 0;
+    for (size_t k = 0; *v && k < nr; k++) {
+        double x;
+        if (rdb_run_stat(d->s->r.db, ids[k], stat, "all", &x)) {
+            (*v)[n] = x;
+            (*reps)[n] = (*reps)[k];
+            (*seeds)[n] = (*seeds)[k];
+            n++;
+        }
+    }
+    free(ids);
+    return *v ? n : 0;
+}
+
+static void fmt_num(char *b, size_t n, double v, int sign)
+{
+    if (!isfinite(v))
+        snprintf(b, n, "-");
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(b, n, sign ? "%+.0f" : "%.0f", v);
+    else
+        snprintf(b, n, sign ? "%+.6g" : "%.6g", v);
+}
+
+/* One table row: both sides' means and half-widths, the difference and its
+ * interval. Returns 1 when printed, 2 when every value of both sides is 0
+ * (left out of the table, named below it), 0 when a side lacks it. */
+static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
+                       const char *stat, int *paired_out)
+{
+    double *va, *vb;
+    int64_t *ra, *sa, *rb, *sb;
+    size_t na = values(A, pa, stat, &va, &ra, &sa);
+    size_t nb = values(B, pb, stat, &vb, &rb, &sb);
+    int printed = 0, zero = na && nb;
+    for (size_t i = 0; zero && i < na; i++)
+        zero = va[i] == 0;
+    for (size_t i = 0; zero && i < nb; i++)
+        zero = vb[i] == 0;
+    if (zero) {
+        printed = 2;
+    } else if (na && nb) {
+        /* paired when the two sides ran the same (replication, seed) set */
+        double *pbv = malloc(na * sizeof *pbv);
+        int paired = pbv && na == nb && na >= 2;
+        for (size_t i = 0; paired && i < na; i++) {
+            size_t j = 0;
+            while (j < nb && (rb[j] != ra[i] || sb[j] != sa[i]))
+                j++;
+            if (j == nb)
+                paired = 0;
+            else
+                pbv[i] = vb[j];
+        }
+        diffci d;
+        if (paired)
+            diffci_paired(va, pbv, na, CI_LEVEL, &d);
+        else
+            diffci_welch(va, na, vb, nb, CI_LEVEL, &d);
+        free(pbv);
+        *paired_out = paired;
+        double ma, la, ha, mb, lb, hb;
+        report__band(va, na, &ma, &la, &ha);
+        report__band(vb, nb, &mb, &lb, &hb);
+        char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], s7[32], ci[72];
+        fmt_num(s1, sizeof s1, ma, 0);
+        fmt_num(s3, sizeof s3, mb, 0);
+        snprintf(s2, sizeof s2, "%s", na > 1 ? "" : "-");
+        snprintf(s4, sizeof s4, "%s", nb > 1 ? "" : "-");
+        if (na > 1)
+            snprintf(s2, sizeof s2, "%.3g", (ha - la) / 2);
+        if (nb > 1)
+            snprintf(s4, sizeof s4, "%.3g", (hb - lb) / 2);
+        fmt_num(s5, sizeof s5, d.diff, 1);
+        if (d.method != DIFF_NONE) {
+            fmt_num(s6, sizeof s6, d.lo, 1);
+            fmt_num(s7, sizeof s7, d.hi, 1);
+            snprintf(ci, sizeof ci, "[%s, %s]", s6, s7);
+        } else {
+            snprintf(ci, sizeof ci, "(n < 2)");
+        }
+        char rel[32] = "";
+        if (ma != 0 && isfinite(ma))
+            snprintf(rel, sizeof rel, "%+.3g%%", 100 * d.diff / fabs(ma));
+        fprintf(f, "%-36s %12s %9s %12s %9s %12s %-28s %c %9s\n", stat, s1, s2, s3,
+                s4, s5, ci, diffci_significant(&d) ? '*' : ' ', rel);
+        printed = 1;
+    }
+    free(va);
+    free(vb);
+    free(ra);
+    free(sa);
+    free(rb);
+    free(sb);
+    return printed;
+}
+
+/* Pairs of point indices (A, B) to compare; their count. */
+static size_t match_points(side *A, side *B, size_t (*pairs)[2], size_t max,
+                           int *by_index)
+{
+    report *a = &A->s->r, *b = &B->s->r;
+    size_t n = 0;
+    *by_index = 0;
+    /* one point against one, or against every point of a sweep (a
+     * baseline against the variants) */
+    if (a->npoints == 1 || b->npoints == 1) {
+        size_t m = a->npoints > b->npoints ? a->npoints : b->npoints;
+        for (size_t i = 0; i < m && n < max; i++, n++) {
+            pairs[n][0] = a->npoints == 1 ? 0 : i;
+            pairs[n][1] = b->npoints == 1 ? 0 : i;
+        }
+        return n;
+    }
+    for (size_t i = 0; i < a->npoints && n < max; i++)
+        for (size_t j = 0; j < b->npoints; j++)
+            if (!strcmp(a->label[i], b->label[j])) {
+                pairs[n][0] = i;
+                pairs[n++][1] = j;
+                break;
+            }
+    if (n == 0 && a->npoints == b->npoints) {
+        *by_index = 1;
+        for (size_t i = 0; i < a->npoints && n < max; i++) {
+            pairs[n][0] = pairs[n][1] = i;
+            n++;
+        }
+    }
+    return n;
+}
+
+static void print_table(FILE *f, side *A, side *B, size_t (*pairs)[2],
+                        size_t npairs, int by_index, const stat_list *stats)
+{
+    fprintf(f, "A: %s experiment %lld (%s): %zu sweep point%s, %lld replication%s\n",
+            A->path, (long long)A->s->r.exp, A->name, A->s->r.npoints,
+            A->s->r.npoints == 1 ? "" : "s", (long long)A->reps, A->reps == 1 ? "" : "s");
+    fprintf(f, "B: %s experiment %lld (%s): %zu sweep point%s, %lld replication%s\n",
+            B->path, (long long)B->s->r.exp, B->name, B->s->r.npoints,
+            B->s->r.npoints == 1 ? "" : "s", (long long)B->reps, B->reps == 1 ? "" : "s");
+    if (by_index)
+        fprintf(f, "note: no sweep point has the same swept values on both sides; "
+                   "points are matched by index\n");
+    for (size_t k = 0; k < npairs; k++) {
+        size_t pa = pairs[k][0], pb = pairs[k][1];
+        const char *la = A->s->r.label[pa], *lb = B->s->r.label[pb];
+        fprintf(f, "\n== A [%s] vs B [%s]\n", la, lb);
+        fprintf(f, "%-36s %12s %9s %12s %9s %12s %-28s %c %9s\n", "statistic",
+                "A mean", "+-95%", "B mean", "+-95%", "B - A", "95% CI of B - A",
+                ' ', "B/A - 1");
+        int paired = 0, any_paired = 0, rows = 0, zeros = 0;
+        char zl[1024] = "";
+        for (size_t i = 0; i < stats->n; i++) {
+            int got = compare_row(f, A, B, pa, pb, stats->name[i], &paired);
+            if (got == 1) {
+                rows++;
+                any_paired |= paired;
+            } else if (got == 2) {
+                size_t l = strlen(zl);
+                snprintf(zl + l, sizeof zl - l, "%s%s", zeros++ ? ", " : "",
+                         stats->name[i]);
+            }
+        }
+        if (zeros)
+            fprintf(f, "0 on both sides: %s\n", zl);
+        if (!rows)
+            fprintf(f, "(no statistic is present on both sides)\n");
+        else
+            fprintf(f, "intervals of B - A: %s\n",
+                    any_paired ? "paired (same replications and seeds: common "
+                                 "random numbers)"
+                               : "Welch (independent runs)");
+    }
+    if (npairs == 0)
+        fprintf(f, "\nno sweep point of A matches one of B (compare the swept "
+                   "values with mtcsim ls)\n");
+}
+
+/* One overlaid figure of `metric`: A's lines then B's. 0 drawn, 1 skipped,
+ * -1 failed. */
+static int overlay(side *A, side *B, const char *metric, size_t (*pairs)[2],
+                   size_t npairs, const char *dir)
+{
+    side *sd[2] = {A, B};
+    static const char *const tags[2] = {"A: ", "B: "};
+    plot_fig *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    int view = VIEW_AUTO;
+    for (int i = 0; i < 2; i++) {
+        plot_sel *s = sd[i]->s;
+        snprintf(s->metric, sizeof s->metric, "%s", metric);
+        s->stat[0] = '\0';
+        s->quiet = 1;
+        if (plot__resolve(s, "compare") != HOST_OK) {
+            free(f);
+            return 1;
+        }
+        s->tag = tags[i];
+        s->ncohorts = 1;
+        snprintf(s->cohorts[0], sizeof s->cohorts[0], "all");
+        s->npoints = 0;
+        int sweep = A->s->r.npoints > 1 && B->s->r.npoints > 1;
+        if (i == 0)
+            view = !strcmp(s->kind, "histogram") ? VIEW_CDF
+                   : sweep                       ? VIEW_SWEEP
+                   : s->has_series || !strcmp(s->kind, "derived") ? VIEW_SERIES
+                                                                   : VIEW_BARS;
+        if (view == VIEW_SWEEP || view == VIEW_BARS) {
+            for (size_t p = 0; p < s->r.npoints && p < PLOT_MAX_POINTS; p++)
+                s->points[s->npoints++] = p;
+            if (view == VIEW_BARS)
+                s->r.x_numeric = 0;
+        } else {
+            for (size_t k = 0; k < npairs && k < PLOT_MAX_LINES / 2; k++)
+                s->points[s->npoints++] = pairs[k][i];
+        }
+        if (view == VIEW_SERIES)
+            plot__series(s, f);
+        else if (view == VIEW_CDF)
+            plot__cdf(s, f);
+        else
+            plot__sweep(s, f);
+    }
+    if (plot__prune(f) == 0) {
+        free(f);
+        return 1;
+    }
+    plot__finish(A->s, f, view);
+    snprintf(f->title, sizeof f->title, "%s: A = %.90s:%lld, B = %.90s:%lld", metric,
+             A->path, (long long)A->s->r.exp, B->path, (long long)B->s->r.exp);
+    char out[4400];
+    snprintf(out, sizeof out, "%s/%s.png", dir, metric);
+    int rc = plot__draw(f, out, "compare");
+    if (rc == 0)
+        printf("%s\n", out);
+    plot__fig_free(f);
+    free(f);
+    return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    const char *spec[2] = {NULL, NULL}, *out = NULL;
+    const char *extra_m[MAX_EXTRA], *extra_s[MAX_EXTRA];
+    size_t nm = 0, ns = 0;
+    int all = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has_v = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return HOST_OK;
+        } else if (!strcmp(a, "--out") && has_v) {
+            out = argv[++i];
+        } else if (!strcmp(a, "--metric") && has_v && nm < MAX_EXTRA) {
+            extra_m[nm++] = argv[++i];
+        } else if (!strcmp(a, "--stat") && has_v && ns < MAX_EXTRA) {
+            extra_s[ns++] = argv[++i];
+        } else if (!strcmp(a, "--all")) {
+            all = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "mtcsim compare: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return HOST_USAGE;
+        } else if (!spec[0] || !spec[1]) {
+            spec[spec[0] ? 1 : 0] = a;
+        } else {
+            fprintf(stderr, "mtcsim compare: unexpected argument '%s'\n", a);
+            return HOST_USAGE;
+        }
+    }
+    if (!spec[1]) {
+        fprintf(stderr, "mtcsim compare: expected two experiments, A.db[:EXP] B.db[:EXP]\n");
+        usage(stderr);
+        return HOST_USAGE;
+    }
+    side A, B;
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    int status = open_side(&A, spec[0]);
+    if (status == HOST_OK)
+        status = open_side(&B, spec[1]);
+    stat_list stats = {NULL, 0, 0};
+    size_t(*pairs)[2] = NULL;
+    FILE *txt = NULL;
+    if (status != HOST_OK)
+        goto done;
+    for (int i = 0; rdb_headline[i]; i++)
+        stat_push(&stats, rdb_headline[i]);
+    if (all)
+        stat_all(A.s->r.db, A.s->r.exp, &stats);
+    for (size_t i = 0; i < ns; i++)
+        stat_push(&stats, extra_s[i]);
+    size_t maxp = A.s->r.npoints > B.s->r.npoints ? A.s->r.npoints : B.s->r.npoints;
+    pairs = calloc(maxp ? maxp : 1, sizeof *pairs);
+    int by_index = 0;
+    size_t npairs = pairs ? match_points(&A, &B, pairs, maxp, &by_index) : 0;
+    print_table(stdout, &A, &B, pairs, npairs, by_index, &stats);
+    if (out) {
+        if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+            fprintf(stderr, "mtcsim compare: cannot create %s: %s\n", out, strerror(errno));
+            status = HOST_FAIL;
+            goto done;
+        }
+        char p[4200];
+        snprintf(p, sizeof p, "%s/compare.txt", out);
+        if (!(txt = fopen(p, "w"))) {
+            fprintf(stderr, "mtcsim compare: cannot write %s: %s\n", p, strerror(errno));
+            status = HOST_FAIL;
+            goto done;
+        }
+        print_table(txt, &A, &B, pairs, npairs, by_index, &stats);
+        printf("\n%s\n", p);
+        static const char *const figs[] = {"signatureless_fraction", "auth_bytes",
+                                           "issuance_delay_landmark",
+                                           "issuance_delay_standalone"};
+        for (size_t i = 0; i < 4 + nm; i++) {
+            const char *mname = i < 4 ? figs[i] : extra_m[i - 4];
+            int rc = overlay(&A, &B, mname, pairs, npairs, out);
+            if (rc < 0)
+                status = HOST_FAIL;
+            else if (rc > 0 && i >= 4)
+                fprintf(stderr, "mtcsim compare: metric %s is not in both "
+                                "experiments; no figure\n", mname);
+        }
+    }
+done:
+    if (txt && fclose(txt) != 0)
+        status = HOST_FAIL;
+    free(stats.name);
+    free(pairs);
+    close_side(&A);
+    close_side(&B);
+    return status;
+}

@@ -1,0 +1,530 @@
+/*
+ * plot_data.c - the numbers of a `mtcsim plot` figure, read from one
+ * experiment: which metric (kind, unit, series), and its lines as a series
+ * over time with the replication band, a CDF from the histogram bins, or
+ * a statistic against the swept parameter with its interval. Separate
+ * from drawing (plot_fig.c) and from options (cmd_plot.c).
+ *
+ * Statistics: only completed runs; bands and error bars are Student-t
+ * intervals across replications (report__band, as the report draws them).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+#include "lsuggest.h"
+#include "plot_internal.h"
+#include "rdb.h"
+#include "sim/engine.h"
+
+static const char *col(sqlite3_stmt *st, int c)
+{
+    const char *t = (const char *)sqlite3_column_text(st, c);
+    return t ? t : "";
+}
+
+/* kind, unit and series flag of a stored metric; 1 when found. */
+static int metric_info(plot_sel *s, const char *name)
+{
+    sqlite3_stmt *st;
+    int got = 0;
+    if (sqlite3_prepare_v2(s->r.db,
+                           "SELECT m.kind, m.unit, max(m.series) FROM metric m "
+                           "JOIN run USING (run_id) WHERE experiment_id = ? AND "
+                           "status = 'completed' AND m.name = ? GROUP BY m.kind, "
+                           "m.unit", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, s->r.exp);
+    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(s->kind, sizeof s->kind, "%s", col(st, 0));
+        snprintf(s->unit, sizeof s->unit, "%s", col(st, 1));
+        s->has_series = sqlite3_column_int(st, 2) != 0;
+        got = 1;
+    }
+    sqlite3_finalize(st);
+    return got;
+}
+
+int plot__resolve(plot_sel *s, const char *cmd)
+{
+    if (!strcmp(s->metric, "signatureless_fraction")) {
+        if (!metric_info(s, "handshake_full") ||
+            !metric_info(s, "handshake_signatureless")) {
+            if (s->quiet)
+                return HOST_USAGE;
+            fprintf(stderr, "mtcsim %s: signatureless_fraction needs the metrics "
+                            "handshake_full and handshake_signatureless, which "
+                            "experiment %lld lacks\n", cmd, (long long)s->r.exp);
+            return HOST_USAGE;
+        }
+        snprintf(s->kind, sizeof s->kind, "derived");
+        snprintf(s->unit, sizeof s->unit, "fraction");
+        return HOST_OK;
+    }
+    if (metric_info(s, s->metric))
+        return HOST_OK;
+    /* "auth_bytes.p99": a histogram and its statistic */
+    char *dot = strrchr(s->metric, '.');
+    if (dot) {
+        *dot = '\0';
+        if (metric_info(s, s->metric) && !strcmp(s->kind, "histogram")) {
+            snprintf(s->stat, sizeof s->stat, "%s", dot + 1);
+            return HOST_OK;
+        }
+        *dot = '.';
+    }
+    if (s->quiet)
+        return HOST_USAGE;
+    sqlite3_stmt *st;
+    char best[160] = "";
+    size_t bd = 4;
+    if (sqlite3_prepare_v2(s->r.db,
+                           "SELECT DISTINCT m.name FROM metric m JOIN run USING "
+                           "(run_id) WHERE experiment_id = ?", -1, &st,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, s->r.exp);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            size_t d = lsuggest_distance(s->metric, col(st, 0));
+            if (d < bd) {
+                bd = d;
+                snprintf(best, sizeof best, "%s", col(st, 0));
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    fprintf(stderr, "mtcsim %s: experiment %lld of %s has no metric '%s'%s%s%s "
+                    "(mtcsim ls %s --metrics lists them)\n", cmd,
+            (long long)s->r.exp, s->r.dbpath, s->metric,
+            best[0] ? " (did you mean '" : "", best, best[0] ? "'?)" : "",
+            s->r.dbpath);
+    return HOST_USAGE;
+}
+
+/* Cohort labels of the metric's breakdown in the experiment's first
+ * completed run holding it (cohort_index order); their count. */
+size_t plot__cohorts(plot_sel *s, char (*out)[64], size_t max)
+{
+    const char *m = !strcmp(s->kind, "derived") ? "handshake_full" : s->metric;
+    sqlite3_stmt *st;
+    size_t n = 0;
+    if (sqlite3_prepare_v2(s->r.db,
+                           "WITH r AS (SELECT min(run_id) AS id FROM metric JOIN run "
+                           "USING (run_id) WHERE experiment_id = ?1 AND status = "
+                           "'completed' AND name = ?2) "
+                           "SELECT cohort_index, cohort FROM scalar JOIN metric USING "
+                           "(metric_id) WHERE run_id = (SELECT id FROM r) AND name = ?2 "
+                           "AND cohort_index >= 0 UNION SELECT cohort_index, cohort "
+                           "FROM histogram JOIN metric USING (metric_id) WHERE run_id = "
+                           "(SELECT id FROM r) AND name = ?2 AND cohort_index >= 0 "
+                           "ORDER BY 1", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, s->r.exp);
+    sqlite3_bind_text(st, 2, m, -1, SQLITE_STATIC);
+    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(st, 1);
+        snprintf(out[n++], 64, "%s", c ? c : "");
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+void plot__stat_name(const plot_sel *s, char *buf, size_t n)
+{
+    if (!strcmp(s->kind, "histogram"))
+        snprintf(buf, n, "%s.%s", s->metric, s->stat[0] ? s->stat : "mean");
+    else
+        snprintf(buf, n, "%s", s->metric);
+}
+
+size_t plot__values(plot_sel *s, size_t p, const char *cohort, double **out,
+                    int64_t **reps_out, int64_t **seeds_out)
+{
+    int64_t *ids, *reps, *seeds;
+    size_t nr = rdb_point_runs(s->r.db, s->r.exp, s->r.points[p], &ids, &reps, &seeds);
+    char stat[200];
+    plot__stat_name(s, stat, sizeof stat);
+    double *v = malloc((nr ? nr : 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t k = 0; v && k < nr; k++) {
+        double x;
+        if (rdb_run_stat(s->r.db, ids[k], stat, cohort, &x)) {
+            v[n] = x;
+            reps[n] = reps[k];
+            seeds[n] = seeds[k];
+            n++;
+        }
+    }
+    *out = v;
+    if (reps_out)
+        *reps_out = reps;
+    else
+        free(reps);
+    if (seeds_out)
+        *seeds_out = seeds;
+    else
+        free(seeds);
+    free(ids);
+    return v ? n : 0;
+}
+
+/* ---- series over time ---- */
+
+static int series_by_cohort(sqlite3 *db, int64_t run, const char *metric,
+                            const char *cohort, series *out)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    memset(out, 0, sizeof *out);
+    if (sqlite3_prepare_v2(db,
+                           "SELECT d.t, d.value FROM vector_data d JOIN vector v "
+                           "USING (vector_id) JOIN metric m USING (metric_id) "
+                           "WHERE m.run_id = ? AND m.name = ? AND v.cohort = ? "
+                           "ORDER BY d.k", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, cohort, -1, SQLITE_STATIC);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 256;
+            int64_t *t = realloc(out->t, cap * sizeof *t);
+            if (t)
+                out->t = t;
+            double *v = realloc(out->v, cap * sizeof *v);
+            if (v)
+                out->v = v;
+            if (!t || !v)
+                break;
+        }
+        out->t[out->n] = sqlite3_column_int64(st, 0);
+        out->v[out->n] = sqlite3_column_double(st, 1);
+        out->n++;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The warm-up end of the experiment's first completed run, or 0. */
+static int64_t warmup_end(plot_sel *s)
+{
+    sqlite3_stmt *st;
+    int64_t w = 0;
+    if (sqlite3_prepare_v2(s->r.db,
+                           "SELECT coalesce(warmup_end, 0) FROM run WHERE "
+                           "experiment_id = ? AND status = 'completed' ORDER BY "
+                           "run_id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, s->r.exp);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        w = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return w;
+}
+
+/* A line title: "[tag: ][point label][, cohort]". */
+static void line_title(const plot_sel *s, size_t p, const char *cohort,
+                       char *buf, size_t n)
+{
+    int pts = s->npoints > 1 || s->r.npoints > 1;
+    snprintf(buf, n, "%s%s%s%s", s->tag ? s->tag : "",
+             pts ? s->r.label[p] : "", pts && strcmp(cohort, "all") ? ", " : "",
+             strcmp(cohort, "all") || !pts ? cohort : "");
+}
+
+/* Rescales the y values (or x, for CDFs) of every line to a natural unit
+ * of s->unit; returns its label. */
+static const char *natural(plot_sel *s, plot_fig *f, int on_x)
+{
+    double mag = 0;
+    for (size_t i = 0; i < f->nlines; i++)
+        for (size_t k = 0; k < f->lines[i].n; k++) {
+            double v = fabs(on_x ? f->lines[i].rows[k].x : f->lines[i].rows[k].y);
+            if (isfinite(v) && v > mag)
+                mag = v;
+        }
+    const char *label;
+    double sc = plot__unit_scale(s->unit, mag, &label);
+    for (size_t i = 0; sc != 1.0 && i < f->nlines; i++)
+        for (size_t k = 0; k < f->lines[i].n; k++) {
+            plot_row *r = &f->lines[i].rows[k];
+            if (on_x) {
+                r->x *= sc;
+            } else {
+                r->y *= sc;
+                r->lo *= sc;
+                r->hi *= sc;
+            }
+        }
+    return label;
+}
+
+size_t plot__series(plot_sel *s, plot_fig *f)
+{
+    int frac = !strcmp(s->kind, "derived");
+    int counter = !strcmp(s->kind, "counter");
+    const char *tu = "hours";
+    double scale = 1.0 / (double)SIM_HOUR;
+    size_t added = 0;
+    for (size_t pi = 0; pi < s->npoints; pi++) {
+        size_t p = s->points[pi];
+        int64_t *ids, *reps, *seeds;
+        size_t nr = rdb_point_runs(s->r.db, s->r.exp, s->r.points[p], &ids, &reps, &seeds);
+        for (size_t c = 0; c < s->ncohorts && nr; c++) {
+            series *A = calloc(nr, sizeof *A), *B = calloc(nr, sizeof *B);
+            size_t len = SIZE_MAX;
+            for (size_t k = 0; A && B && k < nr; k++) {
+                series_by_cohort(s->r.db, ids[k], frac ? "handshake_signatureless"
+                                                       : s->metric,
+                                 s->cohorts[c], &A[k]);
+                if (frac)
+                    series_by_cohort(s->r.db, ids[k], "handshake_full",
+                                     s->cohorts[c], &B[k]);
+                len = A[k].n < len ? A[k].n : len;
+                len = frac && B[k].n < len ? B[k].n : len;
+            }
+            char title[200];
+            line_title(s, p, s->cohorts[c], title, sizeof title);
+            plot_line *l = A && B && len != SIZE_MAX && len > 1
+                               ? plot__line(f, "%s (n=%zu)", title, nr) : NULL;
+            double *x = l ? malloc(nr * sizeof *x) : NULL;
+            if (l && added == 0)
+                scale = report__time_scale(A[0].t[len - 1], &tu);
+            for (size_t k = (counter || frac) ? 1 : 0; x && k < len; k++) {
+                size_t n = 0;
+                double dt_h = (double)(A[0].t[k] - (k ? A[0].t[k - 1] : 0)) /
+                              (double)SIM_HOUR;
+                for (size_t j = 0; j < nr; j++) {
+                    if (frac) {
+                        double df = B[j].v[k] - B[j].v[k - 1];
+                        if (df > 0)
+                            x[n++] = (A[j].v[k] - A[j].v[k - 1]) / df;
+                    } else if (counter) {
+                        if (dt_h > 0)
+                            x[n++] = (A[j].v[k] - A[j].v[k - 1]) / dt_h;
+                    } else {
+                        x[n++] = A[j].v[k];
+                    }
+                }
+                if (!n)
+                    continue;
+                double m, lo, hi;
+                report__band(x, n, &m, &lo, &hi);
+                plot__row(l, (double)A[0].t[k] * scale, m, lo, hi);
+            }
+            free(x);
+            if (l)
+                added++;
+            for (size_t k = 0; A && B && k < nr; k++) {
+                report__series_free(&A[k]);
+                report__series_free(&B[k]);
+            }
+            free(A);
+            free(B);
+        }
+        free(ids);
+        free(reps);
+        free(seeds);
+    }
+    snprintf(f->xlabel, sizeof f->xlabel, "simulated time (%s)", tu);
+    int64_t w = warmup_end(s);
+    if (w > 0)
+        f->xmark = (double)w * scale;
+    plot__markers(&s->r, f, scale);
+    f->style = PLOT_BAND;
+    return added;
+}
+
+/* ---- distributions ---- */
+
+/* Appends the CDF of the pooled bins of the completed runs of point index
+ * p (all points when p == SIZE_MAX), cohort label c; 1 when drawn. */
+static int cdf_line(plot_sel *s, plot_fig *f, size_t p, const char *c)
+{
+    static const char *const where =
+        "FROM histogram_bin b JOIN histogram h USING (histogram_id) JOIN "
+        "metric m USING (metric_id) JOIN run USING (run_id) WHERE "
+        "experiment_id = ?1 AND status = 'completed' AND (?2 < 0 OR "
+        "sweep_point = ?2) AND m.name = ?3 AND h.cohort = ?4";
+    char sql[1024];
+    sqlite3_stmt *st = NULL, *mm = NULL;
+    int drawn = 0;
+    int64_t point = p == SIZE_MAX ? -1 : s->r.points[p];
+    snprintf(sql, sizeof sql, "SELECT min(h.min), max(h.max), sum(b.count), "
+             "count(DISTINCT run_id) %s", where);
+    if (sqlite3_prepare_v2(s->r.db, sql, -1, &mm, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_int64(mm, 1, s->r.exp);
+    sqlite3_bind_int64(mm, 2, point);
+    sqlite3_bind_text(mm, 3, s->metric, -1, SQLITE_STATIC);
+    sqlite3_bind_text(mm, 4, c, -1, SQLITE_STATIC);
+    if (sqlite3_step(mm) != SQLITE_ROW || !(sqlite3_column_double(mm, 2) > 0))
+        goto done;
+    double mn = sqlite3_column_double(mm, 0), mx = sqlite3_column_double(mm, 1);
+    double total = sqlite3_column_double(mm, 2);
+    snprintf(sql, sizeof sql, "SELECT b.bin, min(b.hi), sum(b.count) %s GROUP BY "
+             "b.bin ORDER BY b.bin", where);
+    if (sqlite3_prepare_v2(s->r.db, sql, -1, &st, NULL) != SQLITE_OK)
+        goto done;
+    sqlite3_bind_int64(st, 1, s->r.exp);
+    sqlite3_bind_int64(st, 2, point);
+    sqlite3_bind_text(st, 3, s->metric, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, c, -1, SQLITE_STATIC);
+    char title[200];
+    if (p == SIZE_MAX)
+        snprintf(title, sizeof title, "%s%s", s->tag ? s->tag : "", c);
+    else
+        line_title(s, p, c, title, sizeof title);
+    plot_line *l = plot__line(f, "%s (n=%lld)", title,
+                              (long long)sqlite3_column_int64(mm, 3));
+    if (!l)
+        goto done;
+    plot__row(l, mn, 0, 0, 0);
+    double cum = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        cum += sqlite3_column_double(st, 2);
+        double x = sqlite3_column_type(st, 1) == SQLITE_NULL
+                       ? mx : sqlite3_column_double(st, 1);
+        x = x > mx ? mx : x < mn ? mn : x;
+        plot__row(l, x, cum / total, cum / total, cum / total);
+    }
+    drawn = 1;
+done:
+    sqlite3_finalize(st);
+    sqlite3_finalize(mm);
+    return drawn;
+}
+
+size_t plot__cdf(plot_sel *s, plot_fig *f)
+{
+    size_t added = 0;
+    for (size_t pi = 0; pi < s->npoints; pi++)
+        for (size_t c = 0; c < s->ncohorts; c++)
+            added += (size_t)cdf_line(s, f, s->points[pi], s->cohorts[c]);
+    f->style = PLOT_LINES;
+    return added;
+}
+
+/* ---- against the swept parameter ---- */
+
+size_t plot__sweep(plot_sel *s, plot_fig *f)
+{
+    size_t added = 0;
+    int bars = !s->r.x_numeric;
+    /* one point, several cohorts: the cohorts are the categories */
+    int by_cohort = bars && s->npoints == 1 && s->ncohorts > 1;
+    const char *xu = bars ? "" : report__swept_unit(&s->r);
+    const char *xlab = "";
+    double mx = 0;
+    for (size_t i = 0; i < s->npoints; i++)
+        mx = fabs(s->r.xval[s->points[i]]) > mx ? fabs(s->r.xval[s->points[i]]) : mx;
+    double xs = xu[0] ? plot__unit_scale(xu, mx, &xlab) : 1.0;
+    size_t nlines = by_cohort ? 1 : s->ncohorts;
+    size_t ncat = by_cohort ? s->ncohorts : s->npoints;
+    for (size_t c = 0; c < nlines; c++) {
+        plot_line *l = by_cohort
+            ? plot__line(f, "%s%s", s->tag ? s->tag : "", s->r.label[s->points[0]])
+            : plot__line(f, "%s%s", s->tag ? s->tag : "", s->cohorts[c]);
+        if (!l)
+            break;
+        for (size_t i = 0; i < ncat; i++) {
+            size_t p = s->points[by_cohort ? 0 : i];
+            const char *coh = s->cohorts[by_cohort ? i : c];
+            double *v, m, lo, hi;
+            size_t n = plot__values(s, p, coh, &v, NULL, NULL);
+            if (n) {
+                report__band(v, n, &m, &lo, &hi);
+                plot__row(l, bars ? (double)i : s->r.xval[p] * xs, m, lo, hi);
+            }
+            free(v);
+        }
+        added++;
+    }
+    if (bars) {
+        f->nxtics = ncat < 64 ? ncat : 64;
+        for (size_t i = 0; i < f->nxtics; i++)
+            snprintf(f->xtics[i], sizeof f->xtics[i], "%s",
+                     by_cohort ? s->cohorts[i] : s->r.label[s->points[i]]);
+    }
+    if (bars)
+        snprintf(f->xlabel, sizeof f->xlabel, by_cohort ? "cohort" : "sweep point");
+    else if (xu[0])
+        snprintf(f->xlabel, sizeof f->xlabel, "%s (%s)", s->r.xname, xlab);
+    else
+        snprintf(f->xlabel, sizeof f->xlabel, "%s", s->r.xname);
+    if (!bars && s->npoints > 2) {
+        double lo = INFINITY, hi = 0;
+        for (size_t i = 0; i < s->npoints; i++) {
+            lo = s->r.xval[s->points[i]] < lo ? s->r.xval[s->points[i]] : lo;
+            hi = s->r.xval[s->points[i]] > hi ? s->r.xval[s->points[i]] : hi;
+        }
+        f->logx = lo > 0 && hi / lo >= 20;
+    }
+    f->style = bars ? PLOT_BARS : PLOT_ERRORBARS;
+    return added;
+}
+
+void plot__finish(plot_sel *s, plot_fig *f, int view)
+{
+    char stat[200];
+    plot__stat_name(s, stat, sizeof stat);
+    int frac = !strcmp(s->kind, "derived");
+    if (view == VIEW_SERIES) {
+        if (frac)
+            snprintf(f->ylabel, sizeof f->ylabel, "signatureless fraction per grid interval");
+        else if (!strcmp(s->kind, "counter"))
+            snprintf(f->ylabel, sizeof f->ylabel, "%s per hour (%s)", s->metric, s->unit);
+        else
+            snprintf(f->ylabel, sizeof f->ylabel, "%s (%s)", s->metric,
+                     natural(s, f, 0));
+    } else if (view == VIEW_CDF) {
+        double mn = INFINITY, mx = 0;
+        for (size_t i = 0; i < f->nlines; i++)
+            for (size_t k = 0; k < f->lines[i].n; k++) {
+                double x = f->lines[i].rows[k].x;
+                mn = x < mn ? x : mn;
+                mx = x > mx ? x : mx;
+            }
+        /* log bins: a log axis when the values span two decades or more;
+         * durations on it keep seconds, with tics at 1 s, 1 min, 1 h... */
+        f->logx = mn > 0 && mx / mn >= 100;
+        f->time_tics = f->logx && !strcmp(s->unit, "s");
+        const char *u = f->time_tics ? "log scale" : natural(s, f, 1);
+        snprintf(f->xlabel, sizeof f->xlabel, "%s (%s)", s->metric, u);
+        snprintf(f->ylabel, sizeof f->ylabel, "fraction of observations <= x");
+    } else {
+        snprintf(f->ylabel, sizeof f->ylabel, "%s (%s)", stat,
+                 frac ? "fraction" : natural(s, f, 0));
+    }
+}
+
+void plot__markers(report *r, plot_fig *f, double scale)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT DISTINCT a.value FROM run_attr a JOIN run r USING "
+                           "(run_id) WHERE r.experiment_id = ? AND r.status = "
+                           "'completed' AND a.name LIKE 'action.%' ORDER BY "
+                           "a.name", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, r->exp);
+    while (sqlite3_step(st) == SQLITE_ROW && f->nmarkers < 32) {
+        /* "T ACTION TARGET [ARGS]" (lrecord.h) */
+        char action[64], target[64];
+        double t;
+        if (sscanf(col(st, 0), "%lf %63s %63s", &t, action, target) != 3)
+            continue;
+        double x = t * 1e6 * scale;
+        int dup = 0;
+        for (size_t i = 0; i < f->nmarkers && !dup; i++)
+            dup = f->markers[i].x == x;
+        if (dup)
+            continue;
+        plot_marker *m = &f->markers[f->nmarkers++];
+        m->x = x;
+        snprintf(m->label, sizeof m->label, "%.40s %.40s", action, target);
+    }
+    sqlite3_finalize(st);
+}

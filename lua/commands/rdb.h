@@ -1,0 +1,59 @@
+/*
+ * rdb.h - what the read-side commands (ls, plot, compare) share: opening a
+ * results database read-only with the command's messages, choosing an
+ * experiment, parsing ids, and per-run values of a named statistic.
+ *
+ * These are program code (lua/commands/): they print their messages to
+ * stderr prefixed with the command's name, and return HOST_* codes.
+ */
+#ifndef MTCSIM_RDB_H
+#define MTCSIM_RDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "sim/results.h"
+
+/* Opens path read-only; on failure prints "mtcsim CMD: message" and
+ * returns HOST_USAGE (a missing, foreign or corrupt file is bad input). */
+int rdb_open(const char *cmd, const char *path, sim_results **res);
+
+/* The latest experiment id of db, or -1 when there is none. */
+int64_t rdb_latest_experiment(sqlite3 *db);
+
+/* 1 if the experiment exists. */
+int rdb_experiment_exists(sqlite3 *db, int64_t exp);
+
+/* Parses a positive integer option value; prints and returns HOST_USAGE
+ * on bad input, HOST_OK otherwise. */
+int rdb_parse_id(const char *cmd, const char *opt, const char *v, int64_t *out);
+
+/* Splits "FILE.db:EXP" into path (copied into buf) and experiment (-1 when
+ * not given). A suffix that is not a positive integer is part of the
+ * path. */
+void rdb_split_spec(const char *spec, char *buf, size_t n, int64_t *exp);
+
+/*
+ * A statistic of a run, by name as the run summary prints them:
+ *   "METRIC"                 a counter's or gauge's final value
+ *   "METRIC.count|mean|p50|p90|p99|min|max|sum"  of a histogram
+ *   "signatureless_fraction" handshake_signatureless / handshake_full
+ *   "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44"
+ * of cohort `cohort` ("all" for the total). Writes the value of run_id
+ * into *v and returns 1, or 0 when the run lacks it.
+ */
+int rdb_run_stat(sqlite3 *db, int64_t run_id, const char *stat,
+                 const char *cohort, double *v);
+
+/* The headline statistics (the run summary's short list), NULL-ended. */
+extern const char *const rdb_headline[];
+
+/* Completed runs of (exp, point) as (run_id, replication, seed), ordered
+ * by replication then run id (a resumed replication counts once: its
+ * latest completed run). Arrays malloc'd; returns the count. */
+size_t rdb_point_runs(sqlite3 *db, int64_t exp, int64_t point, int64_t **ids,
+                      int64_t **reps, int64_t **seeds);
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * report_transient.c - the report's steady-state check: the same MSER-5
+ * verdicts the run summary prints (transient_check.h), recomputed from the
+ * series in the database, as a table and, when a window still holds a
+ * transient, a warning at the top of the page. Separate because it only
+ * reads series and judges them.
+ */
+#include <stdlib.h>
+
+#include "report_internal.h"
+#include "transient_check.h"
+
+typedef struct tc_row {
+    int64_t run, point, rep;
+    const char *series;
+    tc_result r;
+} tc_row;
+
+static void add_row(tc_row **rows, size_t *n, size_t *cap, tc_row row)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 32;
+        tc_row *p = realloc(*rows, nc * sizeof *p);
+        if (!p)
+            return;
+        *rows = p;
+        *cap = nc;
+    }
+    (*rows)[(*n)++] = row;
+}
+
+static size_t judge_runs(report *r, tc_row **rows)
+{
+    size_t n = 0, cap = 0;
+    *rows = NULL;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(r->db,
+                           "SELECT run_id, sweep_point, replication, warmup_end "
+                           "FROM run WHERE experiment_id = ? AND status = "
+                           "'completed' ORDER BY sweep_point, replication",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, r->exp);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t run = sqlite3_column_int64(st, 0);
+        tc_row row = {run, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+                      NULL, {0, 0, 0}};
+        int64_t warm = sqlite3_column_int64(st, 3);
+        series full, sl;
+        if (report__series_read(r, run, "handshake_full", -1, &full) == 0 &&
+            report__series_read(r, run, "handshake_signatureless", -1, &sl) == 0 &&
+            full.n && full.n == sl.n) {
+            row.series = "signatureless_fraction";
+            row.r = tc_fraction(full.t, full.v, sl.v, full.n, warm);
+            if (row.r.judged)
+                add_row(rows, &n, &cap, row);
+        }
+        report__series_free(&full);
+        report__series_free(&sl);
+        for (size_t g = 0; tc_level_names[g]; g++) {
+            series s;
+            if (report__series_read(r, run, tc_level_names[g], -1, &s) == 0 && s.n) {
+                row.series = tc_level_names[g];
+                row.r = tc_level(s.t, s.v, s.n, warm);
+                if (row.r.judged)
+                    add_row(rows, &n, &cap, row);
+            }
+            report__series_free(&s);
+        }
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+void report__html_transients(report *r, FILE *h)
+{
+    tc_row *rows;
+    size_t n = judge_runs(r, &rows), hits = 0;
+    for (size_t i = 0; i < n; i++)
+        hits += (size_t)rows[i].r.transient;
+    fputs("<h2 id=\"steady-state\">Steady-state check</h2>\n", h);
+    if (!n) {
+        fputs("<p>No headline series long enough to judge (MSER-5 needs 20 grid "
+              "points in the measured window).</p>\n", h);
+        free(rows);
+        return;
+    }
+    if (hits)
+        fprintf(h, "<p class=\"note\"><b>Warning:</b> MSER-5 finds an initial "
+                   "transient in %zu of %zu judged series windows (rows marked "
+                   "below): those figures still describe a start-up, not the "
+                   "deployed system. Lengthen the warm-up or use "
+                   "<code>world{ start = \"steady\" }</code>.</p>\n", hits, n);
+    else
+        fprintf(h, "<p>MSER-5 finds no initial transient in the %zu judged series "
+                   "windows.</p>\n", n);
+    fputs("<table>\n<tr class=\"head\"><td>run</td><td>point</td><td>replication"
+          "</td><td>series</td><td>truncation (h into the window)</td><td>transient"
+          "</td></tr>\n", h);
+    for (size_t i = 0; i < n; i++) {
+        const tc_row *w = &rows[i];
+        const char *lab = "";
+        for (size_t k = 0; r->label && k < r->npoints; k++)
+            if (r->points[k] == w->point)
+                lab = r->label[k];
+        fprintf(h, "<tr%s><td>%lld</td><td>%s</td><td>%lld</td><td>%s</td><td>%.3g"
+                   "</td><td>%s</td></tr>\n",
+                w->r.transient ? " class=\"bad\"" : "", (long long)w->run, lab,
+                (long long)w->rep, w->series, w->r.truncation_h,
+                w->r.transient ? "yes" : "no");
+    }
+    fputs("</table>\n", h);
+    free(rows);
+}

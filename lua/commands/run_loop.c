@@ -1,0 +1,189 @@
+/*
+ * run_loop.c - the runs of `mtcsim run` in this process, one after another
+ * (also each rank's share under mpirun): a fresh scenario state and world
+ * per (point, replication) of the to-do list, the run row committed as
+ * "running" before the first event, metrics and status after the last,
+ * and each point's summary once its runs are done. -j N hands the same
+ * list to worker processes instead (run_workers.c).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "lrecord.h"
+#include "lsuggest.h"
+#include "run_internal.h"
+#include "mtc/error.h"
+#include "sim/progress.h"
+
+typedef struct prog_ctx {
+    sim_progress p;
+} prog_ctx;
+
+static void on_progress(void *ctx, sim_time now, uint64_t events)
+{
+    prog_ctx *c = ctx;
+    char line[256];
+    if (sim_progress_tick(&c->p, host_now(), now, events, line, sizeof line))
+        fputs(line, stderr);
+}
+
+typedef struct attr_ctx {
+    sim_results *db;
+    int64_t run;
+    int rc;
+} attr_ctx;
+
+static void add_attr(void *ctx, const char *name, const char *value)
+{
+    attr_ctx *a = ctx;
+    if (a->rc == MTC_OK)
+        a->rc = sim_results_add_attr(a->db, a->run, name, value);
+}
+
+int run_record_actions(sim_results *db, int64_t run, lhost *h)
+{
+    attr_ctx a = {db, run, MTC_OK};
+    lrecord_actions(h, add_attr, &a);
+    return a.rc;
+}
+
+/* Summarizes point p into the database once the last to-do run of p
+ * (todo[k]) is done. */
+int run_summarize_after(run_ctx *c, const size_t *todo, size_t ntodo, size_t k)
+{
+    size_t reps = (size_t)c->pl->reps, p = todo[k] / reps;
+    if (!c->db || c->status != HOST_OK || c->spread)
+        return HOST_OK;
+    if (k + 1 < ntodo && todo[k + 1] / reps == p)
+        return HOST_OK;
+    if (sim_results_summarize(c->db, c->exp_id, (int64_t)p, 0.95) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(c->db));
+        return HOST_FAIL;
+    }
+    return HOST_OK;
+}
+
+int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
+{
+    const run_opts *o = c->o;
+    const sim_shard *shard = c->shard;
+    char err[8192];
+    for (size_t k = 0; k < ntodo && c->status == HOST_OK && !*c->interrupt; k++) {
+        size_t idx = todo[k], p = idx / (size_t)c->pl->reps;
+        long r = (long)(idx % (size_t)c->pl->reps);
+        if (c->spread && (int)(k % (size_t)shard->size) != shard->rank)
+            continue;   /* another rank's run; rank 0 records it later */
+        lhost *h = NULL;
+        if (idx == 0 && c->h0) {   /* the planning state is point 0's, rep 0's */
+            h = c->h0;
+            c->h0 = NULL;
+        }
+        if (!h)
+            h = run_scenario_state(o, c->pl, p, (uint64_t)r, err, sizeof err);
+        if (!h) {   /* e.g. a replication-dependent scenario error */
+            fprintf(stderr, "mtcsim run: %s\n", err);
+            c->status = c->nruns ? HOST_FAIL : HOST_USAGE;
+            break;
+        }
+        plan cur;
+        run_scenario_params(h, &cur);
+        lworld *lw = NULL;
+        int rc = lworld_build(h, o->seed, (uint64_t)r, c->spread ? NULL : shard,
+                              &lw, err, sizeof err);
+        if (rc != MTC_OK) {
+            lsuggest_entity(h, err, sizeof err);
+            fprintf(stderr, "mtcsim run: %s\n", err);
+            c->status = c->nruns ? HOST_FAIL : HOST_USAGE;
+            lworld_destroy(lw);
+            lhost_destroy(h);
+            run_free_plan(&cur);
+            break;
+        }
+        int64_t run_id = 0;
+        if (c->db) {
+            sim_run_info ri = {c->exp_id, (int64_t)p, r, o->seed, o->scenario,
+                               c->sha, MTCSIM_VERSION, 0, lworld_duration(lw)};
+            if (sim_results_run_begin(c->db, &ri, &run_id) != MTC_OK ||
+                run_record_params(c->db, run_id, &cur, c->pl, lw) != MTC_OK ||
+                sim_results_add_attr(c->db, run_id, "sandbox",
+                                     o->unsafe ? "off" : "on") != MTC_OK ||
+                run_record_actions(c->db, run_id, h) != MTC_OK ||
+                sim_results_flush(c->db) != MTC_OK) {
+                fprintf(stderr, "mtcsim run: %s: %s\n", o->out,
+                        sim_results_errmsg(c->db));
+                c->status = HOST_FAIL;
+            }
+        }
+        prog_ctx pc;
+        char label[64];
+        snprintf(label, sizeof label, "run %zu/%zu", k + 1, ntodo);
+        sim_progress_config pcfg = {0, lworld_duration(lw), host_now(),
+                                    isatty(2), o->quiet, 0, 0, 0, label};
+        sim_progress_init(&pc.p, &pcfg);
+        double t0 = host_now();
+        if (c->status == HOST_OK)
+            rc = lworld_run(lw, c->interrupt, on_progress, &pc, err, sizeof err);
+        char line[256];
+        sim_engine *eng = lworld_engine(lw);
+        if (sim_progress_finish(&pc.p, host_now(), sim_now(eng),
+                                sim_engine_events_executed(eng), line, sizeof line))
+            fputs(line, stderr);
+        if (c->status == HOST_OK && rc != MTC_OK)
+            fprintf(stderr, "mtcsim run: %s\n", err);
+        int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
+                 : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
+                                           : SIM_RUN_FAILED;
+        if (c->spread && shard->rank != 0) {
+            remote_run rr = {idx, rs, sim_now(eng), sim_engine_events_executed(eng),
+                             "", NULL, 0};
+            uint8_t *enc = NULL;
+            size_t elen = 0;
+            if (rs == SIM_RUN_FAILED)
+                snprintf(rr.err, sizeof rr.err, "%.511s", err);
+            else if (sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
+                c->mine->failed = 1;
+            rr.metrics = enc;
+            rr.mlen = elen;
+            run_remote_put(c->mine, &rr);
+            free(enc);
+        }
+        if (c->db && c->status == HOST_OK) {
+            if (sim_results_store_metrics(c->db, run_id, lworld_metrics(lw)) ||
+                sim_results_run_end(c->db, run_id, rs, sim_now(eng),
+                                    sim_engine_events_executed(eng),
+                                    rs == SIM_RUN_FAILED ? err : NULL)) {
+                fprintf(stderr, "mtcsim run: %s: %s\n", o->out,
+                        sim_results_errmsg(c->db));
+                c->status = HOST_FAIL;
+            }
+        }
+        if (c->status == HOST_OK && rs != SIM_RUN_COMPLETED)
+            c->status = HOST_FAIL;
+        if (c->status == HOST_OK) {
+            run_stats *st = &c->runs[c->nruns++];
+            st->point = p;
+            st->rep = (size_t)r;
+            run_collect_stats(lworld_metrics(lw), st);
+            if (!o->quiet)
+                printf("# run %zu/%zu point %zu replication %ld: %" PRIu64
+                       " events, %.2f s wall\n", k + 1, ntodo, p, r,
+                       sim_engine_events_executed(eng), host_now() - t0);
+            if (!o->quiet && shard->size > 1)
+                printf("# sharded over %d ranks: %zu bytes of metrics "
+                       "gathered on rank 0\n", shard->size, lworld_merge_bytes(lw));
+        }
+        /* the scenario's output of this run reaches a file or pipe now,
+         * not at exit (nor never, if the process is killed) */
+        fflush(stdout);
+        lworld_destroy(lw);
+        lhost_destroy(h);
+        run_free_plan(&cur);
+        if (c->status == HOST_OK)
+            c->status = run_summarize_after(c, todo, ntodo, k);
+    }
+    return c->status;
+}

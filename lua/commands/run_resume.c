@@ -1,0 +1,238 @@
+/*
+ * run_resume.c - `mtcsim run --resume FILE.db[:EXP]`: finish an experiment
+ * that was interrupted, killed or partly failed, as if it had run through.
+ *
+ * The experiment's own command line (stored shell-quoted) gives back its
+ * options, so the rerun runs use the same --set values, seed and
+ * replications; the same (point, replication) gets the same random
+ * streams, so a resumed run equals the one that was lost. What would make
+ * the experiment a mixture is refused before anything runs: a scenario
+ * file whose SHA-256 differs from the one recorded, a grid of another
+ * shape, or a run that is still running. Runs already completed are kept;
+ * failed, interrupted and abandoned rows stay as the record of what
+ * happened, and their replacements are appended to the same experiment.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+#include "rdb.h"
+#include "run_internal.h"
+#include "mtc/error.h"
+
+/* Splits a POSIX-shell-quoted line into words (single and double quotes,
+ * backslash escapes) in buf; returns the count, or -1 when it does not fit
+ * or a quote is unterminated. */
+static long shell_split(const char *line, char *buf, size_t buflen, char **argv,
+                        size_t maxargs)
+{
+    size_t n = 0, k = 0;
+    const char *p = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        if (n == maxargs)
+            return -1;
+        argv[n++] = buf + k;
+        while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+            if (k + 2 > buflen)
+                return -1;
+            if (*p == '\'') {
+                for (p++; *p && *p != '\''; p++) {
+                    if (k + 2 > buflen)
+                        return -1;
+                    buf[k++] = *p;
+                }
+                if (!*p)
+                    return -1;
+                p++;
+            } else if (*p == '"') {
+                for (p++; *p && *p != '"'; p++) {
+                    if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
+                        p++;
+                    if (k + 2 > buflen)
+                        return -1;
+                    buf[k++] = *p;
+                }
+                if (!*p)
+                    return -1;
+                p++;
+            } else if (*p == '\\' && p[1]) {
+                buf[k++] = p[1];
+                p += 2;
+            } else {
+                buf[k++] = *p++;
+            }
+        }
+        buf[k++] = '\0';
+    }
+    return (long)n;
+}
+
+int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
+                    size_t maxargs, sim_results **db, int64_t *exp)
+{
+    char path[LHOST_PATH_MAX], err[1024];
+    rdb_split_spec(o->resume, path, sizeof path, exp);
+    if (o->nsets || o->seed != 1 || o->reps != -1 || o->unsafe ||
+        o->list_params || o->spread || o->out) {
+        fprintf(stderr, "mtcsim run: --resume reruns the experiment with the "
+                        "options it ran with; only -j, --quiet, --summary, "
+                        "--strict and the scenario's path may be given\n");
+        return HOST_USAGE;
+    }
+    if (sim_results_open(path, SIM_RESULTS_APPEND, db, err, sizeof err)) {
+        fprintf(stderr, "mtcsim run: --resume %s\n", err);
+        return HOST_USAGE;
+    }
+    sqlite3 *q = sim_results_sqlite(*db);
+    if (*exp < 0)
+        *exp = rdb_latest_experiment(q);
+    if (*exp < 0 || !rdb_experiment_exists(q, *exp)) {
+        fprintf(stderr, "mtcsim run: --resume: %s %s\n", path,
+                *exp < 0 ? "holds no experiment" : "has no such experiment");
+        return HOST_USAGE;
+    }
+    char line[sizeof o->cmdline] = "";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(q, "SELECT coalesce(command_line, '') FROM experiment "
+                              "WHERE experiment_id = ?", -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, *exp);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            snprintf(line, sizeof line, "%s", (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    long n = shell_split(line, argbuf, arglen, argv_store, maxargs);
+    if (n < 3 || strcmp(argv_store[0], "mtcsim") || strcmp(argv_store[1], "run")) {
+        fprintf(stderr, "mtcsim run: --resume: experiment %lld of %s was not made "
+                        "by `mtcsim run` (command line: '%s')\n", (long long)*exp,
+                path, line);
+        return HOST_USAGE;
+    }
+    run_opts was;
+    memset(&was, 0, sizeof was);
+    if (run_parse_args((int)n - 1, argv_store + 1, &was) != HOST_OK || was.resume) {
+        fprintf(stderr, "mtcsim run: --resume: the command line of experiment "
+                        "%lld no longer parses: %s\n", (long long)*exp, line);
+        free(was.set_name);
+        free(was.set_value);
+        return HOST_USAGE;
+    }
+    /* the experiment's options, with this invocation's way of running */
+    free(o->set_name);
+    free(o->set_value);
+    const char *scenario = o->scenario;
+    int jobs = o->jobs, quiet = o->quiet, all = o->summary_all, strict = o->strict;
+    const char *resume = o->resume;
+    *o = was;
+    if (scenario)
+        o->scenario = scenario;
+    o->jobs = jobs ? jobs : was.jobs;
+    o->quiet = quiet;
+    o->summary_all = all;
+    o->strict = strict || was.strict;
+    o->resume = resume;
+    snprintf(o->resume_db, sizeof o->resume_db, "%s", path);
+    o->out = o->resume_db;
+    return run_check_args(o);
+}
+
+int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
+                    const plan *pl, const char *sha, size_t *todo, size_t *ntodo)
+{
+    sqlite3 *q = sim_results_sqlite(db);
+    sqlite3_stmt *st;
+    int status = HOST_OK;
+    *ntodo = 0;
+    if (sqlite3_prepare_v2(q, "SELECT sweep_points, replications FROM experiment "
+                              "WHERE experiment_id = ?", -1, &st, NULL) != SQLITE_OK)
+        return HOST_FAIL;
+    sqlite3_bind_int64(st, 1, exp);
+    if (sqlite3_step(st) == SQLITE_ROW &&
+        (sqlite3_column_int64(st, 0) != (int64_t)pl->npoints ||
+         sqlite3_column_int64(st, 1) != (int64_t)pl->reps)) {
+        fprintf(stderr, "mtcsim run: --resume: experiment %lld planned %lld sweep "
+                        "points x %lld replications; the scenario now plans %zu x "
+                        "%ld: not the same experiment\n", (long long)exp,
+                (long long)sqlite3_column_int64(st, 0),
+                (long long)sqlite3_column_int64(st, 1), pl->npoints, pl->reps);
+        status = HOST_USAGE;
+    }
+    sqlite3_finalize(st);
+    if (status != HOST_OK)
+        return status;
+    /* the scenario must be the bytes that ran */
+    if (sqlite3_prepare_v2(q, "SELECT DISTINCT scenario_sha256, scenario_path FROM "
+                              "run WHERE experiment_id = ? AND scenario_sha256 IS "
+                              "NOT NULL", -1, &st, NULL) != SQLITE_OK)
+        return HOST_FAIL;
+    sqlite3_bind_int64(st, 1, exp);
+    while (status == HOST_OK && sqlite3_step(st) == SQLITE_ROW) {
+        const char *was = (const char *)sqlite3_column_text(st, 0);
+        if (was && strcmp(was, sha)) {
+            fprintf(stderr, "mtcsim run: --resume: the scenario %s has changed since "
+                            "experiment %lld ran (SHA-256 %.12s... then, %.12s... "
+                            "now); resuming would mix two scenarios in one "
+                            "experiment: run it as a new experiment instead\n",
+                    o->scenario, (long long)exp, was, sha);
+            status = HOST_USAGE;
+        }
+    }
+    sqlite3_finalize(st);
+    if (status != HOST_OK)
+        return status;
+    /* a live run would be duplicated */
+    size_t nstale = 0;
+    int64_t stale[256];
+    if (sim_results_stale_runs(db, stale, 256, &nstale) != MTC_OK)
+        nstale = 0;
+    if (sqlite3_prepare_v2(q, "SELECT run_id, sweep_point, replication, pid, "
+                              "coalesce(hostname, '?') FROM run WHERE experiment_id = ? "
+                              "AND status = 'running'", -1, &st, NULL) != SQLITE_OK)
+        return HOST_FAIL;
+    sqlite3_bind_int64(st, 1, exp);
+    while (status == HOST_OK && sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        int dead = 0;
+        for (size_t i = 0; i < nstale && i < 256; i++)
+            dead |= stale[i] == id;
+        if (!dead) {
+            fprintf(stderr, "mtcsim run: --resume: run %lld (point %lld, "
+                            "replication %lld) is still running (pid %lld on %s); "
+                            "wait for it or stop it first\n", (long long)id,
+                    (long long)sqlite3_column_int64(st, 1),
+                    (long long)sqlite3_column_int64(st, 2),
+                    (long long)sqlite3_column_int64(st, 3),
+                    (const char *)sqlite3_column_text(st, 4));
+            status = HOST_USAGE;
+        }
+    }
+    sqlite3_finalize(st);
+    if (status != HOST_OK)
+        return status;
+    size_t total = pl->npoints * (size_t)pl->reps;
+    unsigned char *done = calloc(total ? total : 1, 1);
+    if (!done)
+        return HOST_FAIL;
+    if (sqlite3_prepare_v2(q, "SELECT DISTINCT sweep_point, replication FROM run "
+                              "WHERE experiment_id = ? AND status = 'completed'",
+                              -1, &st, NULL) != SQLITE_OK) {
+        free(done);
+        return HOST_FAIL;
+    }
+    sqlite3_bind_int64(st, 1, exp);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t p = sqlite3_column_int64(st, 0), r = sqlite3_column_int64(st, 1);
+        if (p >= 0 && r >= 0 && p < (int64_t)pl->npoints && r < pl->reps)
+            done[(size_t)p * (size_t)pl->reps + (size_t)r] = 1;
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < total; i++)
+        if (!done[i])
+            todo[(*ntodo)++] = i;
+    free(done);
+    return HOST_OK;
+}

@@ -1,0 +1,661 @@
+/*
+ * run_workers.c - `mtcsim run -j N`: the runs of a sweep in N local worker
+ * processes (fork, two pipes each; no MPI), recorded by the parent.
+ *
+ * Why processes, not threads: a run is a Lua state and a world that share
+ * nothing with other runs, and the results handle is single-threaded; a
+ * process per worker keeps both true without locks, and a crash in one run
+ * costs one worker, not the sweep.
+ *
+ * Why the parent records in to-do order: a run's rows get their ids (run,
+ * metric, vector, histogram) from the order they are written. The parent
+ * begins run k only after runs 0..k-1 have begun, and stores run k's
+ * metrics only after those of 0..k-1, so every row and id equals what
+ * `-j 1` writes; only wall-clock fields (timestamps, wall time, pid) and
+ * measured CPU metrics differ. The scenario's own output (print) of a run
+ * is captured by its worker and printed by the parent in the same order,
+ * so stdout matches `-j 1` too ('#' lines aside).
+ *
+ * Protocol: parent -> worker, a uint64 to-do index per run (EOF: exit).
+ * Worker -> parent, messages [type u8][length u64][payload]:
+ *   'S' started: k, planned stop, then (kind, entity, name, value) strings
+ *       of every effective parameter (the run row can now be begun);
+ *   'E' ended: k, status, sim time reached, events, wall seconds, whether
+ *       the world was built, error text, captured output, sim_metrics
+ *       encoding. A worker that dies mid-run fails that run.
+ * Fields are host-endian: both ends are the same binary on one machine.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "lrecord.h"
+#include "lsuggest.h"
+#include "run_internal.h"
+#include "mtc/error.h"
+
+/* ---- byte messages ---- */
+
+static void put(bytebuf *b, const void *p, size_t n)
+{
+    if (b->failed || n == 0)
+        return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n)
+            cap *= 2;
+        uint8_t *nb = realloc(b->b, cap);
+        if (!nb) {
+            b->failed = 1;
+            return;
+        }
+        b->b = nb;
+        b->cap = cap;
+    }
+    memcpy(b->b + b->n, p, n);
+    b->n += n;
+}
+
+static void put_u64(bytebuf *b, uint64_t v) { put(b, &v, sizeof v); }
+
+static void put_bytes(bytebuf *b, const void *p, size_t n)
+{
+    put_u64(b, n);
+    put(b, p, n);
+}
+
+static void put_str(bytebuf *b, const char *s) { put_bytes(b, s, strlen(s) + 1); }
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n, off;
+    int bad;
+} reader;
+
+static uint64_t get_u64(reader *r)
+{
+    uint64_t v = 0;
+    if (r->n - r->off < sizeof v) {
+        r->bad = 1;
+        return 0;
+    }
+    memcpy(&v, r->p + r->off, sizeof v);
+    r->off += sizeof v;
+    return v;
+}
+
+/* A pointer into the message and its length (strings end in NUL). */
+static const uint8_t *get_bytes(reader *r, size_t *len)
+{
+    uint64_t n = get_u64(r);
+    if (r->bad || n > r->n - r->off) {
+        r->bad = 1;
+        *len = 0;
+        return (const uint8_t *)"";
+    }
+    const uint8_t *p = r->p + r->off;
+    r->off += n;
+    *len = (size_t)n;
+    return p;
+}
+
+static const char *get_str(reader *r)
+{
+    size_t n;
+    const char *s = (const char *)get_bytes(r, &n);
+    if (r->bad || n == 0 || s[n - 1] != '\0') {
+        r->bad = 1;
+        return "";
+    }
+    return s;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    while (n) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* 1 read, 0 at EOF before any byte, -1 on error or EOF inside. */
+static int read_all(int fd, void *p, size_t n)
+{
+    uint8_t *b = p;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, b + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r == 0 && got == 0 ? 0 : -1;
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+static int send_msg(int fd, uint8_t type, const bytebuf *b)
+{
+    uint64_t len = b->n;
+    if (b->failed)
+        return -1;
+    return write_all(fd, &type, 1) || write_all(fd, &len, sizeof len) ||
+                   write_all(fd, b->b, b->n)
+               ? -1 : 0;
+}
+
+/* ---- the worker ---- */
+
+/* Reads stdout captured in f since offset 0 into b. */
+static void captured(FILE *f, bytebuf *b)
+{
+    char chunk[4096];
+    size_t n;
+    rewind(f);
+    bytebuf tmp = {NULL, 0, 0, 0};
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        put(&tmp, chunk, n);
+    put_bytes(b, tmp.b, tmp.n);
+    free(tmp.b);
+}
+
+/* A (name, value) run attribute into the 'S' message. */
+static void put_attr(void *ctx, const char *name, const char *value)
+{
+    put_str(ctx, name);
+    put_str(ctx, value);
+}
+
+static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
+{
+    const run_opts *o = c->o;
+    size_t p = idx / (size_t)c->pl->reps;
+    uint64_t r = idx % (size_t)c->pl->reps;
+    char err[8192] = "";
+    bytebuf b = {NULL, 0, 0, 0};
+    /* the scenario's prints of this run, for the parent to show in order */
+    fflush(stdout);
+    FILE *cap = tmpfile();
+    int saved = dup(1);
+    if (cap && saved >= 0)
+        dup2(fileno(cap), 1);
+    lhost *h = NULL;
+    if (idx == 0 && c->h0) {
+        h = c->h0;
+        c->h0 = NULL;
+    }
+    if (!h)
+        h = run_scenario_state(o, c->pl, p, r, err, sizeof err);
+    plan cur;
+    memset(&cur, 0, sizeof cur);
+    lworld *lw = NULL;
+    int built = h && run_scenario_params(h, &cur) == HOST_OK &&
+                lworld_build(h, o->seed, r, NULL, &lw, err, sizeof err) == MTC_OK;
+    if (h && !built)
+        lsuggest_entity(h, err, sizeof err);
+    if (built) {
+        put_u64(&b, k);
+        put_u64(&b, (uint64_t)lworld_duration(lw));
+        size_t n;
+        const lworld_param *wp = lworld_params(lw, &n);
+        put_u64(&b, cur.nparams + n);
+        for (size_t i = 0; i < cur.nparams; i++) {
+            put_str(&b, "scenario");
+            put_str(&b, "scenario");
+            put_str(&b, cur.params[i].name);
+            put_str(&b, cur.params[i].value);
+        }
+        for (size_t i = 0; i < n; i++) {
+            put_str(&b, wp[i].kind);
+            put_str(&b, wp[i].entity);
+            put_str(&b, wp[i].desc->name);
+            put_str(&b, wp[i].value);
+        }
+        bytebuf acts = {NULL, 0, 0, 0};
+        size_t na = lrecord_actions(h, put_attr, &acts);
+        put_u64(&b, na);
+        put(&b, acts.b, acts.n);
+        b.failed |= acts.failed;
+        free(acts.b);
+        if (send_msg(out_fd, 'S', &b))
+            _exit(3);
+        b.n = 0;
+    }
+    double t0 = host_now();
+    int rc = built ? lworld_run(lw, c->interrupt, NULL, NULL, err, sizeof err)
+                   : MTC_ERR_CONFIG;
+    int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
+             : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
+                                       : SIM_RUN_FAILED;
+    sim_engine *eng = built ? lworld_engine(lw) : NULL;
+    put_u64(&b, k);
+    put_u64(&b, (uint64_t)rs);
+    put_u64(&b, eng ? (uint64_t)sim_now(eng) : 0);
+    put_u64(&b, eng ? sim_engine_events_executed(eng) : 0);
+    double wall = host_now() - t0;
+    put(&b, &wall, sizeof wall);
+    put_u64(&b, (uint64_t)built);
+    put_str(&b, rc == MTC_OK ? "" : err);
+    fflush(stdout);
+    if (cap && saved >= 0) {
+        dup2(saved, 1);
+        close(saved);
+        captured(cap, &b);
+    } else {
+        put_bytes(&b, "", 0);
+    }
+    if (cap)
+        fclose(cap);
+    uint8_t *enc = NULL;
+    size_t elen = 0;
+    if (built && sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
+        b.failed = 1;
+    put_bytes(&b, enc, elen);
+    free(enc);
+    if (send_msg(out_fd, 'E', &b))
+        _exit(3);
+    free(b.b);
+    lworld_destroy(lw);
+    lhost_destroy(h);
+    run_free_plan(&cur);
+}
+
+static void worker_main(run_ctx *c, int in_fd, int out_fd)
+{
+    /* The inherited handler sets the worker's copy of the flag: the
+     * current run ends as interrupted. Without SA_RESETHAND, since the
+     * terminal's signal and the parent's forwarded one may both arrive. */
+    int sigs[2] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) == 0) {
+            sa.sa_flags &= ~SA_RESETHAND;
+            sigaction(sigs[i], &sa, NULL);
+        }
+    }
+    uint64_t k, idx;
+    for (;;) {
+        if (read_all(in_fd, &k, sizeof k) != 1 || read_all(in_fd, &idx, sizeof idx) != 1)
+            break;
+        worker_run(c, k, (size_t)idx, out_fd);
+    }
+}
+
+/* ---- the parent ---- */
+
+/* What the parent holds of to-do run k until it is recorded in order. */
+typedef struct slot {
+    int started, begun, ended, recorded;
+    int64_t run_id;
+    uint8_t *start, *end;       /* the 'S' and 'E' payloads */
+    size_t slen, elen;
+} slot;
+
+typedef struct worker {
+    pid_t pid;
+    int in_fd, out_fd;          /* parent's ends: writes to in, reads out */
+    int64_t busy;               /* to-do position running, or -1 */
+} worker;
+
+int run_record_param_list(sim_results *db, int64_t run, char *const *quads,
+                          size_t n, const plan *pl)
+{
+    int rc = MTC_OK;
+    for (size_t i = 0; i < n && rc == MTC_OK; i++)
+        rc = sim_results_add_param(db, run, quads[4 * i], quads[4 * i + 1],
+                                   quads[4 * i + 2], quads[4 * i + 3]);
+    for (size_t a = 0; a < pl->naxes && rc == MTC_OK; a++)
+        rc = sim_results_mark_swept(db, run, "scenario", "scenario",
+                                    pl->axes[a].name);
+    return rc;
+}
+
+static int add_attrs(sim_results *db, int64_t run, char *const *pairs, size_t n)
+{
+    int rc = MTC_OK;
+    for (size_t i = 0; i < n && rc == MTC_OK; i++)
+        rc = sim_results_add_attr(db, run, pairs[2 * i], pairs[2 * i + 1]);
+    return rc;
+}
+
+/* The run row and parameters of slot s ('S' payload). */
+static int record_begin(run_ctx *c, slot *s, size_t idx)
+{
+    reader rd = {s->start, s->slen, 0, 0};
+    get_u64(&rd);
+    sim_time stop = (sim_time)get_u64(&rd);
+    size_t n = (size_t)get_u64(&rd);
+    if (rd.bad || n > s->slen)
+        return HOST_FAIL;
+    char **q = calloc(4 * n + 1, sizeof *q);
+    for (size_t i = 0; q && i < 4 * n; i++)
+        q[i] = (char *)get_str(&rd);
+    size_t na = (size_t)get_u64(&rd);
+    char **attr = na <= s->slen ? calloc(2 * na + 1, sizeof *attr) : NULL;
+    for (size_t i = 0; attr && i < 2 * na; i++)
+        attr[i] = (char *)get_str(&rd);
+    if (!q || !attr || rd.bad) {
+        free(attr);
+        free(q);
+        return HOST_FAIL;
+    }
+    const run_opts *o = c->o;
+    size_t p = idx / (size_t)c->pl->reps;
+    int64_t r = (int64_t)(idx % (size_t)c->pl->reps);
+    sim_run_info ri = {c->exp_id, (int64_t)p, r, o->seed, o->scenario, c->sha,
+                       MTCSIM_VERSION, 0, stop};
+    int status = HOST_OK;
+    if (sim_results_run_begin(c->db, &ri, &s->run_id) != MTC_OK ||
+        run_record_param_list(c->db, s->run_id, q, n, c->pl) != MTC_OK ||
+        sim_results_add_attr(c->db, s->run_id, "sandbox", o->unsafe ? "off" : "on") ||
+        add_attrs(c->db, s->run_id, attr, na) != MTC_OK ||
+        sim_results_flush(c->db) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: %s: %s\n", o->out, sim_results_errmsg(c->db));
+        status = HOST_FAIL;
+    }
+    free(q);
+    free(attr);
+    s->begun = 1;
+    return status;
+}
+
+/* Metrics, status, output and statistics of slot s ('E' payload), as
+ * run_sequential does them. */
+static void record_end(run_ctx *c, slot *s, size_t k, size_t idx, size_t ntodo)
+{
+    reader rd = {s->end, s->elen, 0, 0};
+    get_u64(&rd);
+    int rs = (int)get_u64(&rd);
+    sim_time now = (sim_time)get_u64(&rd);
+    uint64_t events = get_u64(&rd);
+    double wall = 0;
+    if (rd.n - rd.off >= sizeof wall) {
+        memcpy(&wall, rd.p + rd.off, sizeof wall);
+        rd.off += sizeof wall;
+    }
+    int built = (int)get_u64(&rd);
+    const char *err = get_str(&rd);
+    size_t olen, mlen;
+    const uint8_t *out = get_bytes(&rd, &olen);
+    const uint8_t *menc = get_bytes(&rd, &mlen);
+    size_t p = idx / (size_t)c->pl->reps;
+    long r = (long)(idx % (size_t)c->pl->reps);
+    if (rd.bad) {
+        fprintf(stderr, "mtcsim run: corrupt results from a worker (run %zu)\n", idx);
+        c->status = HOST_FAIL;
+        return;
+    }
+    fwrite(out, 1, olen, stdout);
+    if (!built) {   /* the scenario failed before a world existed */
+        fprintf(stderr, "mtcsim run: %s\n", err);
+        if (c->status == HOST_OK)
+            c->status = c->nruns ? HOST_FAIL : HOST_USAGE;
+        return;
+    }
+    if (rs != SIM_RUN_COMPLETED)
+        fprintf(stderr, "mtcsim run: %s\n", err);
+    sim_metrics *m = NULL;
+    if (mlen && sim_metrics_decode(&m, menc, mlen) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: run %zu: undecodable metrics from a worker\n", idx);
+        c->status = HOST_FAIL;
+    }
+    if (c->db && s->begun && ((m && sim_results_store_metrics(c->db, s->run_id, m)) ||
+                              sim_results_run_end(c->db, s->run_id, rs, now, events,
+                                                  rs == SIM_RUN_FAILED ? err : NULL))) {
+        fprintf(stderr, "mtcsim run: %s: %s\n", c->o->out, sim_results_errmsg(c->db));
+        c->status = HOST_FAIL;
+    }
+    if (c->status == HOST_OK && rs != SIM_RUN_COMPLETED)
+        c->status = HOST_FAIL;
+    if (m && rs == SIM_RUN_COMPLETED) {
+        run_stats *st = &c->runs[c->nruns++];
+        st->point = p;
+        st->rep = (size_t)r;
+        run_collect_stats(m, st);
+        if (!c->o->quiet)
+            printf("# run %zu/%zu point %zu replication %ld: %" PRIu64
+                   " events, %.2f s wall\n", k + 1, ntodo, p, r, events, wall);
+    }
+    fflush(stdout);
+    sim_metrics_destroy(m);
+}
+
+/* One line on a terminal: the sweep's progress and its ETA from the mean
+ * wall time of the runs done so far. */
+static void progress(const run_ctx *c, size_t done, size_t running, size_t ntodo,
+                     double wall0, double busy_wall, int tty)
+{
+    if (!tty || c->o->quiet)
+        return;
+    double el = host_now() - wall0;
+    char eta[64] = "";
+    if (done) {
+        double per = busy_wall / (double)done;   /* one run on one worker */
+        double left = per * (double)(ntodo - done) / (double)c->o->jobs;
+        snprintf(eta, sizeof eta, ", ETA %.0f s", left);
+    }
+    fprintf(stderr, "\r\033[Kruns %zu/%zu done, %zu running on %d workers, %.0f s%s",
+            done, ntodo, running, c->o->jobs, el, eta);
+}
+
+int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
+{
+    int nw = c->o->jobs < (int)ntodo ? c->o->jobs : (int)ntodo;
+    worker *w = calloc((size_t)(nw > 0 ? nw : 1), sizeof *w);
+    slot *sl = calloc(ntodo ? ntodo : 1, sizeof *sl);
+    if (!w || !sl) {
+        free(w);
+        free(sl);
+        fprintf(stderr, "mtcsim run: out of memory\n");
+        return c->status = HOST_FAIL;
+    }
+    fflush(NULL);
+    int spawned = 0;
+    for (int i = 0; i < nw; i++) {
+        int a[2], b[2];
+        if (pipe(a) || pipe(b)) {
+            fprintf(stderr, "mtcsim run: pipe: %s\n", strerror(errno));
+            c->status = HOST_FAIL;
+            break;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "mtcsim run: fork: %s\n", strerror(errno));
+            close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+            c->status = HOST_FAIL;
+            break;
+        }
+        if (pid == 0) {   /* the worker: never touches the database */
+            for (int j = 0; j < i; j++) {
+                close(w[j].in_fd);
+                close(w[j].out_fd);
+            }
+            close(a[1]);
+            close(b[0]);
+            worker_main(c, a[0], b[1]);
+            fflush(NULL);
+            _exit(0);
+        }
+        close(a[0]);
+        close(b[1]);
+        w[i] = (worker){pid, a[1], b[0], -1};
+        spawned++;
+    }
+    /* a worker gone while idle must fail a write, not kill the parent */
+    struct sigaction ign, old_pipe;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old_pipe);
+    /* the planning state stays with the workers (each has its copy) */
+    lhost_destroy(c->h0);
+    c->h0 = NULL;
+    size_t next = 0, begin = 0, end = 0, running = 0;
+    int forwarded = 0, tty = isatty(2);
+    double wall0 = host_now(), busy_wall = 0;
+    for (;;) {
+        /* hand out runs while nothing stops the sweep */
+        for (int i = 0; i < spawned && next < ntodo && c->status == HOST_OK &&
+                        !*c->interrupt; i++) {
+            if (w[i].busy >= 0 || w[i].out_fd < 0)
+                continue;
+            uint64_t msg[2] = {next, todo[next]};
+            if (write_all(w[i].in_fd, msg, sizeof msg) == 0) {
+                w[i].busy = (int64_t)next++;
+                running++;
+            } else {   /* gone: no more runs for it */
+                close(w[i].out_fd);
+                w[i].out_fd = -1;
+                while (waitpid(w[i].pid, NULL, 0) < 0 && errno == EINTR) {
+                }
+            }
+        }
+        int alive = 0;
+        for (int i = 0; i < spawned; i++)
+            alive += w[i].out_fd >= 0;
+        if (!alive && next < ntodo && c->status == HOST_OK && !*c->interrupt) {
+            fprintf(stderr, "mtcsim run: every worker process has ended; %zu "
+                            "runs were not made\n", ntodo - next);
+            c->status = HOST_FAIL;
+        }
+        if (*c->interrupt && !forwarded) {
+            for (int i = 0; i < spawned; i++)
+                if (w[i].busy >= 0)
+                    kill(w[i].pid, SIGINT);
+            forwarded = 1;
+        }
+        /* record what can be recorded, in to-do order */
+        while (begin < next && sl[begin].started) {
+            /* runs already computed are recorded even after another failed */
+            if (c->db && sl[begin].start && !sl[begin].begun &&
+                record_begin(c, &sl[begin], todo[begin]) != HOST_OK)
+                c->status = HOST_FAIL;
+            begin++;
+        }
+        while (end < begin && sl[end].ended) {
+            record_end(c, &sl[end], end, todo[end], ntodo);
+            free(sl[end].start);
+            free(sl[end].end);
+            sl[end].start = sl[end].end = NULL;
+            if (c->status == HOST_OK)
+                c->status = run_summarize_after(c, todo, ntodo, end);
+            end++;
+        }
+        if (running == 0)
+            break;
+        progress(c, end, running, ntodo, wall0, busy_wall, tty);
+        struct pollfd pf[1024];
+        int np = 0, map[1024];
+        for (int i = 0; i < spawned && np < 1024; i++)
+            if (w[i].busy >= 0) {
+                pf[np] = (struct pollfd){w[i].out_fd, POLLIN, 0};
+                map[np++] = i;
+            }
+        if (poll(pf, (nfds_t)np, 1000) < 0) {
+            if (errno == EINTR)
+                continue;
+            c->status = HOST_FAIL;
+            break;
+        }
+        for (int j = 0; j < np; j++) {
+            if (!(pf[j].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            worker *x = &w[map[j]];
+            uint8_t type = 0;
+            uint64_t len = 0;
+            uint8_t *buf = NULL;
+            int ok = read_all(x->out_fd, &type, 1) == 1 &&
+                     read_all(x->out_fd, &len, sizeof len) == 1 &&
+                     (buf = malloc(len ? len : 1)) != NULL &&
+                     read_all(x->out_fd, buf, len) == 1;
+            uint64_t k = 0;
+            if (ok && len >= sizeof k)
+                memcpy(&k, buf, sizeof k);
+            if (!ok || k != (uint64_t)x->busy || (type != 'S' && type != 'E')) {
+                free(buf);
+                /* the worker died, or spoke nonsense: its run failed */
+                int st = 0;
+                waitpid(x->pid, &st, 0);
+                slot *s = &sl[x->busy];
+                bytebuf e = {NULL, 0, 0, 0};
+                char why[128];
+                snprintf(why, sizeof why, "worker process %ld ended during the "
+                         "run (%s %d)", (long)x->pid,
+                         WIFSIGNALED(st) ? "signal" : "exit status",
+                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+                put_u64(&e, (uint64_t)x->busy);
+                put_u64(&e, SIM_RUN_FAILED);
+                put_u64(&e, 0);
+                put_u64(&e, 0);
+                double zero = 0;
+                put(&e, &zero, sizeof zero);
+                put_u64(&e, (uint64_t)s->started);
+                put_str(&e, why);
+                put_bytes(&e, "", 0);
+                put_bytes(&e, "", 0);
+                s->started = 1;
+                s->ended = 1;
+                s->end = e.b;
+                s->elen = e.n;
+                close(x->in_fd);
+                close(x->out_fd);
+                x->out_fd = -1;
+                x->busy = -1;
+                running--;
+                if (c->status == HOST_OK)
+                    c->status = HOST_FAIL;
+                continue;
+            }
+            slot *s = &sl[k];
+            if (type == 'S') {
+                s->started = 1;
+                s->start = buf;
+                s->slen = len;
+            } else {
+                s->started = 1;   /* a run that failed before its world */
+                s->ended = 1;
+                s->end = buf;
+                s->elen = len;
+                double wall = 0;
+                if (len >= 5 * sizeof(uint64_t))
+                    memcpy(&wall, buf + 4 * sizeof(uint64_t), sizeof wall);
+                busy_wall += wall;
+                x->busy = -1;
+                running--;
+            }
+        }
+    }
+    if (tty && !c->o->quiet)
+        fprintf(stderr, "\r\033[K");
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    /* EOF on their input ends the workers */
+    for (int i = 0; i < spawned; i++) {
+        close(w[i].in_fd);
+        if (w[i].out_fd >= 0) {
+            close(w[i].out_fd);
+            while (waitpid(w[i].pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+        }
+    }
+    for (size_t k = 0; k < ntodo; k++) {
+        free(sl[k].start);
+        free(sl[k].end);
+    }
+    free(sl);
+    free(w);
+    return c->status;
+}

@@ -1,0 +1,768 @@
+/*
+ * lhost_files.c - what a sandboxed scenario may read and write, and the
+ * loaders (loadfile, dofile, require) confined to its directory.
+ *
+ * Reading: regular files that resolve inside the scenario's directory or
+ * the output folder, no dotfiles. Writing: only inside the output folder,
+ * every component opened by descriptor with O_NOFOLLOW, new files created
+ * exclusively and listed in the folder's manifest, existing files opened
+ * only when listed there, and every byte counted against max_output on
+ * its way to the disk (a FILE from fopencookie). The run's results
+ * database lives beside the folder, never in it.
+ */
+#define _GNU_SOURCE     /* fopencookie: a FILE whose writes are counted */
+
+#include "lhost_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "mtc/error.h"
+
+/* The folder's list of the files sandboxed runs created (a dotfile, so
+ * scenarios can neither read nor write it). */
+#define MANIFEST ".mtcsim-files"
+#define MANIFEST_MAX ((size_t)LHOST_MAX_FILES * 256)
+
+/* ---- paths ------------------------------------------------------------- */
+
+/* 1 when resolved path p is dir or lies below it. */
+static int below(const char *dir, const char *p)
+{
+    size_t n = strlen(dir);
+    if (!*dir || strncmp(dir, p, n))
+        return 0;
+    return p[n] == 0 || p[n] == '/' || (n == 1 && dir[0] == '/');
+}
+
+/* base + "/" + path, or path when absolute. */
+static int join(const char *base, const char *path, char *out, size_t cap)
+{
+    int n = path[0] == '/' ? snprintf(out, cap, "%s", path)
+                           : snprintf(out, cap, "%s/%s", base, path);
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* 1 when a component of rel (a relative path) starts with '.'. */
+static int has_dot_component(const char *rel)
+{
+    for (const char *c = rel; *c; c++)
+        if (*c == '.' && (c == rel || c[-1] == '/'))
+            return 1;
+    return 0;
+}
+
+/* Results of the resolvers: a refusal carries its reason in why. */
+enum { P_OK = 0, P_ERRNO = -1, P_REFUSED = -2 };
+
+/*
+ * Resolves `path` (relative ones against the scenario's directory) for
+ * reading: it must resolve inside the scenario's directory or the output
+ * folder, with no component below them starting with '.'. P_OK with the
+ * resolved name in out; P_ERRNO (errno set) when it does not exist;
+ * P_REFUSED.
+ */
+static int resolve_read(lhost *h, const char *path, char out[LHOST_PATH_MAX],
+                        const char **why)
+{
+    char joined[LHOST_PATH_MAX];
+    *why = "the sandbox allows reading only inside the scenario's directory "
+           "and the output folder";
+    if (join(h->scenario_dir, path, joined, sizeof joined)) {
+        errno = ENAMETOOLONG;
+        return P_ERRNO;
+    }
+    if (!realpath(joined, out)) {
+        /* missing: say so only when it would have been inside */
+        int e = errno;
+        char *slash = strrchr(joined, '/');
+        *slash = 0;
+        if (!realpath(*joined ? joined : "/", out) ||
+            !(below(h->scenario_dir, out) || below(h->out_dir, out)))
+            return P_REFUSED;
+        errno = e;
+        return P_ERRNO;
+    }
+    const char *base = below(h->scenario_dir, out) ? h->scenario_dir
+                       : below(h->out_dir, out)    ? h->out_dir
+                                                   : NULL;
+    if (!base)
+        return P_REFUSED;
+    const char *rel = out + strlen(base);
+    rel += *rel == '/';
+    if (has_dot_component(rel)) {
+        *why = "the sandbox never reads dotfiles";
+        return P_REFUSED;
+    }
+    return P_OK;
+}
+
+/* Opens a resolved name for reading: regular files only (a FIFO would
+ * block the run forever, a device could be endless). */
+static int open_regular(const char *res, int flags, const char **why)
+{
+    int fd = open(res, flags | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ELOOP ? (*why = "symbolic link", P_REFUSED) : P_ERRNO;
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        *why = "the sandbox opens only regular files";
+        return P_REFUSED;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+static int open_read(lhost *h, const char *path, const char **why)
+{
+    char res[LHOST_PATH_MAX];
+    int rc = resolve_read(h, path, res, why);
+    return rc == P_OK ? open_regular(res, O_RDONLY | O_NOFOLLOW, why) : rc;
+}
+
+/* ---- the output folder ---------------------------------------------------- */
+
+int lhost_output_folder(const char *db_path, char *folder, size_t cap)
+{
+    size_t n = strlen(db_path);
+    if (n > 3 && !strcmp(db_path + n - 3, ".db") && db_path[n - 4] != '/')
+        n -= 3;
+    int w = snprintf(folder, cap, "%.*s.files", (int)n, db_path);
+    return w < 0 || (size_t)w >= cap ? MTC_ERR_ARG : MTC_OK;
+}
+
+/* Names a scenario may never write, even inside its folder: those of
+ * SQLite databases and their journals (with the folder beside the
+ * database they cannot be the results file, but a host that was given
+ * the database's own directory must still not let a scenario plant a hot
+ * journal that SQLite would replay into it). */
+static int is_database_name(const char *name)
+{
+    static const char *const ends[] = {".db", ".sqlite", ".sqlite3",
+                                       "-journal", "-wal", "-shm", NULL};
+    size_t n = strlen(name);
+    for (const char *const *e = ends; *e; e++) {
+        size_t k = strlen(*e);
+        if (n >= k && !strcmp(name + n - k, *e))
+            return 1;
+    }
+    return 0;
+}
+
+/* Reads the manifest (NUL-terminated, malloc'ed; "" when absent). */
+static char *manifest_read(int dirfd)
+{
+    int fd = openat(dirfd, MANIFEST, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
+        return errno == ENOENT ? calloc(1, 1) : NULL;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size > MANIFEST_MAX) {
+        close(fd);
+        return NULL;
+    }
+    char *b = malloc((size_t)st.st_size + 1);
+    ssize_t n = b ? read(fd, b, (size_t)st.st_size) : -1;
+    close(fd);
+    if (n < 0) {
+        free(b);
+        return NULL;
+    }
+    b[n] = 0;
+    return b;
+}
+
+/* 1 when rel is a line of manifest m. */
+static int manifest_has(const char *m, const char *rel)
+{
+    size_t n = strlen(rel);
+    for (const char *l = m; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        if (len == n && !memcmp(l, rel, n))
+            return 1;
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    return 0;
+}
+
+static size_t manifest_lines(const char *m)
+{
+    size_t n = 0;
+    for (; *m; m++)
+        n += *m == '\n';
+    return n;
+}
+
+static int manifest_add(int dirfd, const char *rel)
+{
+    int fd = openat(dirfd, MANIFEST,
+                    O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    size_t n = strlen(rel);
+    char line[LHOST_PATH_MAX + 1];
+    memcpy(line, rel, n);
+    line[n] = '\n';
+    ssize_t w = write(fd, line, n + 1);     /* O_APPEND: one write, atomic */
+    return close(fd) || w != (ssize_t)(n + 1) ? -1 : 0;
+}
+
+/* The bytes the folder's listed files hold (what the cap counts). */
+static uint64_t manifest_usage(int dirfd, const char *m)
+{
+    uint64_t sum = 0;
+    char rel[LHOST_PATH_MAX];
+    for (const char *l = m; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        struct stat st;
+        if (len < sizeof rel) {
+            memcpy(rel, l, len);
+            rel[len] = 0;
+            if (!fstatat(dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) &&
+                S_ISREG(st.st_mode))
+                sum += (uint64_t)st.st_size;
+        }
+        if (!e)
+            break;
+        l = e + 1;
+    }
+    return sum;
+}
+
+/* Creates the folder if missing and opens it. -1 with why on failure. */
+static int open_folder(lhost *h, const char **why)
+{
+    if (mkdir(h->out_dir, 0777) && errno != EEXIST) {
+        *why = "the output folder cannot be created";
+        return -1;
+    }
+    int fd = open(h->out_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        *why = "the output folder is not a directory";
+    return fd;
+}
+
+/* A file open for writing: its growth is counted against max_output. */
+typedef struct out_file {
+    lhost *h;
+    int fd, append;
+    uint64_t size;
+} out_file;
+
+static ssize_t out_read(void *c, char *buf, size_t n)
+{
+    return read(((out_file *)c)->fd, buf, n);
+}
+
+static ssize_t out_write(void *c, const char *buf, size_t n)
+{
+    out_file *o = c;
+    off_t pos = o->append ? (off_t)o->size : lseek(o->fd, 0, SEEK_CUR);
+    if (pos < 0)
+        return 0;
+    uint64_t end = (uint64_t)pos + n;
+    uint64_t grow = end > o->size ? end - o->size : 0;
+    if (grow && o->h->max_output && o->h->out_used + grow > o->h->max_output) {
+        errno = EFBIG;      /* "File too large": the folder is full */
+        return 0;
+    }
+    ssize_t w = write(o->fd, buf, n);
+    if (w <= 0)
+        return 0;
+    end = (uint64_t)pos + (uint64_t)w;
+    if (end > o->size) {
+        o->h->out_used += end - o->size;
+        o->size = end;
+    }
+    return w;
+}
+
+static int out_seek(void *c, off64_t *off, int whence)
+{
+    off_t r = lseek(((out_file *)c)->fd, (off_t)*off, whence);
+    if (r < 0)
+        return -1;
+    *off = r;
+    return 0;
+}
+
+static int out_close(void *c)
+{
+    out_file *o = c;
+    int rc = close(o->fd);
+    free(o);
+    return rc;
+}
+
+/*
+ * Opens path (relative to the output folder, or absolute inside it) for
+ * writing with Lua mode `mode`. Every component is opened with
+ * O_NOFOLLOW from the folder's descriptor, so no symbolic link is ever
+ * followed whatever the path says; a new file is created exclusively and
+ * listed in the manifest; an existing one is opened only if listed.
+ * Returns a FILE, or NULL with why (refused) or errno set.
+ */
+static FILE *open_write(lhost *h, const char *path, const char *mode,
+                        const char **why)
+{
+    *why = NULL;
+    if (!h->out_dir[0]) {
+        *why = "the sandbox allows writes only in the run's output folder "
+               "(beside --out), and there is none";
+        return NULL;
+    }
+    const char *rel = path;
+    if (path[0] == '/') {
+        size_t n = strlen(h->out_dir);
+        if (strncmp(path, h->out_dir, n) || path[n] != '/') {
+            *why = "the sandbox allows writes only inside the run's output "
+                   "folder";
+            return NULL;
+        }
+        rel = path + n + 1;
+    }
+    char comp[LHOST_PATH_MAX];
+    size_t rl = strlen(rel);
+    if (rl == 0 || rl >= sizeof comp || rel[rl - 1] == '/') {
+        *why = "not a file name";
+        return NULL;
+    }
+    for (const char *c = rel; *c; c++) {
+        if ((unsigned char)*c < 0x20 || *c == 0x7f || (*c == '/' && c[1] == '/')) {
+            *why = "control characters or empty components in the name";
+            return NULL;
+        }
+        if (*c == '.' && (c == rel || c[-1] == '/')) {
+            *why = "the sandbox never writes dotfiles (nor '.' or '..')";
+            return NULL;
+        }
+    }
+    const char *last = strrchr(rel, '/');
+    last = last ? last + 1 : rel;
+    if (is_database_name(last)) {
+        *why = "the sandbox never writes a database or journal file "
+               "(*.db, *.sqlite, *-journal, *-wal, *-shm)";
+        return NULL;
+    }
+    int flags = (strchr(mode, '+') ? O_RDWR : O_WRONLY) | O_NOFOLLOW | O_CLOEXEC;
+    int append = mode[0] == 'a';
+    if (append)
+        flags |= O_APPEND;
+
+    int folder = open_folder(h, why);
+    if (folder < 0)
+        return NULL;
+    char *man = manifest_read(folder);
+    if (!man) {
+        close(folder);
+        *why = "the output folder's manifest is unreadable";
+        return NULL;
+    }
+    if (!h->out_measured) {
+        h->out_used = manifest_usage(folder, man);
+        h->out_measured = 1;
+    }
+    /* walk the directories below the folder, never through a link */
+    int dir = dup(folder);
+    const char *c = rel;
+    while (dir >= 0 && c != last) {
+        const char *sl = strchr(c, '/');
+        memcpy(comp, c, (size_t)(sl - c));
+        comp[sl - c] = 0;
+        int next = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
+            *why = "the sandbox never writes through a symbolic link";
+        close(dir);
+        dir = next;
+        c = sl + 1;
+    }
+    FILE *f = NULL;
+    int fd = -1, created = 0;
+    uint64_t size = 0;
+    if (dir < 0)
+        goto done;
+    if (mode[0] != 'r') {   /* w, a, w+, a+: may create */
+        fd = openat(dir, last, flags | O_CREAT | O_EXCL, 0666);
+        created = fd >= 0;
+        if (created && (manifest_lines(man) >= LHOST_MAX_FILES ||
+                        manifest_add(folder, rel))) {
+            close(fd);
+            unlinkat(dir, last, 0);
+            fd = -1;
+            *why = "the output folder lists too many files, or its manifest "
+                   "cannot be written";
+            goto done;
+        }
+    }
+    if (!created) {
+        if (mode[0] != 'r' && errno != EEXIST) {
+            if (errno == ELOOP)
+                *why = "the sandbox never writes through a symbolic link";
+            goto done;
+        }
+        struct stat st;
+        if (fstatat(dir, last, &st, AT_SYMLINK_NOFOLLOW))
+            goto done;      /* r+ of a missing file: ENOENT */
+        if (S_ISLNK(st.st_mode)) {
+            *why = "the sandbox never writes through a symbolic link";
+            goto done;
+        }
+        if (!manifest_has(man, rel)) {
+            *why = "it exists and no sandboxed run created it: the sandbox "
+                   "never overwrites a file it did not create";
+            goto done;
+        }
+        fd = openat(dir, last, flags | O_NONBLOCK);
+        if (fd < 0)
+            goto done;
+        if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+            *why = "not a regular file with a single link";
+            goto done;
+        }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        size = (uint64_t)st.st_size;
+        if (mode[0] == 'w') {   /* truncate after counting what it held */
+            if (ftruncate(fd, 0))
+                goto done;
+            h->out_used -= size < h->out_used ? size : h->out_used;
+            size = 0;
+        }
+    }
+    out_file *o = malloc(sizeof *o);
+    if (!o)
+        goto done;
+    *o = (out_file){h, fd, append, size};
+    cookie_io_functions_t io = {out_read, out_write, out_seek, out_close};
+    f = fopencookie(o, mode, io);
+    if (!f)
+        free(o);
+    else
+        fd = -1;    /* owned by f */
+done:;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (dir >= 0)
+        close(dir);
+    close(folder);
+    free(man);
+    errno = e;
+    return f;
+}
+
+/* ---- sandboxed functions ------------------------------------------------ */
+
+static int sb_fclose(lua_State *L)
+{
+    luaL_Stream *p = luaL_checkudata(L, 1, LUA_FILEHANDLE);
+    errno = 0;
+    return luaL_fileresult(L, fclose(p->f) == 0, NULL);
+}
+
+/* A file handle of the io library over f (whose methods then work). */
+static void push_stream(lua_State *L, FILE *f)
+{
+    luaL_Stream *p = lua_newuserdatauv(L, sizeof *p, 0);
+    p->closef = NULL;       /* "closed" until f is in place */
+    luaL_setmetatable(L, LUA_FILEHANDLE);
+    p->f = f;
+    p->closef = sb_fclose;
+}
+
+/* Lua's own mode check: [rwa]%+?b* */
+static int valid_mode(const char *m)
+{
+    if (!*m || !strchr("rwa", *m++))
+        return 0;
+    if (*m == '+')
+        m++;
+    return strspn(m, "b") == strlen(m);
+}
+
+/* io.open(path [, mode]): reads inside the scenario's directory or the
+ * output folder (relative names: the scenario's directory), writes only
+ * inside the output folder (relative names: the folder). */
+int lhost__io_open(lua_State *L)
+{
+    lhost *h = lhost_of(L);
+    const char *path = luaL_checkstring(L, 1);
+    const char *mode = luaL_optstring(L, 2, "r");
+    luaL_argcheck(L, valid_mode(mode), 2, "invalid mode");
+    int write = mode[0] != 'r' || strchr(mode, '+');
+    const char *why = NULL;
+    FILE *f = NULL;
+    errno = 0;
+    if (write) {
+        f = open_write(h, path, mode, &why);
+    } else {
+        const char *rwhy;
+        int fd = open_read(h, path, &rwhy);
+        if (fd == P_REFUSED)
+            why = rwhy;
+        else if (fd >= 0 && !(f = fdopen(fd, mode)))
+            close(fd);
+    }
+    if (!f && why)
+        return luaL_error(L, "io.open: %s '%s' refused: %s",
+                          write ? "writing" : "reading", path, why);
+    if (!f) {
+        int e = errno ? errno : ENOENT;
+        luaL_pushfail(L);
+        lua_pushfstring(L, "%s: %s", path, strerror(e));
+        lua_pushinteger(L, e);
+        return 3;
+    }
+    push_stream(L, f);
+    return 1;
+}
+
+/* Loading a chunk from a descriptor (as luaL_loadfilex: a first line
+ * starting with '#' is skipped, keeping the line numbers). */
+typedef struct fd_reader {
+    FILE *f;
+    int pending_nl;
+    char buf[BUFSIZ];
+} fd_reader;
+
+static const char *read_chunk(lua_State *L, void *ud, size_t *size)
+{
+    (void)L;
+    fd_reader *r = ud;
+    if (r->pending_nl) {
+        r->pending_nl = 0;
+        *size = 1;
+        return "\n";
+    }
+    *size = fread(r->buf, 1, sizeof r->buf, r->f);
+    return *size ? r->buf : NULL;
+}
+
+/* Pushes the compiled chunk of fd (closed here), or an error message.
+ * LUA_OK or an error status. */
+static int load_fd(lua_State *L, int fd, const char *chunkname)
+{
+    fd_reader *r = malloc(sizeof *r);
+    FILE *f = r ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        free(r);
+        close(fd);
+        lua_pushfstring(L, "cannot read %s", chunkname + 1);
+        return LUA_ERRFILE;
+    }
+    r->f = f;
+    r->pending_nl = 0;
+    int c = getc(f);
+    if (c == '#') {
+        while (c != EOF && c != '\n')
+            c = getc(f);
+        r->pending_nl = 1;
+    } else if (c != EOF) {
+        ungetc(c, f);
+    }
+    int rc = lua_load(L, read_chunk, r, chunkname, "t");
+    if (ferror(f) && rc == LUA_OK) {
+        lua_pop(L, 1);
+        lua_pushfstring(L, "cannot read %s", chunkname + 1);
+        rc = LUA_ERRFILE;
+    }
+    fclose(f);
+    free(r);
+    return rc;
+}
+
+/* Pushes the chunk of a file the sandbox may read, or raises. */
+static void load_confined(lua_State *L, const char *fn, const char *path)
+{
+    lhost *h = lhost_of(L);
+    const char *why;
+    int fd = open_read(h, path, &why);
+    if (fd == P_REFUSED)
+        luaL_error(L, "%s: '%s' refused: %s", fn, path, why);
+    if (fd < 0)
+        luaL_error(L, "%s: cannot open '%s': %s", fn, path, strerror(errno));
+    lua_pushfstring(L, "@%s", path);
+    char *name = strdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    int rc = name ? load_fd(L, fd, name) : (close(fd), LUA_ERRMEM);
+    free(name);
+    if (rc != LUA_OK)
+        lua_error(L);
+}
+
+/* loadfile(path [, mode [, env]]): text only, confined. */
+int lhost__loadfile(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int env = !lua_isnone(L, 3) ? 3 : 0;
+    lhost *h = lhost_of(L);
+    const char *why;
+    int fd = open_read(h, path, &why);
+    if (fd == P_REFUSED)
+        return luaL_error(L, "loadfile: '%s' refused: %s", path, why);
+    if (fd < 0) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "cannot open %s", path);
+        return 2;
+    }
+    lua_pushfstring(L, "@%s", path);
+    if (load_fd(L, fd, lua_tostring(L, -1)) != LUA_OK) {
+        luaL_pushfail(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (env) {
+        lua_pushvalue(L, env);
+        if (!lua_setupvalue(L, -2, 1))
+            lua_pop(L, 1);
+    }
+    return 1;
+}
+
+int lhost__dofile(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    load_confined(L, "dofile", path);
+    lua_call(L, 0, LUA_MULTRET);
+    return lua_gettop(L) - 1;
+}
+
+/* The scenario library's helpers, built in: "mtcsim.report" always, and
+ * "lib.report" when the scenario's directory has no lib/report.lua (so a
+ * library scenario copied elsewhere still runs). Pushes the chunk and
+ * returns 1 when name is one. */
+int lhost__load_builtin(lua_State *L, const char *name, int found_locally)
+{
+    if (strcmp(name, "mtcsim.report") && (strcmp(name, "lib.report") || found_locally))
+        return 0;
+    if (luaL_loadbufferx(L, (const char *)lua_lib_report, lua_lib_report_len,
+                         "=[mtcsim.report]", "t") != LUA_OK)
+        lua_error(L);
+    return 1;
+}
+
+/* require(name): "mtcsim", a built-in module, or NAME.lua (dots:
+ * directories) below the scenario's directory, loaded once. */
+int lhost__require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, LHOST__LOADED_KEY);
+    lua_getfield(L, 2, name);
+    if (!lua_isnil(L, -1))
+        return 1;
+    lua_pop(L, 1);
+    char rel[512];
+    size_t len = strlen(name), k = 0;
+    if (len == 0 || len > 200 || name[0] == '.' || name[len - 1] == '.')
+        return luaL_error(L, "require: bad module name '%s'", name);
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        if (c == '.') {
+            if (name[i + 1] == '.')
+                return luaL_error(L, "require: bad module name '%s'", name);
+            rel[k++] = '/';
+        } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   (c >= '0' && c <= '9') || c == '_' || c == '-') {
+            rel[k++] = c;
+        } else {
+            return luaL_error(L, "require: bad module name '%s' (the sandbox "
+                                 "loads only Lua modules from the scenario's "
+                                 "directory; C modules are refused)", name);
+        }
+    }
+    memcpy(rel + k, ".lua", 5);
+    lhost *h = lhost_of(L);
+    const char *why;
+    int fd = strcmp(name, "mtcsim.report") ? open_read(h, rel, &why) : -1;
+    if (lhost__load_builtin(L, name, fd >= 0)) {
+        if (fd >= 0)
+            close(fd);
+    } else {
+        if (fd < 0)
+            return luaL_error(L, "module '%s' not found (looked for %s/%s; the "
+                                 "sandbox loads only Lua modules from the "
+                                 "scenario's directory)", name, h->scenario_dir, rel);
+        lua_pushfstring(L, "@%s/%s", h->scenario_dir, rel);
+        if (load_fd(L, fd, lua_tostring(L, -1)) != LUA_OK)
+            return lua_error(L);
+        lua_remove(L, -2);
+    }
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, 2, name);
+    return 1;
+}
+
+/* The output folder, resolved; when it does not exist yet, its parent
+ * resolved and its own name (it is made on the first write). */
+int lhost__resolve_folder(const char *dir, char out[LHOST_PATH_MAX])
+{
+    if (realpath(dir, out))
+        return 0;
+    if (errno != ENOENT)
+        return -1;
+    char tmp[LHOST_PATH_MAX], parent[LHOST_PATH_MAX];
+    size_t n = (size_t)snprintf(tmp, sizeof tmp, "%s", dir);
+    if (n >= sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    while (n > 1 && tmp[n - 1] == '/')
+        tmp[--n] = 0;
+    char *slash = strrchr(tmp, '/');
+    const char *name = slash ? slash + 1 : tmp, *pdir = ".";
+    if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (slash) {
+        *slash = 0;
+        pdir = *tmp ? tmp : "/";
+    }
+    if (!realpath(pdir, parent))
+        return -1;
+    if (snprintf(out, LHOST_PATH_MAX, "%s/%s", strcmp(parent, "/") ? parent : "",
+                 name) >= LHOST_PATH_MAX) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
+int lhost__load_scenario(lua_State *L, const char *path)
+{
+    const char *why = "";
+    int fd = open_regular(path, O_RDONLY, &why);
+    if (fd < 0) {
+        lua_pushfstring(L, "cannot read scenario '%s': %s", path,
+                        fd == P_REFUSED ? "not a regular file" : strerror(errno));
+        return LUA_ERRFILE;
+    }
+    lua_pushfstring(L, "@%s", path);
+    char *name = strdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    int rc = name ? load_fd(L, fd, name) : (close(fd), LUA_ERRMEM);
+    if (!name)
+        lua_pushliteral(L, "out of memory");
+    free(name);
+    return rc;
+}

@@ -1,0 +1,54 @@
+/*
+ * lhost_internal.h - what the host's own files share: the lhost struct
+ * (lhost.c: state, limits, entries; lhost_files.c: files and loaders;
+ * lpattern.c: counted pattern matching). Not for the bindings: they use
+ * lhost.h.
+ */
+#ifndef MTCSIM_LHOST_INTERNAL_H
+#define MTCSIM_LHOST_INTERNAL_H
+
+#include "lhost.h"
+
+struct lhost {
+    lua_State *L;
+    lhost_config cfg;
+    char scenario_dir[LHOST_PATH_MAX];
+    char out_dir[LHOST_PATH_MAX];   /* the output folder; "" when none */
+    size_t mem_used, mem_peak;      /* Lua's allocator */
+    size_t ext_used;                /* C memory charged by the bindings */
+    uint64_t instr_left;
+    /* Set when the budget ran out or the interrupt flag was seen: every
+     * hook call and every catching function then raises abort_msg. */
+    int aborting, abort_rc;
+    char abort_msg[640];
+    const volatile sig_atomic_t *interrupt;
+    uint64_t max_output;            /* 0: no cap */
+    int out_measured;               /* out_used read from the manifest */
+    uint64_t out_used;              /* bytes of the folder's listed files */
+    uint64_t term_used;             /* bytes printed */
+    void *user;
+};
+
+/* Registry key of the sandbox's module cache (require). */
+#define LHOST__LOADED_KEY "mtcsim.sandbox.loaded"
+
+/* The sandbox's file functions (lhost_files.c). */
+int lhost__io_open(lua_State *L);
+int lhost__loadfile(lua_State *L);
+int lhost__dofile(lua_State *L);
+int lhost__require(lua_State *L);
+/* Pushes the chunk of a built-in module (mtcsim.report, lib.report when
+ * found_locally is 0) and returns 1; 0 when name is none. */
+int lhost__load_builtin(lua_State *L, const char *name, int found_locally);
+
+/* Opens the scenario file itself (links followed: the user named it) and
+ * pushes its compiled chunk. LUA_OK, or an error status with the message
+ * pushed; a FIFO or device is refused rather than read. */
+int lhost__load_scenario(lua_State *L, const char *path);
+
+/* Resolves the output folder dir into out; when it does not exist yet,
+ * its parent resolved plus its name (made on the first write). 0, or -1
+ * with errno. */
+int lhost__resolve_folder(const char *dir, char out[LHOST_PATH_MAX]);
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * web_flight.c - what a handshake costs besides its own bytes: the round
+ * trips of the server's first flight under a cohort's key share and
+ * transport, and the baseline X.509 chains every site is compared with.
+ *
+ * Round trips. A flight's extra round trips are a non-decreasing step
+ * function of its encrypted part (EncryptedExtensions to Finished: `enc`)
+ * once the cohort fixes the key share (the ServerHello), the transport
+ * settings and, over QUIC, how many Initial datagrams the client sent
+ * (3x what the server received is its budget before the client's address
+ * is validated, RFC 9000 section 8.1; a post-quantum key share makes the
+ * ClientHello span two datagrams). So each cohort keeps the first `enc`
+ * at which each step begins, found once by bisection over the real
+ * framing functions of sim/tls.h, and a handshake compares integers (it
+ * runs millions of times a second; framing a flight costs more than the
+ * rest of the handshake). Beyond the table the functions are called
+ * directly. With check_invariants every handshake is compared with the
+ * direct computation (web_handshake.c).
+ *
+ * Baselines. The same handshake priced with a classical (ECDSA P-256) and
+ * an ML-DSA-44 chain - leaf with two SCTs and intermediate, built and
+ * signed for real by mtc_baseline_build_leaf - around the site's own key,
+ * with the site's own CertificateVerify, so that the difference is the
+ * certificate mechanism alone; and today's deployment (ECDSA P-256 key
+ * and chain) as a separate figure. The chains' lengths depend on the
+ * algorithms and on the length of the site's name (in the leaf's subject
+ * and SAN), so each distinct (chain, key, name length) is built once per
+ * run: a handful of chains, a few milliseconds each.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtc/error.h"
+#include "web_internal.h"
+
+const char *const web_group_names[] = {"x25519mlkem768", "x25519", "secp256r1", NULL};
+const uint16_t web_group_ids[] = {TLS_GROUP_X25519MLKEM768, TLS_GROUP_X25519,
+                                  TLS_GROUP_SECP256R1};
+
+/* ---- round trips --------------------------------------------------------- */
+
+unsigned web__flight_dgrams_slow(const web_flight *f, uint32_t ch_len)
+{
+    size_t n = tls_quic_client_datagrams(&f->t, ch_len);
+    return n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
+}
+
+unsigned web__flight_rtt_tcp_slow(const web_flight *f, uint32_t enc)
+{
+    return tls_extra_rtt_tcp(&f->t, tls_tcp_flight_bytes(&f->t, f->sh_tcp, enc));
+}
+
+unsigned web__flight_rtt_quic_slow(const web_flight *f, unsigned dgrams, uint32_t enc)
+{
+    size_t bytes = tls_quic_flight_bytes(&f->t, f->sh_quic, enc, NULL);
+    return tls_extra_rtt_quic_rx(&f->t, (size_t)dgrams * f->t.quic_client_initial, bytes);
+}
+
+typedef unsigned (*step_fn)(const web_flight *f, unsigned arg, uint32_t x);
+
+static unsigned fn_dgrams(const web_flight *f, unsigned arg, uint32_t x)
+{
+    (void)arg;
+    return web__flight_dgrams_slow(f, x);
+}
+
+static unsigned fn_tcp(const web_flight *f, unsigned arg, uint32_t x)
+{
+    (void)arg;
+    return web__flight_rtt_tcp_slow(f, x);
+}
+
+static unsigned fn_quic(const web_flight *f, unsigned arg, uint32_t x)
+{
+    return web__flight_rtt_quic_slow(f, arg, x);
+}
+
+#define WEB_FLIGHT_LIMIT (UINT32_C(1) << 22) /* 4 MiB: beyond any flight (larger
+                                                ones are framed directly) */
+
+/* The least x with fn(x) > k (fn non-decreasing), or UINT32_MAX when even
+ * WEB_FLIGHT_LIMIT does not get there. */
+static uint32_t first_above(step_fn fn, const web_flight *f, unsigned arg, unsigned k)
+{
+    uint32_t lo = 0, hi = WEB_FLIGHT_LIMIT;
+    if (fn(f, arg, hi) <= k)
+        return UINT32_MAX;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (fn(f, arg, mid) > k)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen)
+{
+    (void)wb;
+    const web_browsers_config *c = &co->cfg;
+    web_flight *f = &co->fl;
+    memset(f, 0, sizeof *f);
+    tls_transport_defaults(&f->t);
+    f->t.tcp_mss = (size_t)c->tcp_mss;
+    f->t.tcp_iw_segments = (unsigned)c->tcp_initial_window;
+    f->t.quic_client_initial = (size_t)c->quic_initial;
+    f->t.quic_max_datagram = (size_t)c->quic_datagram;
+    f->group = web_group_ids[c->key_share];
+    f->sh_tcp = (uint32_t)tls_server_hello_len_sid(f->group, 32);
+    f->sh_quic = (uint32_t)tls_server_hello_len_sid(f->group, 0);
+    /* The ClientHello grows by one byte per byte of name and extension
+     * (sim/tls.h): its length for a one-byte name, less that byte. */
+    tls_client_hello ch = {f->group, "x", 1, f->t.quic_cid_len, (size_t)c->client_hello_extra};
+    size_t one = tls_client_hello_len(&ch, 0);
+    if (!one || !f->sh_tcp) {
+        snprintf(err, errlen, "%s: client_hello_extra: 0 or at least 4 bytes (a padding extension)",
+                 c->name);
+        return MTC_ERR_CONFIG;
+    }
+    f->ch_quic_base = (uint32_t)one - 1;
+    for (unsigned k = 0; k + 1 < WEB_QUIC_DGRAMS; k++)
+        f->dgram_thr[k] = first_above(fn_dgrams, f, 0, k + 1);
+    for (unsigned k = 0; k < WEB_RTT_STEPS; k++) {
+        f->thr_tcp[k] = first_above(fn_tcp, f, 0, k);
+        for (unsigned d = 0; d < WEB_QUIC_DGRAMS; d++)
+            f->thr_quic[d][k] = first_above(fn_quic, f, d + 1, k);
+    }
+    return MTC_OK;
+}
+
+/* ---- baselines ----------------------------------------------------------- */
+
+struct web_base_chain {
+    mtc_sig_alg chain, leaf;
+    uint32_t name_len;
+    uint32_t msg_len;       /* Certificate message: leaf + intermediate */
+    uint32_t cv_len;        /* CertificateVerify by the chain's own leaf key */
+};
+
+/* The chain for (chain, leaf, strlen(dns)), built on first use; *out is
+ * a copy (the table moves when it grows). */
+static int base_chain(web *wb, mtc_sig_alg chain, mtc_sig_alg leaf, const char *dns,
+                      struct web_base_chain *out)
+{
+    uint32_t nl = (uint32_t)strlen(dns);
+    for (size_t i = 0; i < wb->nbase; i++)
+        if (wb->base[i].chain == chain && wb->base[i].leaf == leaf &&
+            wb->base[i].name_len == nl) {
+            *out = wb->base[i];
+            return MTC_OK;
+        }
+    struct web_base_chain *n = realloc(wb->base, (wb->nbase + 1) * sizeof *n);
+    if (!n)
+        return MTC_ERR_NOMEM;
+    wb->base = n;
+    mtc_baseline *b = malloc(sizeof *b);
+    if (!b)
+        return MTC_ERR_NOMEM;
+    int rc = mtc_baseline_build_leaf(chain, leaf, dns, wb->epoch, 7 * 86400, b);
+    if (rc == MTC_OK) {
+        size_t lens[2] = {b->leaf_len, b->intermediate_len};
+        struct web_base_chain *e = &wb->base[wb->nbase++];
+        e->chain = chain;
+        e->leaf = leaf;
+        e->name_len = nl;
+        e->msg_len = (uint32_t)tls_certificate_len(lens, 2, 0);
+        e->cv_len = (uint32_t)tls_certificate_verify_len(b->handshake_sig_len);
+        *out = *e;
+    }
+    free(b);
+    return rc;
+}
+
+void web__site_baselines_sync(web *wb, web_site *s)
+{
+    web_site_hot *h = &wb->siteh[s->id];
+    h->key = (uint8_t)wb->site_cfg[s->group].key_alg;
+    h->name_len = s->name_len;
+    h->base_auth[WEB_BASE_CLASSICAL] = s->base_msg[0] + s->cv_len;
+    h->base_auth[WEB_BASE_MLDSA44] = s->base_msg[1] + s->cv_len;
+    h->base_auth[WEB_BASE_TODAY] = s->base_today;
+}
+
+int web__site_baselines(web *wb, web_site *s)
+{
+    char dns[WEB_NAME_MAX + 32];
+    size_t nl = web__site_dns(wb, s, dns, sizeof dns);
+    if (nl == 0 || nl > UINT8_MAX)
+        return MTC_ERR_CONFIG;
+    s->name_len = (uint8_t)nl;
+    struct web_base_chain cl, pq, today;
+    int rc;
+    if ((rc = base_chain(wb, MTC_SIG_ECDSA_P256, (mtc_sig_alg)s->alg, dns, &cl)) != MTC_OK ||
+        (rc = base_chain(wb, MTC_SIG_MLDSA44, (mtc_sig_alg)s->alg, dns, &pq)) != MTC_OK ||
+        (rc = base_chain(wb, MTC_SIG_ECDSA_P256, MTC_SIG_ECDSA_P256, dns, &today)) != MTC_OK)
+        return rc;
+    s->base_msg[0] = cl.msg_len;
+    s->base_msg[1] = pq.msg_len;
+    s->base_today = today.msg_len + today.cv_len;
+    web__site_baselines_sync(wb, s);
+    return MTC_OK;
+}
+
+void web__baselines_destroy(web *wb)
+{
+    free(wb->base);
+    wb->base = NULL;
+    wb->nbase = 0;
+}

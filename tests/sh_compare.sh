@@ -1,0 +1,78 @@
+#!/bin/sh
+# mtcsim compare on real databases (tests/lua/pki_small.lua: 2 points x 2
+# replications, a few seconds):
+#  - before/after a change, same seeds: points matched by swept value,
+#    paired intervals; the difference and its interval recomputed here from
+#    the database (paired t, 1 degree of freedom); a real effect starred;
+#  - another seed: Welch intervals; an experiment against itself: no
+#    difference, nothing starred;
+#  - a single point against a sweep: compared with every point;
+#  - --out DIR: compare.txt (the table printed) and overlaid figures;
+#  - errors: one argument, a missing file, an unknown experiment: exit 2.
+set -u
+b=${1:-build}
+m="$b/mtcsim"
+fail() { echo "FAIL: $*"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sh_compare.XXXXXX") || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+sc=tests/lua/pki_small.lua
+
+"$m" run $sc --out "$tmp/r.db" --quiet >/dev/null 2>"$tmp/err" || fail "run 1: $(cat "$tmp/err")"
+"$m" run $sc --out "$tmp/r.db" --quiet --set rate=0.05 >/dev/null 2>"$tmp/err" || fail "run 2: $(cat "$tmp/err")"
+"$m" run $sc --out "$tmp/s.db" --quiet --seed 2 >/dev/null 2>"$tmp/err" || fail "run 3: $(cat "$tmp/err")"
+"$m" run $sc --out "$tmp/one.db" --quiet --set landmark_interval=10800 >/dev/null 2>"$tmp/err" \
+  || fail "run 4: $(cat "$tmp/err")"
+
+# ---- paired: same seeds and replications ----
+"$m" compare "$tmp/r.db:1" "$tmp/r.db:2" >"$tmp/p.txt" 2>"$tmp/err" || fail "compare: $(cat "$tmp/err")"
+grep -q '^== A \[landmark_interval=3600\] vs B \[landmark_interval=3600\]$' "$tmp/p.txt" || fail "point match"
+grep -q '^== A \[landmark_interval=10800\] vs B \[landmark_interval=10800\]$' "$tmp/p.txt" || fail "point 2 match"
+[ "$(grep -c '^intervals of B - A: paired' "$tmp/p.txt")" = 2 ] || fail "not paired: $(cat "$tmp/p.txt")"
+grep -Eq '^log_entries .* \* +[+-]' "$tmp/p.txt" || fail "a 40 % rate change not starred"
+python3 - "$tmp/r.db" "$tmp/p.txt" <<'PY' || fail "paired interval differs from the database"
+import sys, sqlite3, statistics, math
+db = sqlite3.connect(sys.argv[1])
+def vals(exp, point):
+    return dict(db.execute(
+        "SELECT r.replication, s.value FROM run r JOIN scalar_v s USING (run_id) "
+        "WHERE r.experiment_id = ? AND r.sweep_point = ? AND s.metric = 'log_entries' "
+        "AND s.cohort = 'all'", (exp, point)).fetchall())
+a, b = vals(1, 0), vals(2, 0)
+d = [b[r] - a[r] for r in sorted(a)]
+m = statistics.mean(d)
+h = 12.706204736174707 * statistics.stdev(d) / math.sqrt(len(d))  # t(0.975, 1)
+row = [l for l in open(sys.argv[2]) if l.startswith('log_entries ')][0]
+lo, hi = row.split('[')[1].split(']')[0].split(', ')
+assert abs(float(row.split()[5]) - m) <= 1e-5 * max(1, abs(m)), (row, m)
+assert abs(float(lo) - (m - h)) <= 1e-5 * abs(m - h) and abs(float(hi) - (m + h)) <= 1e-5 * abs(m + h), (row, m, h)
+PY
+
+# ---- Welch: another seed; no difference against itself ----
+"$m" compare "$tmp/r.db:1" "$tmp/s.db" >"$tmp/w.txt" || fail "compare welch"
+grep -q '^intervals of B - A: Welch' "$tmp/w.txt" || fail "not Welch: $(cat "$tmp/w.txt")"
+"$m" compare "$tmp/r.db:1" "$tmp/r.db:1" >"$tmp/same.txt" || fail "compare with itself"
+grep -Eq ' \* ' "$tmp/same.txt" && fail "a difference of an experiment with itself"
+grep -Eq '^log_entries +[0-9.]+ +[0-9.e+]+ +[0-9.]+ +[0-9.e+]+ +\+0 \[\+0, \+0\]' "$tmp/same.txt" \
+  || fail "self difference: $(grep log_entries "$tmp/same.txt")"
+
+# ---- a single point against a sweep ----
+"$m" compare "$tmp/one.db" "$tmp/r.db:1" >"$tmp/o.txt" || fail "compare one vs sweep"
+[ "$(grep -c '^== A \[point 0\] vs B \[landmark_interval=' "$tmp/o.txt")" = 2 ] || fail "one vs each point: $(cat "$tmp/o.txt")"
+
+# ---- figures ----
+"$m" compare "$tmp/r.db:1" "$tmp/r.db:2" --out "$tmp/cmp" --metric signatures >"$tmp/f.txt" 2>"$tmp/err" \
+  || fail "compare --out: $(cat "$tmp/err")"
+for f in issuance_delay_landmark issuance_delay_standalone signatures; do
+  [ -s "$tmp/cmp/$f.png" ] || fail "figure $f missing"
+  grep -q "title 'B: " "$tmp/cmp/$f.png.gp" || fail "figure $f does not overlay B"
+done
+[ ! -e "$tmp/cmp/signatureless_fraction.png" ] || fail "a figure without data (no handshakes in a PKI world)"
+cmp -s "$tmp/p.txt" "$tmp/cmp/compare.txt" || fail "compare.txt differs from the table printed"
+
+# ---- errors ----
+"$m" compare "$tmp/r.db" >/dev/null 2>&1; [ $? -eq 2 ] || fail "one argument must exit 2"
+"$m" compare "$tmp/r.db" "$tmp/nope.db" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "missing file must exit 2"
+grep -q 'nope.db' "$tmp/err" || fail "missing file not named"
+"$m" compare "$tmp/r.db:1" "$tmp/r.db:9" >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown experiment must exit 2"
+"$m" compare --help | grep -q '^usage: mtcsim compare' || fail "compare --help"
+echo "compare ok"
