@@ -56,6 +56,42 @@ int run_record_params(sim_results *db, int64_t run, const plan *cur,
     return rc;
 }
 
+/* Ends a run row that cannot complete normally as failed (why: the
+ * reason), so that no row stays 'running' after this process is gone.
+ * Prints what fails. */
+static void end_failed(sim_results *db, const char *out, int64_t run,
+                       sim_time reached, uint64_t events, const char *why)
+{
+    if (sim_results_run_end(db, run, SIM_RUN_FAILED, reached, events,
+                            why) != MTC_OK)
+        fprintf(stderr, "mtcsim run: %s: cannot mark run %lld failed: %s\n",
+                out, (long long)run, sim_results_errmsg(db));
+}
+
+int run_store(sim_results *db, const char *out, int64_t run,
+              const sim_metrics *m, int rs, sim_time reached,
+              uint64_t events, const char *err)
+{
+    if (m && sim_results_store_metrics(db, run, m) != MTC_OK) {
+        char why[ERRMSG_COPY];
+        snprintf(why, sizeof why, "storing the run's metrics failed: %s",
+                 sim_results_errmsg(db));
+        fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
+        end_failed(db, out, run, reached, events, why);
+        return MTC_ERR_DB;
+    }
+    if (sim_results_run_end(db, run, rs, reached, events,
+                            rs == SIM_RUN_FAILED ? err : NULL) != MTC_OK) {
+        char why[ERRMSG_COPY];
+        snprintf(why, sizeof why, "%s", sim_results_errmsg(db));
+        fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
+        if (rs != SIM_RUN_FAILED)   /* a failed end may still take */
+            end_failed(db, out, run, reached, events, why);
+        return MTC_ERR_DB;
+    }
+    return MTC_OK;
+}
+
 /* ---- progress ------------------------------------------------------------- */
 
 typedef struct prog_ctx {
@@ -176,11 +212,18 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    size_t total = pl.npoints * (size_t)pl.reps;
+    size_t total = pl.npoints * (size_t)pl.reps;   /* bounded by run_make_plan */
     runs = calloc(total, sizeof *runs);
+    if (!runs) {
+        fprintf(stderr, "mtcsim run: out of memory for %zu runs\n", total);
+        status = HOST_FAIL;
+        goto done;
+    }
     spread = o.spread && shard.size > 1;
     double wall0 = host_now();
+    int db_failed = 0;
     for (size_t p = 0; p < pl.npoints && status == HOST_OK && !g_interrupt; p++) {
+        int point_stored = 0;
         for (long r = 0; r < pl.reps && status == HOST_OK && !g_interrupt; r++) {
             size_t idx = p * (size_t)pl.reps + (size_t)r;
             if (spread && (int)(idx % (size_t)shard.size) != shard.rank)
@@ -198,8 +241,15 @@ int cmd_run(int argc, char **argv)
                 break;
             }
             plan cur;
-            run_scenario_params(h, &cur);
             lworld *lw = NULL;
+            if (run_scenario_params(h, &cur) != HOST_OK) {
+                /* the declarations of this run are malformed (message
+                 * printed): a scenario that changed them after planning */
+                status = nruns ? HOST_FAIL : HOST_USAGE;
+                lhost_destroy(h);
+                run_free_plan(&cur);
+                break;
+            }
             int rc = lworld_build(h, o.seed, (uint64_t)r,
                                   spread ? NULL : &shard, &lw, err, sizeof err);
             if (rc != MTC_OK) {
@@ -219,9 +269,13 @@ int cmd_run(int argc, char **argv)
                     sim_results_add_attr(db, run_id, "sandbox",
                                          o.unsafe ? "off" : "on") != MTC_OK ||
                     sim_results_flush(db) != MTC_OK) {
-                    fprintf(stderr, "mtcsim run: %s: %s\n", o.out,
-                            sim_results_errmsg(db));
+                    char why[ERRMSG_COPY];
+                    snprintf(why, sizeof why, "%s", sim_results_errmsg(db));
+                    fprintf(stderr, "mtcsim run: %s: %s\n", o.out, why);
                     status = HOST_FAIL;
+                    db_failed = 1;
+                    if (run_id)     /* begun: it must not stay 'running' */
+                        end_failed(db, o.out, run_id, 0, 0, why);
                 }
             }
             prog_ctx pc;
@@ -260,13 +314,12 @@ int cmd_run(int argc, char **argv)
                 free(enc);
             }
             if (db && status == HOST_OK) {
-                if (sim_results_store_metrics(db, run_id, lworld_metrics(lw)) ||
-                    sim_results_run_end(db, run_id, rs, sim_now(eng),
-                                        sim_engine_events_executed(eng),
-                                        rs == SIM_RUN_FAILED ? err : NULL)) {
-                    fprintf(stderr, "mtcsim run: %s: %s\n", o.out,
-                            sim_results_errmsg(db));
+                if (run_store(db, o.out, run_id, lworld_metrics(lw), rs,
+                              sim_now(eng), lworld_events(lw), err) != MTC_OK) {
                     status = HOST_FAIL;
+                    db_failed = 1;
+                } else {
+                    point_stored = 1;
                 }
             }
             if (status == HOST_OK && rs != SIM_RUN_COMPLETED)
@@ -279,7 +332,7 @@ int cmd_run(int argc, char **argv)
                 if (!o.quiet)
                     printf("# run %zu/%zu point %zu replication %ld: %" PRIu64
                            " events, %.2f s wall\n", nruns, total, p, r,
-                           sim_engine_events_executed(eng), host_now() - t0);
+                           lworld_events(lw), host_now() - t0);
                 if (!o.quiet && shard.size > 1)
                     printf("# sharded over %d ranks: %zu bytes of metrics "
                            "gathered on rank 0\n", shard.size,
@@ -289,7 +342,10 @@ int cmd_run(int argc, char **argv)
             lhost_destroy(h);
             run_free_plan(&cur);
         }
-        if (db && status == HOST_OK && !spread &&
+        /* Summarized whenever it stored a run, also when a later run of
+         * the point was interrupted or failed: the summary is over the
+         * point's completed runs, and those are already in the file. */
+        if (db && point_stored && !db_failed && !spread &&
             sim_results_summarize(db, exp_id, (int64_t)p, 0.95) != MTC_OK) {
             fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
             status = HOST_FAIL;

@@ -126,6 +126,15 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                        int all);
 
 /* cmd_run.c */
+/* Room for a copy of a results error message (sim_results_errmsg). */
+#define ERRMSG_COPY 600
+/* Stores one run's metrics m (may be NULL: none) and ends it with status
+ * rs (err: a failed run's message). A failed store ends the run 'failed'
+ * with the reason, never leaving it 'running'. MTC_OK, or MTC_ERR_DB with
+ * the message printed (out: the file's name). */
+int run_store(sim_results *db, const char *out, int64_t run,
+              const sim_metrics *m, int rs, sim_time reached,
+              uint64_t events, const char *err);
 /* Records cur's scenario params, the world's effective params and the swept
  * names for run; MTC_OK or the results error. */
 int run_record_params(sim_results *db, int64_t run, const plan *cur,
