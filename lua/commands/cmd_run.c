@@ -92,6 +92,20 @@ int run_store(sim_results *db, const char *out, int64_t run,
     return MTC_OK;
 }
 
+/* The experiment row of this invocation; MTC_OK or the results error
+ * (printed). */
+static int begin_experiment(sim_results *db, const run_opts *o,
+                            const plan *pl, int64_t *exp_id)
+{
+    const char *base = strrchr(o->scenario, '/');
+    sim_experiment_info ei = {base ? base + 1 : o->scenario, o->cmdline,
+                              (int64_t)pl->npoints, pl->reps};
+    int rc = sim_results_experiment_begin(db, &ei, exp_id);
+    if (rc != MTC_OK)
+        fprintf(stderr, "mtcsim run: %s: %s\n", o->out, sim_results_errmsg(db));
+    return rc;
+}
+
 /* ---- progress ------------------------------------------------------------- */
 
 typedef struct prog_ctx {
@@ -107,12 +121,6 @@ static void on_progress(void *ctx, sim_time now, uint64_t events)
 }
 
 /* ---- the command ----------------------------------------------------------- */
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
 
 int cmd_run(int argc, char **argv)
 {
@@ -188,16 +196,10 @@ int cmd_run(int argc, char **argv)
             goto done;
         }
     }
+    /* The experiment row is written once the first world is built (see
+     * begin_experiment): a scenario refused before that leaves the file
+     * as it was. */
     int64_t exp_id = 0;
-    if (db) {
-        sim_experiment_info ei = {base_name(o.scenario), o.cmdline,
-                                  (int64_t)pl.npoints, pl.reps};
-        if (sim_results_experiment_begin(db, &ei, &exp_id) != MTC_OK) {
-            fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
-            status = HOST_FAIL;
-            goto done;
-        }
-    }
     char sha[65] = "";
     if (sim_sha256_file_hex(o.scenario, sha) != MTC_OK) {
         fprintf(stderr, "mtcsim run: cannot hash '%s'\n", o.scenario);
@@ -261,7 +263,12 @@ int cmd_run(int argc, char **argv)
                 break;
             }
             int64_t run_id = 0;
-            if (db) {
+            if (db && !exp_id &&
+                begin_experiment(db, &o, &pl, &exp_id) != MTC_OK) {
+                status = HOST_FAIL;
+                db_failed = 1;
+            }
+            if (db && exp_id) {
                 sim_run_info ri = {exp_id, (int64_t)p, r, o.seed, o.scenario,
                                    sha, MTCSIM_VERSION, 0, lworld_duration(lw)};
                 if (sim_results_run_begin(db, &ri, &run_id) != MTC_OK ||
@@ -351,6 +358,9 @@ int cmd_run(int argc, char **argv)
             status = HOST_FAIL;
         }
     }
+    if (spread && db && !exp_id && status == HOST_OK &&
+        begin_experiment(db, &o, &pl, &exp_id) != MTC_OK)
+        status = HOST_FAIL;
     if (spread)
         status = run_collect_spread(&o, &pl, &shard, db, exp_id, sha, &mine,
                                     runs, &nruns, status);
