@@ -137,9 +137,8 @@ end
 -- ---------------------------------------------------------------------------
 -- world declarations: one constructor per entity kind (C, schema-driven)
 
-local schemas = C.schemas()
 M.kinds = {}
-for kind in pairs(schemas) do
+for _, kind in ipairs(C.kind_names) do
   M[kind] = C[kind]
   M.kinds[#M.kinds + 1] = kind
 end

@@ -217,8 +217,8 @@ static int check_identity(sqlite3 *db, const char *path, char *err,
  * Every page of the file, checked before a writer touches it: the
  * identity checks read only the header and the schema, and a file
  * damaged further in would otherwise be written to and lose the run at
- * its store step. quick_check is one pass over the file (seconds for
- * gigabytes), paid once per `mtcsim run`.
+ * its store step. quick_check is one pass over the file (of the order of
+ * ten seconds per gigabyte), paid once per `mtcsim run`.
  */
 static int check_pages(sqlite3 *db, const char *path, char *err,
                        size_t errlen)
