@@ -73,6 +73,9 @@ expect 2 "mtcsim._declared.*boom" \
   'mtcsim._declared = function() error("boom") end'
 expect 0 "" \
   'mtcsim._declared = function() return setmetatable({}, { __index = function() error("x") end }) end'
+expect 2 "mtcsim._declared.*attempt to call a nil value" \
+  'mtcsim._declared = nil
+setmetatable(mtcsim, { __index = function() error("x") end })'
 expect 2 "replications 9223372036854775807 is not in 1..100000" \
   'mtcsim._declared = function() return { params = {}, sweeps = {}, replications = math.maxinteger } end'
 expect 2 "declarations: parameter 1 is malformed" \

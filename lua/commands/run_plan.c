@@ -326,7 +326,10 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
     pr.pl = pl;
     pl->reps = 0;
     lhost_push_module(h);
-    lua_getfield(L, -1, "_declared");
+    /* raw: a metatable the scenario set on mtcsim must not run here,
+     * outside any protected call */
+    lua_pushliteral(L, "_declared");
+    lua_rawget(L, -2);
     lua_remove(L, -2);
     if (lhost_pcall(h, 0, 1, err, sizeof err) != MTC_OK) {
         fprintf(stderr, "mtcsim run: reading the scenario's declarations "
