@@ -131,11 +131,12 @@ printf '%s\n' 'mtcsim.world{ duration = days(1) } replications(3)' \
 "$m" run "$d/sc/int.lua" --quiet --out "$d/out/int.db" >/dev/null 2>"$d/int.err" &
 pid=$!
 i=0
-until [ "$(sqlite3 "$d/out/int.db" "select count(*) from run where status = 'completed'" 2>/dev/null)" = 2 ]; do
-  i=$((i+1)); [ $i -lt 600 ] || { kill $pid; fail "the first two replications did not complete"; }
+# two replications completed and the third one's row committed: it runs
+q="select group_concat(status, ' ') from (select status from run order by run_id)"
+until [ "$(sqlite3 "$d/out/int.db" "$q" 2>/dev/null)" = "completed completed running" ]; do
+  i=$((i+1)); [ $i -lt 600 ] || { kill $pid; fail "the third replication did not start"; }
   sleep 0.1
 done
-sleep 0.5
 kill -INT $pid; wait $pid; rc=$?
 [ $rc -eq 1 ] || fail "interrupted run: exit $rc"
 st=$(sqlite3 "$d/out/int.db" "select group_concat(status, ' ') from (select status from run where experiment_id = 1 order by run_id)")

@@ -246,6 +246,9 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
         }
     }
     lua_pop(L, 1);
+    /* the records are calls now: their Lua copies go back to the cap */
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, K_ATS);
     return MTC_OK;
 }
 
