@@ -52,10 +52,11 @@ FUZZ_HOST_OBJS := $(call obj,$(FUZZ_HOST_SRC)) $(BUILD)/obj/gen/lua_embed.o
 $(BUILD)/tests/fuzz-replay/fuzz_host: $(FUZZ_HOST_OBJS)
 
 $(FUZZ_DIR)/fuzz_host: tests/fuzz_host.c $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) \
-        $(BUILD)/gen/lua_embed.c
+        $(BUILD)/gen/lua_embed.c mk/fuzz_host.ignorelist
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) \
-	  $(BUILD)/gen/lua_embed.c $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) \
+	  -fsanitize-coverage-ignorelist=mk/fuzz_host.ignorelist -o $@ $< \
+	  $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) $(BUILD)/gen/lua_embed.c $(LDLIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)

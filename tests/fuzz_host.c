@@ -23,11 +23,13 @@
  * patterns and loops nested more than two deep (a pcall in nested loops
  * catches the instruction limit and runs on: item 5).
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -281,6 +283,9 @@ static void gen_entity(gen *g)
     }
     if (!strcmp(s->kind, "sites") || !strcmp(s->kind, "browsers"))
         emit(g, "count = %s, ", pick(g, 2) ? "2" : "20");
+    /* ML-DSA signing of every checkpoint would be most of a run's time */
+    if ((!strcmp(s->kind, "ca") || !strcmp(s->kind, "cosigner")) && pick(g, 8))
+        emit(g, "algorithm = \"ed25519\", ");
     if (world)
         emit(g, "duration = %s, ", pick(g, 2) ? "3600" : "86400");
     unsigned n = pick(g, 5);
@@ -463,16 +468,45 @@ static void gen_stmt(gen *g, int depth)
 
 /* ---- running it ---- */
 
-typedef struct run_ctx {
-    volatile sig_atomic_t stop;
-} run_ctx;
+/* The run's stop flag, set as the host's SIGINT handler sets its own:
+ * after EVENT_CAP events (progress callback) or RUN_CPU_MS of CPU time
+ * (SIGVTALRM: one event may sign many checkpoints; libFuzzer keeps
+ * SIGALRM for its own timeouts). A global because a signal sets it. */
+#define RUN_CPU_MS 300
+static volatile sig_atomic_t run_stop;
+
+static void on_vtalrm(int sig)
+{
+    (void)sig;
+    run_stop = 1;
+}
 
 static void on_progress(void *ctx, sim_time now, uint64_t events)
 {
-    run_ctx *c = ctx;
+    (void)ctx;
     (void)now;
     if (events >= EVENT_CAP)
-        c->stop = 1;    /* bounded work per input, as an interrupt would */
+        run_stop = 1;
+}
+
+/* Arms (ms > 0) or disarms (0) the CPU-time budget of a run. */
+static void cpu_budget(long ms)
+{
+    static int installed;
+    if (!installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_vtalrm;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGVTALRM, &sa, NULL);
+        installed = 1;
+    }
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = ms / 1000;
+    it.it_value.tv_usec = (ms % 1000) * 1000;
+    setitimer(ITIMER_VIRTUAL, &it, NULL);
 }
 
 static const char *scenario_dir(void)
@@ -535,11 +569,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lworld *lw = NULL;
         stage = "build";
         if (lworld_build(h, seed, 0, NULL, &lw, err, sizeof err) == MTC_OK) {
-            run_ctx rc = {0};
             stage = "run";
-            if (lworld_run(lw, &rc.stop, on_progress, &rc, err, sizeof err) ==
+            run_stop = 0;
+            cpu_budget(RUN_CPU_MS);
+            if (lworld_run(lw, &run_stop, on_progress, NULL, err, sizeof err) ==
                 MTC_OK)
                 stage = "completed";
+            cpu_budget(0);
         }
         lworld_destroy(lw);
     }
