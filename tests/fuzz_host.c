@@ -468,17 +468,33 @@ static void gen_stmt(gen *g, int depth)
 
 /* ---- running it ---- */
 
-/* The run's stop flag, set as the host's SIGINT handler sets its own:
- * after EVENT_CAP events (progress callback) or RUN_CPU_MS of CPU time
- * (SIGVTALRM: one event may sign many checkpoints; libFuzzer keeps
- * SIGALRM for its own timeouts). A global because a signal sets it. */
-#define RUN_CPU_MS 300
+/* A CPU-time budget per input (SIGVTALRM; libFuzzer keeps SIGALRM for its
+ * own timeouts): when it runs out, the run's stop flag is set, as the
+ * host's SIGINT handler sets its own, and a hook makes the scenario's
+ * next instruction raise, as lua.c stops a script on SIGINT. One input
+ * can otherwise spend minutes legitimately (a CA signing every checkpoint,
+ * keys of every size), and the fuzzer would spend its time there. Also
+ * stopped after EVENT_CAP events. Globals because a signal handler sets
+ * them. */
+#define INPUT_CPU_MS 400
 static volatile sig_atomic_t run_stop;
+static lua_State *volatile budget_L;    /* the state to stop, or NULL */
+
+static void budget_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    luaL_error(L, "fuzz_host: CPU budget of the input exceeded");
+}
 
 static void on_vtalrm(int sig)
 {
     (void)sig;
     run_stop = 1;
+    /* lua_sethook may be called from a signal handler. Count only: a
+     * call hook would also stop C finalizers, and what they free would
+     * leak. */
+    if (budget_L)
+        lua_sethook(budget_L, budget_hook, LUA_MASKCOUNT, 1);
 }
 
 static void on_progress(void *ctx, sim_time now, uint64_t events)
@@ -489,7 +505,7 @@ static void on_progress(void *ctx, sim_time now, uint64_t events)
         run_stop = 1;
 }
 
-/* Arms (ms > 0) or disarms (0) the CPU-time budget of a run. */
+/* Arms (ms > 0) or disarms (0) the budget. */
 static void cpu_budget(long ms)
 {
     static int installed;
@@ -541,10 +557,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[300], err[4096];
     snprintf(path, sizeof path, "%s/fuzz.lua", scenario_dir());
     lhost_config cfg = {0, path, seed, 0, 2000000, (size_t)32 << 20, NULL};
+    run_stop = 0;
+    cpu_budget(INPUT_CPU_MS);
     lhost *h = lhost_create(&cfg, err, sizeof err);
-    if (!h)
+    if (!h) {
+        cpu_budget(0);
         return 0;
+    }
     lua_State *L = lhost_state(h);
+    budget_L = L;
     lua_newtable(L);
     lua_setglobal(L, "v");  /* the program's variables */
     if (luaL_loadbufferx(L, prog, last, "=fuzz.lua", "t") != LUA_OK) {
@@ -556,6 +577,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     m ? m : "?", prog);
             abort();
         }
+        budget_L = NULL;
+        cpu_budget(0);
         lhost_destroy(h);
         return 0;
     }
@@ -570,15 +593,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         stage = "build";
         if (lworld_build(h, seed, 0, NULL, &lw, err, sizeof err) == MTC_OK) {
             stage = "run";
-            run_stop = 0;
-            cpu_budget(RUN_CPU_MS);
             if (lworld_run(lw, &run_stop, on_progress, NULL, err, sizeof err) ==
                 MTC_OK)
                 stage = "completed";
-            cpu_budget(0);
         }
         lworld_destroy(lw);
     }
+    budget_L = NULL;    /* before the state goes: the handler reads it */
+    cpu_budget(0);
+    lua_sethook(L, NULL, 0, 0);     /* finalizers run in full */
     if (getenv("FUZZ_HOST_PRINT"))
         fprintf(stderr, "-- %s: %.300s\n", stage, err);
     lhost_destroy(h);
