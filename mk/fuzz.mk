@@ -45,7 +45,10 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz_%.c $(FUZZ_LIBSRC)
 
 # fuzz_host runs scenarios: it also links the scenario host (lua/host,
 # lua/bindings) and the embedded library, whose rules are in mk/lua.mk
-# (read after this file, hence the paths spelled out here).
+# (read after this file, hence the paths spelled out here). It is slow by
+# the others' standards (tens of inputs per second: every input is a
+# fresh Lua state, and a world signs real baseline certificates), so give
+# it hours, e.g. build/fuzz/fuzz_host -fork=1 -ignore_crashes=1 CORPUS.
 FUZZ_HOST_SRC  := $(wildcard lua/host/*.c lua/bindings/*.c)
 FUZZ_HOST_OBJS := $(call obj,$(FUZZ_HOST_SRC)) $(BUILD)/obj/gen/lua_embed.o
 
