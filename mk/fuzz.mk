@@ -29,11 +29,12 @@ FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 
 all: $(FUZZ_REPLAY)
 
+# Objects first, archives last (fuzz_host adds the host's objects below).
 $(BUILD)/tests/fuzz-replay/fuzz_%: $(BUILD)/obj/tests/fuzz_%.o \
         $(BUILD)/obj/tests/fuzz/replay_main.o $(call obj,$(TESTLIB_SRC)) \
         $(LIBSIM) $(LIBMTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
 
 # The fuzz objects see tests/ on the include path like the test files do.
 $(BUILD)/obj/tests/fuzz_%.o: CPPFLAGS += -Itests
@@ -41,6 +42,24 @@ $(BUILD)/obj/tests/fuzz_%.o: CPPFLAGS += -Itests
 $(FUZZ_DIR)/fuzz_%: tests/fuzz_%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(LDLIBS)
+
+# fuzz_host runs scenarios: it also links the scenario host (lua/host,
+# lua/bindings) and the embedded library, whose rules are in mk/lua.mk
+# (read after this file, hence the paths spelled out here). It is slow by
+# the others' standards (tens of inputs per second: every input is a
+# fresh Lua state, and a world signs real baseline certificates), so give
+# it hours, e.g. build/fuzz/fuzz_host -fork=1 -ignore_crashes=1 CORPUS.
+FUZZ_HOST_SRC  := $(wildcard lua/host/*.c lua/bindings/*.c)
+FUZZ_HOST_OBJS := $(call obj,$(FUZZ_HOST_SRC)) $(BUILD)/obj/gen/lua_embed.o
+
+$(BUILD)/tests/fuzz-replay/fuzz_host: $(FUZZ_HOST_OBJS)
+
+$(FUZZ_DIR)/fuzz_host: tests/fuzz_host.c $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) \
+        $(BUILD)/gen/lua_embed.c mk/fuzz_host.ignorelist
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) \
+	  -fsanitize-coverage-ignorelist=mk/fuzz_host.ignorelist -o $@ $< \
+	  $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) $(BUILD)/gen/lua_embed.c $(LDLIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)

@@ -143,6 +143,16 @@ void lworld_register(lua_State *L)
     lworld__entity_register(L);
     lua_pushcfunction(L, l_schemas);
     lua_setfield(L, -2, "schemas");
+    /* the kinds alone, for the library's setup: schemas() formats every
+     * default of every kind, a fifth of a state's creation */
+    size_t nk;
+    const sim_param_schema *const *ks = sim_world_schemas(&nk);
+    lua_createtable(L, (int)nk, 0);
+    for (size_t i = 0; i < nk; i++) {
+        lua_pushstring(L, ks[i]->kind);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "kind_names");
     lua_pushcfunction(L, l_actions);
     lua_setfield(L, -2, "actions");
     lworld__sim_register(L);

@@ -69,6 +69,9 @@ sim_metrics *lworld_metrics(lworld *lw);
 size_t lworld_merge_bytes(const lworld *lw);
 sim_world *lworld_world(lworld *lw);
 sim_engine *lworld_engine(lworld *lw);
+/* Events the run executed, once lworld_run returned: on a sharded run,
+ * rank 0 gets the sum over every rank (other ranks their own). */
+uint64_t lworld_events(const lworld *lw);
 
 /* Every effective parameter of every entity (world first, then in
  * declaration order); owned by lw. */

@@ -50,9 +50,35 @@ static const char *suggest(const sim_param_schema *s, const char *k)
     return best;
 }
 
+/* A finalized handle can still be reached (a finalizer may resurrect it,
+ * and --unsafe has debug.getmetatable), so every method refuses one whose
+ * __gc ran instead of reading the configuration it no longer owns. */
+/* A name is recorded inside lists ("[w1,w2]"), shares ("le:0.57") and
+ * cohort labels, so it may not contain their separators: letters,
+ * digits, '_', '-' and '.' only. NULL when fine, else what is wrong. */
+static const char *bad_name(const char *n, size_t len)
+{
+    if (len == 0)
+        return "is empty";
+    if (len >= SIM_PARAM_NAME_MAX)
+        return "is longer than 63 characters";
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)n[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+            return "may contain only letters, digits, '_', '-' and '.' "
+                   "(',' ':' and the like would make recorded lists "
+                   "ambiguous)";
+    }
+    return NULL;
+}
+
 static lentity *check_entity(lua_State *L, int i)
 {
-    return luaL_checkudata(L, i, ENTITY_MT);
+    lentity *e = luaL_checkudata(L, i, ENTITY_MT);
+    if (e->released)
+        luaL_error(L, "%s '%s' already released", e->schema->kind, e->name);
+    return e;
 }
 
 static const char *entity_label(const lentity *e, char *buf, size_t n)
@@ -68,9 +94,10 @@ static const char *entity_label(const lentity *e, char *buf, size_t n)
 
 static int e_gc(lua_State *L)
 {
-    lentity *e = check_entity(L, 1);
+    lentity *e = luaL_checkudata(L, 1, ENTITY_MT);
     sim_param_config_free(e->schema, e->cfg);
     e->cfg = NULL;
+    e->released = 1;
     return 0;
 }
 
@@ -97,9 +124,15 @@ static int l_declare(lua_State *L)
         return luaL_error(L, "out of memory");
 
     lua_getfield(L, 1, "name");
-    if (lua_type(L, -1) == LUA_TSTRING)
-        snprintf(e->name, sizeof e->name, "%s", lua_tostring(L, -1));
-    else if (!is_world)
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        size_t len;
+        const char *n = lua_tolstring(L, -1, &len);
+        const char *why = bad_name(n, len);
+        if (why && (!is_world || len))
+            return luaL_error(L, "mtcsim.%s: name '%s' %s", s->kind,
+                              lua_tostring(L, -1), why);
+        snprintf(e->name, sizeof e->name, "%s", n);
+    } else if (!is_world)
         return luaL_error(L, "mtcsim.%s: parameter 'name' is required (a "
                              "unique string)", s->kind);
     lua_pop(L, 1);
@@ -250,6 +283,8 @@ int lworld__set_live(lua_State *L, lentity *e, const char *p, int vidx)
     lworld *lw = lworld__current(L);
     char err[512], label[128];
     entity_label(e, label, sizeof label);
+    if (e->released)
+        return luaL_error(L, "%s already released", label);
     if (!lw) {
         const sim_param_desc *d = sim_param_find(e->schema, p);
         if (!d)
@@ -331,9 +366,10 @@ static int e_index(lua_State *L)
 
 static int e_tostring(lua_State *L)
 {
-    lentity *e = check_entity(L, 1);
+    lentity *e = luaL_checkudata(L, 1, ENTITY_MT);
     char label[128];
-    lua_pushstring(L, entity_label(e, label, sizeof label));
+    lua_pushfstring(L, "%s%s", entity_label(e, label, sizeof label),
+                    e->released ? " (released)" : "");
     return 1;
 }
 
@@ -348,6 +384,10 @@ void lworld__entity_register(lua_State *L)
         lua_setfield(L, -2, "__gc");
         lua_pushcfunction(L, e_tostring);
         lua_setfield(L, -2, "__tostring");
+        /* protected: a scenario that could read the metatable could call
+         * __gc on a live entity and free its configuration */
+        lua_pushliteral(L, ENTITY_MT);
+        lua_setfield(L, -2, "__metatable");
     }
     lua_pop(L, 1);
     /* one constructor per kind */

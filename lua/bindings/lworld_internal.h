@@ -41,13 +41,16 @@ typedef struct lentity {
     const sim_param_schema *schema;
     void *cfg;          /* owned until handed to the world */
     int index;          /* within its kind once added; -1 before */
+    int released;       /* its __gc ran: cfg is gone, the handle is dead */
     char name[SIM_PARAM_NAME_MAX];
     char where[WHERE_MAX];
 } lentity;
 
-/* A scheduled scenario action: a Lua function or a world action. */
+/* A scheduled scenario action: a Lua function or a world action. Kept in
+ * the run's list from lworld__call_new until it has fired (one-shot) or
+ * the run is destroyed (periodic). */
 typedef struct lcall {
-    struct lcall *next;
+    struct lcall *next, *prev;
     lworld *lw;
     int fnref;          /* LUA_NOREF for a world action */
     sim_time period;    /* > 0: sim:every */
@@ -67,6 +70,9 @@ struct lworld {
     sim_world *world;
     sim_world_config wc;        /* copy of the effective world config */
     lcall *calls;
+    size_t ncalls;          /* in the list */
+    size_t cbytes;          /* C memory held for the scenario (its calls) */
+    uint64_t events;        /* all ranks' events, once the run ended */
     lworld_param *params;
     size_t nparams, capparams;
     int running, done, failed;
@@ -125,5 +131,13 @@ int lworld__set_live(lua_State *L, lentity *e, const char *p, int vidx);
 void lworld__sim_register(lua_State *L);
 /* Schedules c to fire at `at` on lw's engine; MTC_OK or an engine error. */
 int lworld__schedule_call(lworld *lw, lcall *c, sim_time at);
+/* A zeroed call (fnref LUA_NOREF) in lw's list, its memory counted against
+ * the run's memory cap (--max-memory covers what C holds for the
+ * scenario, not only Lua's heap). NULL with a message (where: ...) in err
+ * when the cap or malloc refuses. */
+lcall *lworld__call_new(lworld *lw, const char *where, char *err,
+                        size_t errlen);
+/* Unlinks, unreferences and frees c (a call that will not fire again). */
+void lworld__call_free(lworld *lw, lcall *c);
 
 #endif

@@ -96,6 +96,13 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
     void *wcfg = NULL;
     if (lua_getfield(L, LUA_REGISTRYINDEX, K_WORLD) != LUA_TNIL) {
         lentity *we = lua_touserdata(L, -1);
+        if (!we->cfg) {     /* its __gc ran (only --unsafe can call it) */
+            lua_pop(L, 1);
+            snprintf(err, errlen, "%s%sworld: the declaration was released "
+                                  "(its __gc was called)", we->where,
+                     lworld__wsep(we->where));
+            return MTC_ERR_CONFIG;
+        }
         wcfg = we->cfg;
         we->cfg = NULL;
     } else if (sim_param_config_new(ws, &wcfg) != MTC_OK) {
@@ -135,6 +142,13 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
         lua_rawgeti(L, -1, (lua_Integer)i);
         lentity *en = lua_touserdata(L, -1);
         lua_pop(L, 1);
+        if (!en->cfg) {     /* released (__gc called): nothing to add */
+            lua_pop(L, 1);
+            snprintf(err, errlen, "%s%s%s '%s': the declaration was released "
+                                  "(its __gc was called)", en->where,
+                     lworld__wsep(en->where), en->schema->kind, en->name);
+            return MTC_ERR_CONFIG;
+        }
         if (add_params(lw, en->schema, en->name, en->cfg) != MTC_OK) {
             lua_pop(L, 1);
             snprintf(err, errlen, "out of memory");
@@ -166,17 +180,12 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
     for (size_t i = 1; i <= n; i++) {
         lua_rawgeti(L, -1, (lua_Integer)i);
         int rec = lua_gettop(L);
-        lcall *c = calloc(1, sizeof *c);
+        lua_getfield(L, rec, "where");
+        lcall *c = lworld__call_new(lw, lua_tostring(L, -1), err, errlen);
         if (!c) {
             lua_settop(L, rec - 2);
             return MTC_ERR_NOMEM;
         }
-        c->lw = lw;
-        c->next = lw->calls;
-        lw->calls = c;
-        c->fnref = LUA_NOREF;
-        lua_getfield(L, rec, "where");
-        snprintf(c->where, sizeof c->where, "%s", lua_tostring(L, -1));
         lua_getfield(L, rec, "t");
         double t = lua_tonumber(L, -1);
         lua_getfield(L, rec, "start");
@@ -227,8 +236,9 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
                      sim_time_to_sec(lw->wc.duration));
             return MTC_ERR_CONFIG;
         }
-        if (at <= lw->wc.duration &&
-            lworld__schedule_call(lw, c, at) != MTC_OK) {
+        if (at > lw->wc.duration) {         /* it would never fire */
+            lworld__call_free(lw, c);
+        } else if (lworld__schedule_call(lw, c, at) != MTC_OK) {
             lua_pop(L, 1);
             snprintf(err, errlen, "%s%scannot schedule", c->where,
                      lworld__wsep(c->where));
@@ -236,6 +246,9 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
         }
     }
     lua_pop(L, 1);
+    /* the records are calls now: their Lua copies go back to the cap */
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, K_ATS);
     return MTC_OK;
 }
 
@@ -246,6 +259,38 @@ static int stop_pred(sim_engine *sim, void *arg)
         lw->progress(lw->progress_ctx, sim_now(sim),
                      sim_engine_events_executed(sim));
     return lw->failed || (lw->interrupt && *lw->interrupt);
+}
+
+/* Sharded: rank 0 learns the events of every rank (each replays the PKI
+ * timeline and simulates its own browsers), so a run records the work
+ * of the whole job, not of rank 0 alone. Collective. On failure rank 0
+ * keeps its own count and the run fails (the shards' counts are lost). */
+static void sum_events(lworld *lw)
+{
+    const sim_shard *sh = lw->shard;
+    size_t *lens = calloc((size_t)sh->size, sizeof *lens);
+    uint8_t *all = NULL;
+    uint64_t mine = lw->events;
+    int rc = lens ? sim_shard_gather(sh, &mine, sizeof mine, &all, lens)
+                  : MTC_ERR_NOMEM;
+    if (rc == MTC_OK && sh->rank == 0) {
+        uint64_t sum = 0;
+        size_t off = 0;
+        for (int r = 0; r < sh->size; r++) {
+            uint64_t v = 0;
+            if (lens[r] == sizeof v)
+                memcpy(&v, all + off, sizeof v);
+            off += lens[r];
+            sum += v;
+        }
+        lw->events = sum;
+    } else if (rc != MTC_OK && !lw->failed) {
+        lw->failed = 1;
+        snprintf(lw->err, sizeof lw->err, "gathering the shards' event "
+                 "counts: %s", mtc_strerror(rc));
+    }
+    free(all);
+    free(lens);
 }
 
 int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
@@ -274,6 +319,9 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
                      mtc_strerror(mrc));
         }
     }
+    lw->events = sim_engine_events_executed(lw->engine);
+    if (lw->shard && lw->shard->size > 1)
+        sum_events(lw);
     int finish_here = !lw->shard || lw->shard->rank == 0;
     if (!lw->failed && !interrupted && finish_here) {
         lua_State *L = lhost_state(lw->h);
@@ -306,6 +354,7 @@ size_t lworld_merge_bytes(const lworld *lw) { return lw->merge_bytes; }
 sim_time lworld_duration(const lworld *lw) { return lw->wc.duration; }
 sim_world *lworld_world(lworld *lw) { return lw->world; }
 sim_engine *lworld_engine(lworld *lw) { return lw->engine; }
+uint64_t lworld_events(const lworld *lw) { return lw->events; }
 
 const lworld_param *lworld_params(const lworld *lw, size_t *count)
 {

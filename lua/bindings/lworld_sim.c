@@ -53,6 +53,56 @@ int lworld__schedule_call(lworld *lw, lcall *c, sim_time at)
     return sim_call_at(lw->engine, at, call_fire, c);
 }
 
+/* What one pending call holds in C: the record and its slot in the
+ * engine's event pool (an estimate of the pool's per-event size). */
+#define LCALL_COST (sizeof(lcall) + 64)
+
+lcall *lworld__call_new(lworld *lw, const char *where, char *err,
+                        size_t errlen)
+{
+    size_t cap = lhost_get_config(lw->h)->max_memory;
+    size_t lua = lhost_memory(lw->h);
+    if (cap && (lua > cap || lw->cbytes + LCALL_COST > cap - lua)) {
+        snprintf(err, errlen, "%s%stimed actions: %zu pending calls hold %zu "
+                              "KiB beside %zu KiB of Lua memory: the memory "
+                              "cap (--max-memory %zu MiB) is reached",
+                 where, lworld__wsep(where), lw->ncalls, lw->cbytes >> 10,
+                 lua >> 10, cap >> 20);
+        return NULL;
+    }
+    lcall *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "%s%stimed actions: out of memory", where,
+                 lworld__wsep(where));
+        return NULL;
+    }
+    c->lw = lw;
+    c->fnref = LUA_NOREF;
+    c->next = lw->calls;
+    if (lw->calls)
+        lw->calls->prev = c;
+    lw->calls = c;
+    lw->ncalls++;
+    lw->cbytes += LCALL_COST;
+    snprintf(c->where, sizeof c->where, "%s", where);
+    return c;
+}
+
+void lworld__call_free(lworld *lw, lcall *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        lw->calls = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    if (c->fnref != LUA_NOREF)
+        luaL_unref(lhost_state(lw->h), LUA_REGISTRYINDEX, c->fnref);
+    lw->ncalls--;
+    lw->cbytes -= LCALL_COST;
+    free(c);
+}
+
 static void call_fire(sim_engine *sim, void *arg)
 {
     lcall *c = arg;
@@ -76,18 +126,22 @@ static void call_fire(sim_engine *sim, void *arg)
     if (rc != MTC_OK) {
         lw->failed = 1;
         sim_engine_stop(sim);
-        return;
-    }
-    if (c->period > 0) {
+    } else if (c->period > 0) {
         sim_time next = sim_now(sim) + c->period;
-        if (next <= lw->wc.duration &&
-            lworld__schedule_call(lw, c, next) != MTC_OK) {
+        if (next > lw->wc.duration) {
+            lworld__call_free(lw, c);
+        } else if (lworld__schedule_call(lw, c, next) != MTC_OK) {
             snprintf(lw->err, sizeof lw->err, "%s%ssim:every: cannot schedule",
                      c->where, lworld__wsep(c->where));
             lw->failed = 1;
             sim_engine_stop(sim);
         }
+        return;
     }
+    /* a one-shot call has fired (or failed): its memory goes back, so the
+     * cap bounds the pending calls, not every call ever made */
+    if (c->period == 0)
+        lworld__call_free(lw, c);
 }
 
 /*
@@ -107,6 +161,13 @@ static int add_timed(lua_State *L, int every)
     if (every) {
         if (!(t > 0))
             return luaL_error(L, "sim:every: the period must be > 0");
+        /* a period that rounds to 0 us would fire once, not every t */
+        if (sim_time_from_sec(t) < 1) {
+            char v[32];
+            snprintf(v, sizeof v, "%g", t);     /* lua_pushfstring has no %g */
+            return luaL_error(L, "sim:every: the period %s s is below the "
+                                 "clock's resolution (1 us)", v);
+        }
         if (!lua_isnoneornil(L, 4))
             start = check_time(L, 4, fn);
         else
@@ -184,24 +245,24 @@ static int add_timed(lua_State *L, int every)
     }
     /* during the run: schedule now (relative to nothing: t is absolute) */
     int rec = lua_gettop(L);
-    lcall *c = calloc(1, sizeof *c);
+    char cerr[512];
+    lcall *c = lworld__call_new(lw, "", cerr, sizeof cerr);
     if (!c)
-        return luaL_error(L, "out of memory");
-    c->lw = lw;
-    c->next = lw->calls;
-    lw->calls = c;
+        return luaL_error(L, "%s: %s", fn, cerr);
     snprintf(c->where, sizeof c->where, "%s", wh);
-    lua_getfield(L, rec, "fn");
-    c->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (lua_getfield(L, rec, "fn") == LUA_TFUNCTION)
+        c->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
+    else
+        lua_pop(L, 1);
     if (lua_getfield(L, rec, "action") == LUA_TSTRING) {
-        luaL_unref(L, LUA_REGISTRYINDEX, c->fnref);
-        c->fnref = LUA_NOREF;
         snprintf(c->action, sizeof c->action, "%s", lua_tostring(L, -1));
         lua_getfield(L, rec, "target");
         snprintf(c->target, sizeof c->target, "%s", lua_tostring(L, -1));
         lua_pop(L, 1);
         lua_getfield(L, rec, "args");
         c->nargs = lua_rawlen(L, -1);
+        if (c->nargs > ACT_MAX_ARGS)    /* checked above; kept in bounds */
+            c->nargs = ACT_MAX_ARGS;
         for (size_t i = 0; i < c->nargs; i++) {
             lua_rawgeti(L, -1, (lua_Integer)i + 1);
             c->args[i] = lua_tonumber(L, -1);
@@ -218,11 +279,17 @@ static int add_timed(lua_State *L, int every)
     } else {
         at = sim_time_from_sec(t);
     }
-    if (at < now)
-        return luaL_error(L, "%s: time %f s is in the past (now %f s)", fn,
-                          sim_time_to_sec(at), sim_time_to_sec(now));
-    if (at <= lw->wc.duration && lworld__schedule_call(lw, c, at) != MTC_OK)
+    if (at < now || at > lw->wc.duration) {
+        lworld__call_free(lw, c);       /* it would never fire */
+        if (at < now)
+            return luaL_error(L, "%s: time %f s is in the past (now %f s)",
+                              fn, sim_time_to_sec(at), sim_time_to_sec(now));
+        return 0;
+    }
+    if (lworld__schedule_call(lw, c, at) != MTC_OK) {
+        lworld__call_free(lw, c);
         return luaL_error(L, "%s: cannot schedule", fn);
+    }
     return 0;
 }
 
@@ -385,6 +452,10 @@ void lworld__sim_register(lua_State *L)
     lua_newtable(L);
     lua_pushcfunction(L, s_index);
     lua_setfield(L, -2, "__index");
+    /* protected like the entities' (the scenario cannot swap the action
+     * lookup behind sim:<action>) */
+    lua_pushliteral(L, "mtcsim.sim");
+    lua_setfield(L, -2, "__metatable");
     lua_setmetatable(L, -2);
     lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, K_SIM);

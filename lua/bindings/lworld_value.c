@@ -39,6 +39,32 @@ static int is_rate(lua_State *L, int idx)
     return r;
 }
 
+/* 1 when the value at idx is a plain list: a table without a metatable
+ * whose keys are exactly 1..#t. Anything else given to a list (a rate, a
+ * table of named fields, a list with holes) would be read as a shorter
+ * list than the scenario meant, silently. */
+static int is_sequence(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return 0;
+    if (lua_getmetatable(L, idx)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_Unsigned n = lua_rawlen(L, idx), keys = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
+            (lua_Unsigned)lua_tointeger(L, -1) > n) {
+            lua_pop(L, 1);
+            return 0;
+        }
+        keys++;
+    }
+    return keys == n;
+}
+
 /*
  * The number a numeric parameter gets from the value at idx: a plain
  * number is taken in the parameter's own unit; a rate (per_hour(30)...)
@@ -121,7 +147,7 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
             break;
         return sim_param_set_dist(d, cfg, ldist_instance(L, idx), err, errlen);
     case SIM_PARAM_PROFILE: {
-        if (t != LUA_TTABLE)
+        if (!is_sequence(L, idx))
             break;
         double h[SIM_PROFILE_HOURS];
         size_t n = lua_rawlen(L, idx);
@@ -139,7 +165,7 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
         return sim_param_set_profile(d, cfg, h, n, err, errlen);
     }
     case SIM_PARAM_LIST: {
-        if (t != LUA_TTABLE)
+        if (!is_sequence(L, idx))
             break;
         sim_param_list *l = (sim_param_list *)((char *)cfg + d->offset);
         l->count = 0;
@@ -169,7 +195,8 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
         "", "a number", "a number", "a duration in seconds (e.g. hours(2))",
         "a boolean", "a string", "a string (one of its names)",
         "a distribution (e.g. exponential{mean=60}) or a number",
-        "a list of 24 hourly weights", "a list of names"};
+        "a list of 24 hourly weights", "a list of names ({a, b, ...}, no "
+        "other keys)"};
     snprintf(err, errlen, "%s: expected %s, got %s", d->name,
              d->type >= 1 && d->type <= SIM_PARAM_LIST ? expect[d->type] : "?",
              luaL_typename(L, idx));

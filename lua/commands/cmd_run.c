@@ -60,6 +60,64 @@ int run_record_params(sim_results *db, int64_t run, const plan *cur,
     return rc;
 }
 
+/* Ends a run row that cannot complete normally as failed (why: the
+ * reason), so that no row stays 'running' after this process is gone.
+ * Prints what fails. */
+static void end_failed(sim_results *db, const char *out, int64_t run,
+                       sim_time reached, uint64_t events, const char *why)
+{
+    if (sim_results_run_end(db, run, SIM_RUN_FAILED, reached, events,
+                            why) != MTC_OK)
+        fprintf(stderr, "mtcsim run: %s: cannot mark run %lld failed: %s\n",
+                out, (long long)run, sim_results_errmsg(db));
+}
+
+void run_end_failed(sim_results *db, const char *out, int64_t run,
+                    const char *why)
+{
+    end_failed(db, out, run, 0, 0, why);
+}
+
+int run_store(sim_results *db, const char *out, int64_t run,
+              const sim_metrics *m, int rs, sim_time reached,
+              uint64_t events, const char *err)
+{
+    if (m && sim_results_store_metrics(db, run, m) != MTC_OK) {
+        char why[ERRMSG_COPY];
+        snprintf(why, sizeof why, "storing the run's metrics failed: %s",
+                 sim_results_errmsg(db));
+        fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
+        end_failed(db, out, run, reached, events, why);
+        return MTC_ERR_DB;
+    }
+    if (sim_results_run_end(db, run, rs, reached, events,
+                            rs == SIM_RUN_FAILED ? err : NULL) != MTC_OK) {
+        char why[ERRMSG_COPY];
+        snprintf(why, sizeof why, "%s", sim_results_errmsg(db));
+        fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
+        if (rs != SIM_RUN_FAILED)   /* a failed end may still take */
+            end_failed(db, out, run, reached, events, why);
+        return MTC_ERR_DB;
+    }
+    return MTC_OK;
+}
+
+int run_begin_experiment(run_ctx *c)
+{
+    if (!c->db || c->exp_id)
+        return HOST_OK;
+    const char *base = strrchr(c->o->scenario, '/');
+    sim_experiment_info ei = {base ? base + 1 : c->o->scenario, c->o->cmdline,
+                              (int64_t)c->pl->npoints, c->pl->reps};
+    if (sim_results_experiment_begin(c->db, &ei, &c->exp_id) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: %s: %s\n", c->o->out,
+                sim_results_errmsg(c->db));
+        c->exp_id = 0;
+        return HOST_FAIL;
+    }
+    return HOST_OK;
+}
+
 /* ---- the command ----------------------------------------------------------- */
 
 /* The unit-slip warnings of a scenario state (lplaus.h) not printed
@@ -98,12 +156,6 @@ static size_t print_warnings(lhost *h, const run_opts *o, const char *point,
                 point ? point : "", point ? ": " : "", w);
     }
     return fresh;
-}
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
 }
 
 int cmd_run(int argc, char **argv)
@@ -206,6 +258,7 @@ int cmd_run(int argc, char **argv)
         status = HOST_FAIL;
         goto done;
     }
+    /* bounded by run_make_plan */
     size_t total = pl.npoints * (size_t)pl.reps, ntodo = 0;
     runs = calloc(total ? total : 1, sizeof *runs);
     todo = calloc(total ? total : 1, sizeof *todo);
@@ -237,15 +290,9 @@ int cmd_run(int argc, char **argv)
             goto done;
         }
     }
-    if (db && !o.resume) {
-        sim_experiment_info ei = {base_name(o.scenario), o.cmdline,
-                                  (int64_t)pl.npoints, pl.reps};
-        if (sim_results_experiment_begin(db, &ei, &exp_id) != MTC_OK) {
-            fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
-            status = HOST_FAIL;
-            goto done;
-        }
-    }
+    /* The experiment row is written once the first world is built
+     * (run_begin_experiment): a scenario refused before that leaves the
+     * file as it was. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -257,7 +304,7 @@ int cmd_run(int argc, char **argv)
     spread = o.spread && shard.size > 1;
     double wall0 = host_now();
     run_ctx rc = {&o, &pl, &shard, db, exp_id, sha, h0, &g_interrupt, spread,
-                  &mine, runs, 0, HOST_OK};
+                  &mine, runs, 0, HOST_OK, 0, 0};
     h0 = NULL;
     if (o.jobs > 1)
         status = run_parallel(&rc, todo, ntodo);
@@ -265,6 +312,7 @@ int cmd_run(int argc, char **argv)
         status = run_sequential(&rc, todo, ntodo);
     lhost_destroy(rc.h0);
     nruns = rc.nruns;
+    exp_id = rc.exp_id;
     /* a resumed experiment's points whose runs completed earlier, but which
      * the interruption left without a summary */
     for (size_t p = 0; o.resume && db && status == HOST_OK && p < pl.npoints; p++)
@@ -272,6 +320,9 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
             status = HOST_FAIL;
         }
+    if (spread && status == HOST_OK && run_begin_experiment(&rc) != HOST_OK)
+        status = HOST_FAIL;
+    exp_id = rc.exp_id;
     if (spread)
         status = run_collect_spread(&o, &pl, &shard, db, exp_id, sha, &mine,
                                     runs, &nruns, status);

@@ -125,6 +125,9 @@ typedef struct run_ctx {
     run_stats *runs;            /* one per to-do run */
     size_t nruns;
     int status;                 /* HOST_* */
+    int db_failed;              /* the results file refused a write */
+    size_t last_stored;         /* 1 + the point of the last run stored
+                                   as completed; 0: none yet */
 } run_ctx;
 
 /* run_options.c */
@@ -165,6 +168,24 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                        int all);
 
 /* cmd_run.c */
+/* Room for a copy of a results error message (sim_results_errmsg). */
+#define ERRMSG_COPY 600
+/* Stores one run's metrics m (may be NULL: none) and ends it with status
+ * rs (err: a failed run's message). A failed store ends the run 'failed'
+ * with the reason, never leaving it 'running'. MTC_OK, or MTC_ERR_DB with
+ * the message printed (out: the file's name). */
+int run_store(sim_results *db, const char *out, int64_t run,
+              const sim_metrics *m, int rs, sim_time reached,
+              uint64_t events, const char *err);
+/* Ends run (begun, still 'running') as failed with the reason why,
+ * printing what fails. */
+void run_end_failed(sim_results *db, const char *out, int64_t run,
+                    const char *why);
+/* Writes c's experiment row unless it exists (c->exp_id set) or nothing
+ * is recorded: called once the first world is built, so that a scenario
+ * refused earlier leaves the results file as it was. HOST_OK or HOST_FAIL
+ * (message printed). */
+int run_begin_experiment(run_ctx *c);
 /* Records cur's scenario params, the world's effective params and the swept
  * names for run; MTC_OK or the results error. */
 int run_record_params(sim_results *db, int64_t run, const plan *cur,

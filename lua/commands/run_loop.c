@@ -52,16 +52,20 @@ int run_record_actions(sim_results *db, int64_t run, lhost *h)
 }
 
 /* Summarizes point p into the database once the last to-do run of p
- * (todo[k]) is done. */
+ * (todo[k]) is done, or once a failed or interrupted run ends the loop:
+ * the summary is over the point's completed runs, and those are already
+ * in the file. Not after the file itself refused a write. */
 int run_summarize_after(run_ctx *c, const size_t *todo, size_t ntodo, size_t k)
 {
     size_t reps = (size_t)c->pl->reps, p = todo[k] / reps;
-    if (!c->db || c->status != HOST_OK || c->spread)
+    if (!c->db || c->spread || c->db_failed || c->last_stored != p + 1)
         return HOST_OK;
-    if (k + 1 < ntodo && todo[k + 1] / reps == p)
+    int last = k + 1 >= ntodo || todo[k + 1] / reps != p;
+    if (!last && c->status == HOST_OK && !*c->interrupt)
         return HOST_OK;
     if (sim_results_summarize(c->db, c->exp_id, (int64_t)p, 0.95) != MTC_OK) {
         fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(c->db));
+        c->db_failed = 1;
         return HOST_FAIL;
     }
     return HOST_OK;
@@ -90,8 +94,15 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
             break;
         }
         plan cur;
-        run_scenario_params(h, &cur);
         lworld *lw = NULL;
+        if (run_scenario_params(h, &cur) != HOST_OK) {
+            /* the declarations of this run are malformed (message
+             * printed): a scenario that changed them after planning */
+            c->status = c->nruns ? HOST_FAIL : HOST_USAGE;
+            lhost_destroy(h);
+            run_free_plan(&cur);
+            break;
+        }
         int rc = lworld_build(h, o->seed, (uint64_t)r, c->spread ? NULL : shard,
                               &lw, err, sizeof err);
         if (rc != MTC_OK) {
@@ -104,7 +115,11 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
             break;
         }
         int64_t run_id = 0;
-        if (c->db) {
+        if (c->db && run_begin_experiment(c) != HOST_OK) {
+            c->status = HOST_FAIL;
+            c->db_failed = 1;
+        }
+        if (c->db && c->exp_id) {
             sim_run_info ri = {c->exp_id, (int64_t)p, r, o->seed, o->scenario,
                                c->sha, MTCSIM_VERSION, 0, lworld_duration(lw)};
             if (sim_results_run_begin(c->db, &ri, &run_id) != MTC_OK ||
@@ -113,9 +128,13 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                                      o->unsafe ? "off" : "on") != MTC_OK ||
                 run_record_actions(c->db, run_id, h) != MTC_OK ||
                 sim_results_flush(c->db) != MTC_OK) {
-                fprintf(stderr, "mtcsim run: %s: %s\n", o->out,
-                        sim_results_errmsg(c->db));
+                char why[ERRMSG_COPY];
+                snprintf(why, sizeof why, "%s", sim_results_errmsg(c->db));
+                fprintf(stderr, "mtcsim run: %s: %s\n", o->out, why);
                 c->status = HOST_FAIL;
+                c->db_failed = 1;
+                if (run_id)     /* begun: it must not stay 'running' */
+                    run_end_failed(c->db, o->out, run_id, why);
             }
         }
         prog_ctx pc;
@@ -152,13 +171,12 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
             free(enc);
         }
         if (c->db && c->status == HOST_OK) {
-            if (sim_results_store_metrics(c->db, run_id, lworld_metrics(lw)) ||
-                sim_results_run_end(c->db, run_id, rs, sim_now(eng),
-                                    sim_engine_events_executed(eng),
-                                    rs == SIM_RUN_FAILED ? err : NULL)) {
-                fprintf(stderr, "mtcsim run: %s: %s\n", o->out,
-                        sim_results_errmsg(c->db));
+            if (run_store(c->db, o->out, run_id, lworld_metrics(lw), rs,
+                          sim_now(eng), lworld_events(lw), err) != MTC_OK) {
                 c->status = HOST_FAIL;
+                c->db_failed = 1;
+            } else if (rs == SIM_RUN_COMPLETED) {
+                c->last_stored = p + 1;
             }
         }
         if (c->status == HOST_OK && rs != SIM_RUN_COMPLETED)
@@ -171,7 +189,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
             if (!o->quiet)
                 printf("# run %zu/%zu point %zu replication %ld: %" PRIu64
                        " events, %.2f s wall\n", k + 1, ntodo, p, r,
-                       sim_engine_events_executed(eng), host_now() - t0);
+                       lworld_events(lw), host_now() - t0);
             if (!o->quiet && shard->size > 1)
                 printf("# sharded over %d ranks: %zu bytes of metrics "
                        "gathered on rank 0\n", shard->size, lworld_merge_bytes(lw));
@@ -182,8 +200,8 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         lworld_destroy(lw);
         lhost_destroy(h);
         run_free_plan(&cur);
-        if (c->status == HOST_OK)
-            c->status = run_summarize_after(c, todo, ntodo, k);
+        if (run_summarize_after(c, todo, ntodo, k) != HOST_OK)
+            c->status = HOST_FAIL;
     }
     return c->status;
 }

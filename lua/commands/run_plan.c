@@ -132,21 +132,187 @@ lhost *run_scenario_state(const run_opts *o, const plan *pl, size_t p,
     return h;
 }
 
-static char *field_str(lua_State *L, int t, const char *k)
+/*
+ * Reading what the scenario declared. mtcsim._declared is a field of a
+ * table the scenario can write to, so its result is data from the
+ * scenario like any other: it is read inside a protected call (an
+ * allocation failure cannot escape), with raw accesses only (no
+ * metamethod of the scenario runs), and every field is type-checked
+ * before the host allocates anything sized by it.
+ */
+typedef struct plan_reader {
+    plan *pl;
+    axis *sweeps;           /* every declared sweep, fixed ones included */
+    size_t nsweeps;
+    char msg[512];          /* a malformed declaration: why */
+} plan_reader;
+
+/* Pushes t[k] without metamethods; returns its type. */
+static int raw_field(lua_State *L, int t, const char *k)
 {
-    lua_getfield(L, t, k);
-    char *r;
-    if (lua_type(L, -1) == LUA_TNUMBER || lua_type(L, -1) == LUA_TBOOLEAN) {
+    lua_pushstring(L, k);
+    return lua_rawget(L, t);
+}
+
+/* 0 with *out set (NULL for nil), -1 for a type other than string,
+ * number or boolean. */
+static int scalar_str(lua_State *L, int idx, char **out)
+{
+    int ty = lua_type(L, idx);
+    *out = NULL;
+    if (ty == LUA_TNIL)
+        return 0;
+    if (ty == LUA_TNUMBER || ty == LUA_TBOOLEAN) {
         sval v;
         char buf[64];
-        sval_read(L, -1, &v);
+        sval_read(L, idx, &v);
         sval_format(&v, buf, sizeof buf);
-        r = xstrdup(buf);
-    } else {
-        r = xstrdup(lua_tostring(L, -1));
+        *out = xstrdup(buf);
+        return 0;
     }
-    lua_pop(L, 1);
-    return r;
+    if (ty != LUA_TSTRING)
+        return -1;
+    *out = xstrdup(lua_tostring(L, idx));
+    return 0;
+}
+
+/* The length of the sequence at idx (a table without a metatable), or -1. */
+static lua_Integer raw_list_len(lua_State *L, int idx, lua_Integer max)
+{
+    if (lua_type(L, idx) != LUA_TTABLE || lua_getmetatable(L, idx)) {
+        if (lua_type(L, idx) == LUA_TTABLE)
+            lua_pop(L, 1);
+        return -1;
+    }
+    lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    return n > max ? -1 : n;
+}
+
+#define MAX_PARAMS 10000
+#define MAX_SWEEPS 64
+#define MAX_RUNS 1000000L
+
+/* lua_CFunction: (declared table, plan_reader *) -> 0 or 1 results: a
+ * false value means "malformed" (reason in pr->msg). Raises only for
+ * memory errors. Everything it allocates hangs off pr at once, so the
+ * caller frees it whatever happens. */
+static int read_declared(lua_State *L)
+{
+    plan_reader *pr = lua_touserdata(L, 2);
+    plan *pl = pr->pl;
+    if (lua_type(L, 1) != LUA_TTABLE) {
+        snprintf(pr->msg, sizeof pr->msg, "the scenario's declarations are a "
+                 "%s, not a table (was mtcsim._declared replaced?)",
+                 luaL_typename(L, 1));
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    lua_settop(L, 1);
+    raw_field(L, 1, "params");
+    lua_Integer np = lua_isnil(L, 2) ? 0 : raw_list_len(L, 2, MAX_PARAMS);
+    if (np < 0) {
+        snprintf(pr->msg, sizeof pr->msg, "declarations: 'params' is not a "
+                 "list of at most %d parameters", MAX_PARAMS);
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    pl->params = calloc((size_t)np + 1, sizeof *pl->params);
+    if (!pl->params)
+        return luaL_error(L, "out of memory");
+    for (lua_Integer i = 1; i <= np; i++) {
+        lua_settop(L, 2);
+        sparam *sp = &pl->params[pl->nparams];
+        if (lua_rawgeti(L, 2, i) != LUA_TTABLE)
+            goto bad_param;
+        pl->nparams++;
+        static const char *const keys[] = {"name", "doc", "value", "default",
+                                           "source"};
+        char **dst[] = {&sp->name, &sp->doc, &sp->value, &sp->def, &sp->source};
+        for (size_t k = 0; k < 5; k++) {
+            int ty = raw_field(L, 3, keys[k]);
+            if ((k == 0 && ty != LUA_TSTRING) || scalar_str(L, -1, dst[k]))
+                goto bad_param;
+            if (!*dst[k])
+                *dst[k] = xstrdup("");
+            lua_pop(L, 1);
+        }
+        continue;
+    bad_param:
+        snprintf(pr->msg, sizeof pr->msg, "declarations: parameter %lld is "
+                 "malformed", (long long)i);
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    lua_settop(L, 1);
+    raw_field(L, 1, "sweeps");
+    lua_Integer ns = lua_isnil(L, 2) ? 0 : raw_list_len(L, 2, MAX_SWEEPS);
+    if (ns < 0) {
+        snprintf(pr->msg, sizeof pr->msg, "declarations: 'sweeps' is not a "
+                 "list of at most %d sweeps", MAX_SWEEPS);
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    pr->sweeps = calloc((size_t)ns + 1, sizeof *pr->sweeps);
+    if (!pr->sweeps)
+        return luaL_error(L, "out of memory");
+    for (lua_Integer i = 1; i <= ns; i++) {
+        lua_settop(L, 2);
+        axis *ax = &pr->sweeps[pr->nsweeps];
+        lua_Integer nv;
+        if (lua_rawgeti(L, 2, i) != LUA_TTABLE ||
+            raw_field(L, 3, "name") != LUA_TSTRING)
+            goto bad_sweep;
+        pr->nsweeps++;
+        ax->name = xstrdup(lua_tostring(L, 4));
+        raw_field(L, 3, "values");
+        nv = raw_list_len(L, 5, MAX_POINTS);
+        if (nv < 1)
+            goto bad_sweep;
+        ax->v = calloc((size_t)nv, sizeof *ax->v);
+        if (!ax->v)
+            return luaL_error(L, "out of memory");
+        for (lua_Integer k = 1; k <= nv; k++) {
+            int ty = lua_rawgeti(L, 5, k);
+            if (ty != LUA_TNUMBER && ty != LUA_TSTRING && ty != LUA_TBOOLEAN)
+                goto bad_sweep;
+            sval_read(L, -1, &ax->v[ax->n++]);
+            lua_pop(L, 1);
+        }
+        continue;
+    bad_sweep:
+        snprintf(pr->msg, sizeof pr->msg, "declarations: sweep %lld is not "
+                 "{name = NAME, values = {1 to %d numbers, strings or "
+                 "booleans}}", (long long)i, MAX_POINTS);
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    lua_settop(L, 1);
+    raw_field(L, 1, "replications");
+    if (lua_isinteger(L, 2)) {
+        lua_Integer r = lua_tointeger(L, 2);
+        if (r < 1 || r > 100000) {
+            snprintf(pr->msg, sizeof pr->msg, "declarations: replications %lld "
+                     "is not in 1..100000", (long long)r);
+            lua_pushboolean(L, 0);
+            return 1;
+        }
+        pl->reps = (long)r;
+    } else if (!lua_isnil(L, 2)) {
+        snprintf(pr->msg, sizeof pr->msg, "declarations: replications is a "
+                 "%s, not an integer", luaL_typename(L, 2));
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static void free_axis(axis *ax)
+{
+    for (size_t k = 0; k < ax->n; k++)
+        free(ax->v[k].s);
+    free(ax->v);
+    free(ax->name);
 }
 
 /* The declared parameter closest to a misspelt name, or NULL. */
@@ -165,29 +331,38 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
 {
     lua_State *L = lhost_state(h);
     char err[4096];
+    int status = HOST_USAGE;
+    plan_reader pr;
+    memset(&pr, 0, sizeof pr);
+    pr.pl = pl;
+    pl->reps = 0;
     lhost_push_module(h);
-    lua_getfield(L, -1, "_declared");
+    /* raw: a metatable the scenario set on mtcsim must not run here,
+     * outside any protected call */
+    lua_pushliteral(L, "_declared");
+    lua_rawget(L, -2);
     lua_remove(L, -2);
     if (lhost_pcall(h, 0, 1, err, sizeof err) != MTC_OK) {
-        fprintf(stderr, "mtcsim run: %s\n", err);
+        fprintf(stderr, "mtcsim run: reading the scenario's declarations "
+                        "(mtcsim._declared): %s\n", err);
         return HOST_USAGE;
     }
-    int t = lua_gettop(L);
-    lua_getfield(L, t, "params");
-    pl->nparams = lua_rawlen(L, -1);
-    pl->params = calloc(pl->nparams + 1, sizeof *pl->params);
-    for (size_t i = 0; i < pl->nparams; i++) {
-        lua_rawgeti(L, -1, (lua_Integer)i + 1);
-        int pt = lua_gettop(L);
-        sparam *sp = &pl->params[i];
-        sp->name = field_str(L, pt, "name");
-        sp->doc = field_str(L, pt, "doc");
-        sp->value = field_str(L, pt, "value");
-        sp->def = field_str(L, pt, "default");
-        sp->source = field_str(L, pt, "source");
+    /* the declarations table is on top: read it under protection */
+    lua_pushcfunction(L, read_declared);
+    lua_insert(L, -2);
+    lua_pushlightuserdata(L, &pr);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        fprintf(stderr, "mtcsim run: reading the scenario's declarations: %s\n",
+                lua_tostring(L, -1) ? lua_tostring(L, -1) : "error");
         lua_pop(L, 1);
+        goto done;
     }
+    int ok = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    if (!ok) {
+        fprintf(stderr, "mtcsim run: %s\n", pr.msg);
+        goto done;
+    }
     for (size_t i = 0; i < o->nsets; i++) {
         int found = 0;
         for (size_t k = 0; k < pl->nparams; k++)
@@ -201,59 +376,57 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
             const char *sg = suggest_param(pl, o->set_name[i]);
             fprintf(stderr, "%s)%s%s%s\n", pl->nparams ? "" : " none",
                     sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
-            return HOST_USAGE;
+            goto done;
         }
     }
-    lua_getfield(L, t, "sweeps");
-    size_t ns = lua_rawlen(L, -1);
-    pl->axes = calloc(ns + 1, sizeof *pl->axes);
+    pl->axes = calloc(pr.nsweeps + 1, sizeof *pl->axes);
+    if (!pl->axes) {
+        fprintf(stderr, "mtcsim run: out of memory\n");
+        goto done;
+    }
     pl->npoints = 1;
-    for (size_t i = 0; i < ns; i++) {
-        lua_rawgeti(L, -1, (lua_Integer)i + 1);
-        int st = lua_gettop(L);
-        char *name = field_str(L, st, "name");
+    for (size_t i = 0; i < pr.nsweeps; i++) {
+        axis *sw = &pr.sweeps[i];
         int fixed = 0, declared = 0;
         for (size_t k = 0; k < o->nsets; k++)
-            fixed |= !strcmp(o->set_name[k], name);
+            fixed |= !strcmp(o->set_name[k], sw->name);
         for (size_t k = 0; k < pl->nparams; k++)
-            declared |= !strcmp(pl->params[k].name, name);
+            declared |= !strcmp(pl->params[k].name, sw->name);
         if (!declared) {
-            const char *sg = suggest_param(pl, name);
+            const char *sg = suggest_param(pl, sw->name);
             fprintf(stderr, "mtcsim run: sweep '%s' has no param('%s', ...) "
-                            "that uses it%s%s%s\n", name, name,
+                            "that uses it%s%s%s\n", sw->name, sw->name,
                     sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
-            free(name);
-            return HOST_USAGE;
+            goto done;
         }
-        if (fixed) {
-            free(name);
-            lua_pop(L, 1);
+        if (fixed)
             continue;
-        }
-        axis *ax = &pl->axes[pl->naxes++];
-        ax->name = name;
-        lua_getfield(L, st, "values");
-        ax->n = lua_rawlen(L, -1);
-        ax->v = calloc(ax->n, sizeof *ax->v);
-        for (size_t k = 0; k < ax->n; k++) {
-            lua_rawgeti(L, -1, (lua_Integer)k + 1);
-            sval_read(L, -1, &ax->v[k]);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 2);
-        if (pl->npoints > MAX_POINTS / (ax->n ? ax->n : 1)) {
+        if (pl->npoints > MAX_POINTS / sw->n) {
             fprintf(stderr, "mtcsim run: the sweep grid exceeds %d points\n",
                     MAX_POINTS);
-            return HOST_USAGE;
+            goto done;
         }
-        pl->npoints *= ax->n;
+        pl->npoints *= sw->n;
+        pl->axes[pl->naxes++] = *sw;    /* moved: the plan owns it now */
+        memset(sw, 0, sizeof *sw);
     }
-    lua_pop(L, 1);
-    lua_getfield(L, t, "replications");
-    pl->reps = o->reps > 0 ? o->reps
-               : lua_isinteger(L, -1) ? (long)lua_tointeger(L, -1) : 1;
-    lua_settop(L, t - 1);
-    return HOST_OK;
+    if (o->reps > 0)
+        pl->reps = o->reps;
+    else if (pl->reps == 0)
+        pl->reps = 1;
+    /* the runs are counted before anything sized by them is allocated */
+    if (pl->reps > MAX_RUNS / (long)pl->npoints) {
+        fprintf(stderr, "mtcsim run: %zu sweep points x %ld replications is "
+                        "more than %ld runs per invocation\n", pl->npoints,
+                pl->reps, MAX_RUNS);
+        goto done;
+    }
+    status = HOST_OK;
+done:
+    for (size_t i = 0; i < pr.nsweeps; i++)
+        free_axis(&pr.sweeps[i]);
+    free(pr.sweeps);
+    return status;
 }
 
 void run_free_plan(plan *pl)
@@ -266,12 +439,8 @@ void run_free_plan(plan *pl)
         free(pl->params[i].source);
     }
     free(pl->params);
-    for (size_t a = 0; a < pl->naxes; a++) {
-        for (size_t k = 0; k < pl->axes[a].n; k++)
-            free(pl->axes[a].v[k].s);
-        free(pl->axes[a].v);
-        free(pl->axes[a].name);
-    }
+    for (size_t a = 0; a < pl->naxes; a++)
+        free_axis(&pl->axes[a]);
     free(pl->axes);
 }
 

@@ -79,6 +79,7 @@ int run_collect_spread(const run_opts *o, const plan *pl,
                        run_stats *runs, size_t *nruns, int status)
 {
     uint8_t *all = NULL;
+    int db_failed = 0;
     size_t *lens = calloc((size_t)shard->size, sizeof *lens);
     int rc = lens ? MTC_OK : MTC_ERR_NOMEM;
     /* every rank must reach the gather, even after a local failure */
@@ -110,8 +111,11 @@ int run_collect_spread(const run_opts *o, const plan *pl,
                 memset(&cur, 0, sizeof cur);
                 sim_metrics *m = NULL;
                 int ok = h != NULL;
-                if (ok)
-                    run_scenario_params(h, &cur);
+                if (ok && run_scenario_params(h, &cur) != HOST_OK) {
+                    ok = 0;
+                    snprintf(err, sizeof err, "the scenario's declarations "
+                             "changed");
+                }
                 ok = ok && lworld_build(h, o->seed, (uint64_t)rep, NULL, &lw, err,
                                         sizeof err) == MTC_OK;
                 if (ok && rr.mlen)
@@ -133,14 +137,18 @@ int run_collect_spread(const run_opts *o, const plan *pl,
                                              o->unsafe ? "off" : "on") != MTC_OK ||
                         sim_results_add_attr(db, run_id, "mpi_rank", rank_text) !=
                             MTC_OK ||
-                        run_record_actions(db, run_id, h) != MTC_OK ||
-                        (m && sim_results_store_metrics(db, run_id, m) != MTC_OK) ||
-                        sim_results_run_end(db, run_id, rr.status, rr.now, rr.events,
-                                            rr.status == SIM_RUN_FAILED ? rr.err
-                                                                        : NULL) != MTC_OK) {
+                        run_record_actions(db, run_id, h) != MTC_OK) {
                         fprintf(stderr, "mtcsim run: %s: %s\n", o->out,
                                 sim_results_errmsg(db));
+                        if (run_id)     /* it must not stay 'running' */
+                            sim_results_run_end(db, run_id, SIM_RUN_FAILED, 0,
+                                                0, sim_results_errmsg(db));
                         status = HOST_FAIL;
+                        db_failed = 1;
+                    } else if (run_store(db, o->out, run_id, m, rr.status,
+                                         rr.now, rr.events, rr.err) != MTC_OK) {
+                        status = HOST_FAIL;
+                        db_failed = 1;
                     }
                 }
                 if (ok && rr.status != SIM_RUN_COMPLETED) {
@@ -161,7 +169,9 @@ int run_collect_spread(const run_opts *o, const plan *pl,
                 run_free_plan(&cur);
             }
         }
-        for (size_t p = 0; db && status == HOST_OK && p < pl->npoints; p++)
+        /* every point's completed runs, also after a failed or
+         * interrupted one (not after the file itself failed) */
+        for (size_t p = 0; db && !db_failed && p < pl->npoints; p++)
             if (sim_results_summarize(db, exp_id, (int64_t)p, 0.95) != MTC_OK) {
                 fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
                 status = HOST_FAIL;

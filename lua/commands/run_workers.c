@@ -245,7 +245,7 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     put_u64(&b, k);
     put_u64(&b, (uint64_t)rs);
     put_u64(&b, eng ? (uint64_t)sim_now(eng) : 0);
-    put_u64(&b, eng ? sim_engine_events_executed(eng) : 0);
+    put_u64(&b, built ? lworld_events(lw) : 0);
     double wall = host_now() - t0;
     put(&b, &wall, sizeof wall);
     put_u64(&b, (uint64_t)built);
@@ -359,13 +359,25 @@ static int record_begin(run_ctx *c, slot *s, size_t idx)
     sim_run_info ri = {c->exp_id, (int64_t)p, r, o->seed, o->scenario, c->sha,
                        MTCSIM_VERSION, 0, stop};
     int status = HOST_OK;
+    if (run_begin_experiment(c) != HOST_OK) {
+        c->db_failed = 1;
+        free(q);
+        free(attr);
+        return HOST_FAIL;
+    }
+    ri.experiment_id = c->exp_id;
     if (sim_results_run_begin(c->db, &ri, &s->run_id) != MTC_OK ||
         run_record_param_list(c->db, s->run_id, q, n, c->pl) != MTC_OK ||
         sim_results_add_attr(c->db, s->run_id, "sandbox", o->unsafe ? "off" : "on") ||
         add_attrs(c->db, s->run_id, attr, na) != MTC_OK ||
         sim_results_flush(c->db) != MTC_OK) {
-        fprintf(stderr, "mtcsim run: %s: %s\n", o->out, sim_results_errmsg(c->db));
+        char why[ERRMSG_COPY];
+        snprintf(why, sizeof why, "%s", sim_results_errmsg(c->db));
+        fprintf(stderr, "mtcsim run: %s: %s\n", o->out, why);
         status = HOST_FAIL;
+        c->db_failed = 1;
+        if (s->run_id)     /* begun: it must not stay 'running' */
+            run_end_failed(c->db, o->out, s->run_id, why);
     }
     free(q);
     free(attr);
@@ -413,11 +425,14 @@ static void record_end(run_ctx *c, slot *s, size_t k, size_t idx, size_t ntodo)
         fprintf(stderr, "mtcsim run: run %zu: undecodable metrics from a worker\n", idx);
         c->status = HOST_FAIL;
     }
-    if (c->db && s->begun && ((m && sim_results_store_metrics(c->db, s->run_id, m)) ||
-                              sim_results_run_end(c->db, s->run_id, rs, now, events,
-                                                  rs == SIM_RUN_FAILED ? err : NULL))) {
-        fprintf(stderr, "mtcsim run: %s: %s\n", c->o->out, sim_results_errmsg(c->db));
-        c->status = HOST_FAIL;
+    if (c->db && s->begun && s->run_id) {
+        if (run_store(c->db, c->o->out, s->run_id, m, rs, now, events,
+                      err) != MTC_OK) {
+            c->status = HOST_FAIL;
+            c->db_failed = 1;
+        } else if (rs == SIM_RUN_COMPLETED) {
+            c->last_stored = p + 1;
+        }
     }
     if (c->status == HOST_OK && rs != SIM_RUN_COMPLETED)
         c->status = HOST_FAIL;
@@ -551,8 +566,8 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
             free(sl[end].start);
             free(sl[end].end);
             sl[end].start = sl[end].end = NULL;
-            if (c->status == HOST_OK)
-                c->status = run_summarize_after(c, todo, ntodo, end);
+            if (run_summarize_after(c, todo, ntodo, end) != HOST_OK)
+                c->status = HOST_FAIL;
             end++;
         }
         if (running == 0)

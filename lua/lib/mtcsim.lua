@@ -140,9 +140,8 @@ end
 -- ---------------------------------------------------------------------------
 -- world declarations: one constructor per entity kind (C, schema-driven)
 
-local schemas = C.schemas()
 M.kinds = {}
-for kind in pairs(schemas) do
+for _, kind in ipairs(C.kind_names) do
   M[kind] = C[kind]
   M.kinds[#M.kinds + 1] = kind
 end
@@ -285,7 +284,7 @@ end
 -- replications(n): default number of replications (--replications wins).
 function M.replications(n)
   if math.type(n) ~= "integer" or n < 1 or n > 100000 then
-    error("replications: expected an integer >= 1", 2)
+    error("replications: expected an integer from 1 to 100000", 2)
   end
   declared.replications = n
 end

@@ -51,23 +51,117 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *v, int *sqlrc)
     return rc == SQLITE_OK ? 0 : -1;
 }
 
+/* Writers may hold a lock for a run's bulk store, and a file being
+ * created by another process is locked while it gets its schema: wait,
+ * don't fail. */
+#define BUSY_MS 30000
+
+/* Writes "file:" + path, percent-escaped, + "?immutable=1" into out. */
+static int immutable_uri(const char *path, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+    const char *pre = "file:";
+    for (const char *p = pre; *p && n < cap; p++)
+        out[n++] = *p;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        int plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                    (*p >= '0' && *p <= '9') || strchr("/._-~", *p);
+        if (n + 4 >= cap)
+            return -1;
+        if (plain) {
+            out[n++] = (char)*p;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        }
+    }
+    int k = snprintf(out + n, cap - n, "?immutable=1");
+    return k < 0 || (size_t)k >= cap - n ? -1 : 0;
+}
+
+/* 1 when path has a non-empty write-ahead log beside it. */
+static int has_wal(const char *path)
+{
+    char wal[4200];
+    struct stat sb;
+    if (snprintf(wal, sizeof wal, "%s-wal", path) >= (int)sizeof wal)
+        return 0;
+    return stat(wal, &sb) == 0 && sb.st_size > 0;
+}
+
 /*
- * What an existing file is, through a read-only connection. Returns MTC_OK
- * for a version-1 mtcsim database, 1 for an empty SQLite database (no
- * schema, ids 0: a fresh or zero-length file), or an error code.
+ * A read-only connection to an existing file, with the busy timeout set.
+ * A WAL reader needs the -shm index beside the file and SQLite creates
+ * it there; in a directory the reader cannot write (another user's
+ * results, read-only media) that fails. Without a writer there is no
+ * -shm, and the file is then opened immutable: nothing beside it is
+ * created or needed. A -wal left beside it (a writer that crashed) holds
+ * commits an immutable reader would not see: that is refused instead.
+ * SQLITE_OK with *out, or an SQLite code with the message in err (*out
+ * NULL).
  */
-static int inspect(const char *path, char *err, size_t errlen)
+static int open_readonly(const char *path, sqlite3 **out, char *err,
+                         size_t errlen)
 {
     sqlite3 *db = NULL;
-    int sqlrc, rc;
-    int64_t app = 0, ver = 0, nobj = 0;
-    sqlrc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    if (sqlrc != SQLITE_OK) {
-        put_err(err, errlen, "%s: cannot open: %s", path,
-                db ? sqlite3_errmsg(db) : sqlite3_errstr(sqlrc));
-        rc = MTC_ERR_DB;
-        goto done;
+    *out = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY |
+                                            SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_extended_result_codes(db, 1);
+        sqlite3_busy_timeout(db, BUSY_MS);
+        rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL,
+                          NULL, NULL);
+        if (rc == SQLITE_OK) {
+            *out = db;
+            return SQLITE_OK;
+        }
     }
+    int prim = rc & 0xff;
+    put_err(err, errlen, "%s: cannot open: %s", path,
+            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close(db);
+    db = NULL;
+    if (prim != SQLITE_CANTOPEN && prim != SQLITE_READONLY)
+        return rc;
+    char uri[8400];
+    if (immutable_uri(path, uri, sizeof uri))
+        return rc;
+    if (has_wal(path)) {
+        put_err(err, errlen, "%s: cannot open read-only: its write-ahead log "
+                "(-wal) needs an index (-shm) that cannot be created beside "
+                "it (is the directory writable?); a writer of the file, or "
+                "'sqlite3 FILE \"PRAGMA wal_checkpoint\"' by its owner, "
+                "folds the log in", path);
+        return rc;
+    }
+    rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                       SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_extended_result_codes(db, 1);
+        *out = db;
+        if (err && errlen)
+            err[0] = '\0';     /* the first attempt's message is moot */
+        return SQLITE_OK;
+    }
+    put_err(err, errlen, "%s: cannot open: %s", path,
+            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close(db);
+    return rc;
+}
+
+/*
+ * What the database behind db is. Returns MTC_OK for a version-1 mtcsim
+ * database, 1 for an empty SQLite database (no schema, ids 0: a fresh or
+ * zero-length file), or an error code with the message in err.
+ */
+static int check_identity(sqlite3 *db, const char *path, char *err,
+                          size_t errlen)
+{
+    int sqlrc;
+    int64_t app = 0, ver = 0, nobj = 0;
     if (query_int(db, "PRAGMA application_id", &app, &sqlrc) ||
         query_int(db, "PRAGMA user_version", &ver, &sqlrc) ||
         query_int(db, "SELECT count(*) FROM sqlite_master", &nobj, &sqlrc)) {
@@ -77,18 +171,13 @@ static int inspect(const char *path, char *err, size_t errlen)
                     "%s: not an mtcsim results database: the file is not an "
                     "SQLite database or is corrupt (%s)",
                     path, sqlite3_errstr(sqlrc));
-            rc = MTC_ERR_DB_NOT_SQLITE;
-        } else {
-            put_err(err, errlen, "%s: cannot read: %s", path,
-                    sqlite3_errmsg(db));
-            rc = MTC_ERR_DB;
+            return MTC_ERR_DB_NOT_SQLITE;
         }
-        goto done;
+        put_err(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(db));
+        return MTC_ERR_DB;
     }
-    if (app == 0 && ver == 0 && nobj == 0) {
-        rc = 1;
-        goto done;
-    }
+    if (app == 0 && ver == 0 && nobj == 0)
+        return 1;
     if (app != SIM_RESULTS_APPLICATION_ID) {
         put_err(err, errlen,
                 "%s: not an mtcsim results database: an SQLite database of "
@@ -96,16 +185,14 @@ static int inspect(const char *path, char *err, size_t errlen)
                 "0x%08x)",
                 path, (unsigned long long)(uint32_t)app,
                 (unsigned)SIM_RESULTS_APPLICATION_ID);
-        rc = MTC_ERR_DB_FOREIGN;
-        goto done;
+        return MTC_ERR_DB_FOREIGN;
     }
     if (ver != SIM_RESULTS_SCHEMA_VERSION) {
         put_err(err, errlen,
                 "%s: mtcsim results database of schema version %lld; this "
                 "program reads and writes version %d",
                 path, (long long)ver, SIM_RESULTS_SCHEMA_VERSION);
-        rc = MTC_ERR_DB_VERSION;
-        goto done;
+        return MTC_ERR_DB_VERSION;
     }
     static const char *const tables[] = {RESULTS_TABLES};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
@@ -120,30 +207,135 @@ static int inspect(const char *path, char *err, size_t errlen)
                     "%s: damaged mtcsim results database: table '%s' is "
                     "missing",
                     path, tables[i]);
-            rc = MTC_ERR_DB_FOREIGN;
-            goto done;
+            return MTC_ERR_DB_FOREIGN;
         }
     }
-    rc = MTC_OK;
-done:
-    sqlite3_close(db);
+    return MTC_OK;
+}
+
+/*
+ * Every page of the file, checked before a writer touches it: the
+ * identity checks read only the header and the schema, and a file
+ * damaged further in would otherwise be written to and lose the run at
+ * its store step. quick_check is one pass over the file (of the order of
+ * ten seconds per gigabyte), paid once per `mtcsim run`.
+ */
+static int check_pages(sqlite3 *db, const char *path, char *err,
+                       size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
+    char first[256] = "";
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            const unsigned char *t = sqlite3_column_text(st, 0);
+            snprintf(first, sizeof first, "%s", t ? (const char *)t : "?");
+            rc = SQLITE_OK;
+        }
+    }
+    if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_CORRUPT &&
+        (rc & 0xff) != SQLITE_NOTADB) {
+        put_err(err, errlen, "%s: cannot check: %s", path, sqlite3_errmsg(db));
+        sqlite3_finalize(st);
+        return MTC_ERR_DB;
+    }
+    if (rc != SQLITE_OK)
+        snprintf(first, sizeof first, "%s", sqlite3_errstr(rc));
+    sqlite3_finalize(st);
+    if (!strcmp(first, "ok"))
+        return MTC_OK;
+    put_err(err, errlen,
+            "%s: damaged mtcsim results database: the file is corrupt past "
+            "its header (%s); it is left as it is: write to a new file (the "
+            "sqlite3 shell's .recover may save what is readable)",
+            path, first);
+    return MTC_ERR_DB_NOT_SQLITE;
+}
+
+/*
+ * What an existing file is, through a read-only connection. Returns MTC_OK
+ * for a version-1 mtcsim database, 1 for an empty SQLite database, or an
+ * error code. `writer`: the caller will write to it, so every page is
+ * checked too.
+ */
+static int inspect(const char *path, int writer, char *err, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    int sqlrc = open_readonly(path, &db, err, errlen);
+    if (sqlrc != SQLITE_OK) {
+        int prim = sqlrc & 0xff;
+        if (prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT) {
+            put_err(err, errlen,
+                    "%s: not an mtcsim results database: the file is not an "
+                    "SQLite database or is corrupt (%s)",
+                    path, sqlite3_errstr(sqlrc));
+            return MTC_ERR_DB_NOT_SQLITE;
+        }
+        return MTC_ERR_DB;
+    }
+    /* one read transaction: every answer from the same snapshot, not a
+     * header before and a schema after another process created it */
+    int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK
+                 ? check_identity(db, path, err, errlen)
+                 : MTC_ERR_DB;
+    if (rc == MTC_ERR_DB && !(err && *err))
+        put_err(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(db));
+    if (rc == MTC_OK && writer)
+        rc = check_pages(db, path, err, errlen);
+    sqlite3_close(db);      /* ends the read transaction */
     return rc;
 }
 
+/*
+ * WAL mode for a writer. Switching a file to WAL takes a moment of
+ * exclusive access and does not wait through the busy handler, so while
+ * another process creates the same new file it fails with "database is
+ * locked": retry for up to BUSY_MS.
+ */
+static int set_wal(sim_results *r)
+{
+    for (int waited = 0;; waited += 10) {
+        sqlite3_stmt *st = NULL;
+        int rc = sqlite3_prepare_v2(r->db, "PRAGMA journal_mode = WAL", -1,
+                                    &st, NULL);
+        int wal = 0;
+        if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const unsigned char *m = sqlite3_column_text(st, 0);
+            wal = m && !strcmp((const char *)m, "wal");
+            rc = SQLITE_OK;
+        }
+        sqlite3_finalize(st);
+        if (wal)
+            return MTC_OK;
+        int prim = rc & 0xff;
+        if ((rc != SQLITE_OK && prim != SQLITE_BUSY && prim != SQLITE_LOCKED) ||
+            waited >= BUSY_MS)
+            return fail(r, MTC_ERR_DB, "cannot switch to WAL mode: %s",
+                        rc == SQLITE_OK ? "the file stays in another journal "
+                                          "mode" : sqlite3_errmsg(r->db));
+        sqlite3_sleep(10);
+    }
+}
+
+/*
+ * The schema of a fresh file, under the write lock. Another process may
+ * have created the same new file a moment earlier (two runs started with
+ * one --out): then its schema is checked like any existing file's and
+ * this run appends to it.
+ */
 static int create_schema(sim_results *r)
 {
     char sql[256];
     int rc = exec(r, "BEGIN IMMEDIATE");
     if (rc)
         return rc;
-    /* Re-check under the write lock: another process may have won. */
-    int64_t nobj = 0;
-    int sqlrc;
-    if (query_int(r->db, "SELECT count(*) FROM sqlite_master", &nobj,
-                  &sqlrc) || nobj != 0) {
+    char why[ERRMSG_MAX];
+    rc = check_identity(r->db, "created meanwhile by another process", why,
+                        sizeof why);
+    if (rc != 1) {
         exec(r, "ROLLBACK");
-        return fail(r, MTC_ERR_DB_FOREIGN,
-                    "the database gained a schema while being created");
+        return rc == MTC_OK ? MTC_OK : fail(r, rc, "%s", why);
     }
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d; "
              "PRAGMA user_version = %d;",
@@ -183,7 +375,7 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
             put_err(err, errlen, "%s: not a regular file", path);
             return MTC_ERR_DB_NOT_SQLITE;
         }
-        rc = inspect(path, err, errlen);
+        rc = inspect(path, mode != SIM_RESULTS_READ, err, errlen);
         if (rc < 0)
             return rc;
         if (rc == 1) {
@@ -203,23 +395,27 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
         return MTC_ERR_NOMEM;
     }
     r->readonly = mode == SIM_RESULTS_READ;
-    int flags = r->readonly ? SQLITE_OPEN_READONLY
-                            : SQLITE_OPEN_READWRITE |
-                                  (fresh ? SQLITE_OPEN_CREATE : 0);
-    if (sqlite3_open_v2(path, &r->db, flags | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
-        put_err(err, errlen, "%s: cannot open: %s", path,
-                r->db ? sqlite3_errmsg(r->db) : "out of memory");
-        rc = MTC_ERR_DB;
-        goto fail;
+    if (r->readonly) {
+        if (open_readonly(path, &r->db, err, errlen) != SQLITE_OK) {
+            rc = MTC_ERR_DB;
+            goto fail;
+        }
+    } else {
+        int flags = SQLITE_OPEN_READWRITE | (fresh ? SQLITE_OPEN_CREATE : 0);
+        if (sqlite3_open_v2(path, &r->db, flags | SQLITE_OPEN_NOMUTEX, NULL) !=
+            SQLITE_OK) {
+            put_err(err, errlen, "%s: cannot open: %s", path,
+                    r->db ? sqlite3_errmsg(r->db) : "out of memory");
+            rc = MTC_ERR_DB;
+            goto fail;
+        }
+        sqlite3_extended_result_codes(r->db, 1);
+        sqlite3_busy_timeout(r->db, BUSY_MS);
     }
-    sqlite3_extended_result_codes(r->db, 1);
-    /* Writers may hold the lock for a run's bulk store: wait, don't fail. */
-    sqlite3_busy_timeout(r->db, 30000);
     if ((rc = exec(r, "PRAGMA foreign_keys = ON")))
         goto fail_msg;
     if (!r->readonly) {
-        if ((rc = exec(r, "PRAGMA journal_mode = WAL")) ||
+        if ((rc = set_wal(r)) ||
             (rc = exec(r, "PRAGMA synchronous = NORMAL")))
             goto fail_msg;
         if (fresh && (rc = create_schema(r)))

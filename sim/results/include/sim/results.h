@@ -70,10 +70,15 @@ const char *sim_run_status_name(int status);   /* "running", ...; "?" */
  * Opens (and, in CREATE mode, creates) a results database. An existing
  * file is first inspected read-only: it must be an SQLite database whose
  * application_id is SIM_RESULTS_APPLICATION_ID and whose user_version is
- * SIM_RESULTS_SCHEMA_VERSION; otherwise nothing is written to it and the
- * error says what it is. Errors (message in err, which may be NULL):
+ * SIM_RESULTS_SCHEMA_VERSION, and in APPEND and CREATE mode every page
+ * must pass PRAGMA quick_check; otherwise nothing is written to it and
+ * the error says what it is. A file another process is creating at the
+ * same moment is waited for (up to 30 s) and appended to. READ mode
+ * needs no write access to the directory: without a -shm beside the file
+ * it opens it immutable (refused if a -wal is left beside it). Errors
+ * (message in err, which may be NULL):
  * MTC_ERR_ARG, MTC_ERR_DB_NOT_FOUND (READ/APPEND of a missing file),
- * MTC_ERR_DB_NOT_SQLITE (not an SQLite file, or corrupt), MTC_ERR_DB_FOREIGN
+ * MTC_ERR_DB_NOT_SQLITE (not an SQLite file, or corrupt anywhere), MTC_ERR_DB_FOREIGN
  * (another application's database), MTC_ERR_DB_VERSION, MTC_ERR_DB (any
  * other SQLite failure, e.g. a locked or unwritable file), MTC_ERR_NOMEM.
  * *out is owned by the caller (sim_results_close).
