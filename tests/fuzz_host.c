@@ -17,7 +17,7 @@
  *
  * Not generated, because they belong to other fixes or only cost time:
  * population counts above 50 and huge max_active_landmarks (the memory a
- * world needs, issue 21 item 8), CA background rates above 1/s (a CA
+ * world needs), CA background rates above 1/s (a CA
  * drains its arrivals inside one event, so the event cap does not bound
  * that work: 1e6/s grows the log by gigabytes; items 6 and 8), string
  * patterns and loops nested more than two deep (a pcall in nested loops

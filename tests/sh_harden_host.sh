@@ -1,6 +1,6 @@
 #!/bin/sh
 # Hostile or broken scenarios against the world binding and the run
-# command (issue 21; usage: sh_harden_host.sh BUILD). Each case ends with
+# command (usage: sh_harden_host.sh BUILD). Each case ends with
 # a clear message and exit 1 or 2, never a signal, and a refused scenario
 # leaves the results database byte-for-byte unchanged:
 #  - item 2: the metatables of entities, the world and `sim` are
@@ -144,6 +144,32 @@ st=$(sqlite3 "$d/out/int.db" "select group_concat(status, ' ') from (select stat
 [ "$st" = "completed completed interrupted" ] || fail "interrupted run statuses: $st"
 n=$(sqlite3 "$d/out/int.db" "select count(*) from summary where sweep_point = 0 and n = 2")
 [ "$n" -gt 0 ] || fail "no summary rows for the interrupted point's completed replications"
+
+# SIGINT stops Lua code that never returns (an endless loop in a timed
+# callback, under pcall): the scenario cannot catch it, the run ends
+# 'interrupted' at once, not after the instruction limit
+printf '%s\n' 'mtcsim.world{ duration = days(1) }' \
+  'sim:at(1, function() while true do pcall(function() while true do end end) end end)' \
+  > "$d/sc/loop.lua"
+"$m" run "$d/sc/loop.lua" --quiet --out "$d/out/loop.db" --max-instructions 1000000000000000 \
+  >/dev/null 2>"$d/loop.err" &
+pid=$!
+i=0
+until [ "$(sqlite3 "$d/out/loop.db" "select status from run" 2>/dev/null)" = "running" ]; do
+  i=$((i+1)); [ $i -lt 600 ] || { kill -9 $pid; fail "the looping run did not start"; }
+  sleep 0.1
+done
+sleep 0.5
+kill -INT $pid
+i=0
+while kill -0 $pid 2>/dev/null; do
+  i=$((i+1)); [ $i -lt 100 ] || { kill -9 $pid; fail "SIGINT did not stop a looping callback within 10 s"; }
+  sleep 0.1
+done
+wait $pid; rc=$?
+[ $rc -eq 1 ] || fail "interrupted loop: exit $rc ($(head -2 "$d/loop.err"))"
+st=$(sqlite3 "$d/out/loop.db" "select status from run")
+[ "$st" = "interrupted" ] || fail "interrupted loop: status $st"
 
 # run.events under MPI sharding: the work of every rank, not rank 0's
 if [ -z "${SAN_BUILD:-}" ] && command -v mpirun >/dev/null 2>&1; then

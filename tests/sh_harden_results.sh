@@ -1,6 +1,6 @@
 #!/bin/sh
 # The results file under damage, contention and read-only access, through
-# the mtcsim program (issue 21; usage: sh_harden_results.sh BUILD):
+# the mtcsim program (usage: sh_harden_results.sh BUILD):
 #  - item 7: a database corrupt past its header is refused before
 #    anything is simulated, exit 2, and left byte-for-byte unchanged; a
 #    run whose metrics cannot be stored ends 'failed' with the reason,

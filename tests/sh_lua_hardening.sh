@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile or broken scenarios (issue 21): every reproduction ends with a
+# Hostile or broken scenarios: every reproduction ends with a
 # clear error and exit 1 or 2 - never a signal, never a sanitizer report,
 # never later than its limit - and leaves every file outside the run's
 # output folder unchanged. One case per finding; the comment names it.

@@ -67,9 +67,9 @@ refused "not enough memory" 'local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(100
 
 # what the sandbox allows
 allowed 'local f = assert(io.open("res.txt", "w")); f:write("ok"); f:close()'
-# The run's output folder: out/r.files beside out/r.db once mtcsim run
-# passes lhost_output_folder's name; today it is out/ itself.
-F="$d/out/r.files"; [ -d "$F" ] || F="$d/out"
+# The run's output folder: out/r.files beside out/r.db, never out/ itself
+F="$d/out/r.files"
+[ -e "$d/out/res.txt" ] && fail "a scenario wrote beside the results database"
 [ "$(cat "$F/res.txt")" = ok ] || fail "write into the output folder"
 allowed 'local f = assert(io.open("'"$F"'/res2.txt", "w")); f:write("ok"); f:close()'
 ln -s "$d/other/target" "$F/link"
@@ -83,15 +83,18 @@ allowed 'local h = dofile("helper.lua"); assert(h.answer == 42)'
 allowed 'assert(load("return 1 + 1")() == 2); assert(io.open("helper.lua")):close()'
 allowed 'local t = 0; for i = 1, 2e7 do t = t + i end'   # a big setup loop is fine
 allowed 'assert(math.random() ~= nil and os.time() > 0 and string.format("%d", 3) == "3")'
-# Issue 21 item 4: the results database, its journals and every file no
+# the results database, its journals and every file no
 # sandboxed run created stay untouched; no dotfiles, links or FIFOs.
 allowed 'local x = 1'   # makes out/r.db
 cp "$d/out/r.db" "$d/db.orig"
 printf 'all:\n\techo hi\n' > "$d/out/Makefile"; cp "$d/out/Makefile" "$d/mk.orig"
 printf 'user data\n' > "$F/notes.txt"
-for name in r.db r.db-journal r.db-wal r.db-shm "$d/out/r.db" other.sqlite; do
+for name in r.db r.db-journal r.db-wal r.db-shm other.sqlite; do
   refused "never writes a database or journal file" 'io.open("'"$name"'", "w")'
 done
+refused "allows writes only inside the run's output folder" 'io.open("'"$d"'/out/r.db", "w")'
+refused "never writes dotfiles" 'io.open("../r.db-journal", "w")'
+
 refused "refused" 'io.open("'"$d"'/out/Makefile", "w")'
 refused "never overwrites a file it did not create" 'io.open("notes.txt", "a")'
 refused "never overwrites a file it did not create" 'io.open("notes.txt", "w")'

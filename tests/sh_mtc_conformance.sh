@@ -1,5 +1,5 @@
 #!/bin/sh
-# The draft's rules in the `mtc` CLI (issue 20): signed checkpoints; a
+# The draft's rules in the `mtc` CLI: signed checkpoints; a
 # relying party that trusts landmark subtrees only through a verified
 # update (`mtc rp update`); landmarks allocated per time interval with the
 # draft's max_active; witness IDs outside the CA's arc; `mtc issue`

@@ -1,5 +1,5 @@
 #!/bin/sh
-# `mtc` reads what it is given defensively (issue 21): an endless or huge
+# `mtc` reads what it is given defensively: an endless or huge
 # input (/dev/zero) is refused after a bounded read, not read until memory
 # runs out, and an rp.conf saved by any editor (CRLF, tabs, no final
 # newline) reads the same as the canonical one.

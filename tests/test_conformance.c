@@ -1,6 +1,6 @@
 /*
  * test_conformance.c - the draft's rules an independent implementation
- * found mtc-core deviating from (issue 20), one case per rule: wrong
+ * found mtc-core deviating from, one case per rule: wrong
  * rejects (more than 32 signatures, more than 64 X.509 extensions, a proof
  * longer than 64 hashes), the CA-side rules of the issuance log
  * (unrecognized entry and extension types, the current log, the

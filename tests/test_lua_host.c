@@ -181,7 +181,7 @@ TEST(world_from_lua_runs_and_reproduces)
     ASSERT_TRUE(n1 > 40);
 }
 
-/* Issue 21: the host-side API of the sandbox's limits. */
+/* the host-side API of the sandbox's limits. */
 
 /* The output folder is beside the database, so no scenario can name the
  * database or its journals. */

@@ -1,6 +1,6 @@
 /*
  * test_results_harden.c - the results file against damage and contention
- * (issue 21): a database corrupt past its header is refused before
+ *: a database corrupt past its header is refused before
  * anything is written and left byte-for-byte unchanged; several processes
  * creating the same new file all succeed (one creates, the others append);
  * a file in a directory the reader cannot write is readable (no -shm).

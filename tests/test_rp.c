@@ -426,7 +426,7 @@ TEST(config_text)
             TEST_FAIL_("case %zu: rc %d line %zu", i, rc, line);
     }
     /* how an editor saved it does not matter: no final newline, CRLF,
-     * tabs and runs of blanks (issue 21) */
+     * tabs and runs of blanks */
     static const char *const layouts[] = {
         "revoke 5 6", "revoke 5 6\r\n", "revoke\t5\t6\n", "  revoke  5 \t 6  \n",
         "# c\r\n\r\nrevoke 5 6\r\n", "\t# indented comment\nrevoke 5 6"};

@@ -185,7 +185,7 @@ TEST(constant_and_duration)
     gsl_rng_free(r);
 }
 
-/* Issue 21: a duration drawn from any distribution can be added to a
+/* a duration drawn from any distribution can be added to a
  * time without overflow, and a distribution states its range. */
 TEST(extreme_values)
 {

@@ -1,6 +1,6 @@
 /*
  * test_web_pricing.c - what the web side compares and how it draws, each
- * a defect once (issue 14), on the real-mtc-core PKI fixture with every
+ * a defect once, on the real-mtc-core PKI fixture with every
  * handshake re-checked the slow way (check_invariants):
  *  - baselines are like for like: the bytes and round trips saved against
  *    the ML-DSA-44 chain do not depend on the site's own key (the key is

@@ -4,7 +4,7 @@
  * PKI fixture:
  *  - update_interval means what it says: checks every 3 days with 3
  *    sessions a day give 1 / (3 d + the wait for a session) checks a day,
- *    not one per session (issue 14, item 3); update_on_start = "always"
+ *    not one per session; update_on_start = "always"
  *    gives one per session, as Chrome's component updater;
  *  - absences: away_prob = 1 stretches every gap by away_duration;
  *  - random phase: an always-online cohort with a constant interval
@@ -171,7 +171,7 @@ TEST(absences_stretch_the_gaps)
  * Random phase: n always-online clients checking every 5 h (constant).
  * Each checks once in every 5 h, at its own phase, so each hour holds
  * about n / 5 checks (binomial). With update_phase = "start" all check
- * in the same hour (the lockstep of issue 14, item 7, kept as an option).
+ * in the same hour (the former lockstep, kept as an option).
  */
 TEST(random_phase_no_lockstep)
 {

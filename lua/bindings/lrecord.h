@@ -10,6 +10,10 @@
 
 #include "lhost.h"
 
+/* World actions recorded at most (the first, in declaration order): a
+ * scenario may schedule millions, a results file needs the markers. */
+#define LRECORD_MAX 1000
+
 typedef void (*lrecord_fn)(void *ctx, const char *name, const char *value);
 
 /*
@@ -18,7 +22,8 @@ typedef void (*lrecord_fn)(void *ctx, const char *name, const char *value);
  * (ties: declaration order): name "action.0001", "action.0002", ...;
  * value "T ACTION TARGET [ARG ...]" with T in seconds from the start of
  * the run and numbers in %.17g. Returns the count. Actions scheduled from
- * callbacks during the run are not included.
+ * callbacks during the run are not included, nor those past the first
+ * LRECORD_MAX. Call after lworld_build (which keeps only those records).
  */
 size_t lrecord_actions(lhost *h, lrecord_fn fn, void *ctx);
 

@@ -3,6 +3,7 @@
  * engine, streams, metrics, entities, declared timed actions, the run,
  * on_finish, params. Apart: all of it happens after the scenario ran.
  */
+#include "lrecord.h"
 #include "lworld_internal.h"
 
 #include <ctype.h>
@@ -245,10 +246,26 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
             return MTC_ERR_NOMEM;
         }
     }
-    lua_pop(L, 1);
-    /* the records are calls now: their Lua copies go back to the cap */
-    lua_pushnil(L);
+    /* The records are calls now: their Lua copies go back to the memory
+     * cap, except the first LRECORD_MAX world actions (data, no
+     * closures), which the run records as attributes (lrecord.h). The
+     * K_ATS table is on top. */
+    int ats = lua_gettop(L);
+    lua_createtable(L, 0, 0);
+    lua_Integer kept = 0;
+    for (size_t i = 1; i <= n && kept < LRECORD_MAX; i++) {
+        lua_rawgeti(L, ats, (lua_Integer)i);
+        int is_action = lua_type(L, -1) == LUA_TTABLE &&
+                        lua_getfield(L, -1, "action") == LUA_TSTRING;
+        if (lua_type(L, -2) == LUA_TTABLE)
+            lua_pop(L, 1);                  /* the action field */
+        if (is_action)
+            lua_rawseti(L, ats + 1, ++kept);    /* keeps the record */
+        else
+            lua_pop(L, 1);
+    }
     lua_setfield(L, LUA_REGISTRYINDEX, K_ATS);
+    lua_settop(L, ats - 1);
     return MTC_OK;
 }
 
@@ -327,10 +344,13 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
         lua_State *L = lhost_state(lw->h);
         lworld__push_reg_table(L, K_FINISH);
         size_t n = lua_rawlen(L, -1);
-        for (size_t i = 1; i <= n && !lw->failed; i++) {
+        for (size_t i = 1; i <= n && !lw->failed && !interrupted; i++) {
             lua_rawgeti(L, -1, (lua_Integer)i);
             lua_getfield(L, LUA_REGISTRYINDEX, K_SIM);
-            if (lhost_pcall(lw->h, 1, 0, lw->err, sizeof lw->err) != MTC_OK)
+            int prc = lhost_pcall(lw->h, 1, 0, lw->err, sizeof lw->err);
+            if (prc == MTC_ERR_SIM_STATE)   /* the interrupt flag stopped it */
+                interrupted = 1;
+            else if (prc != MTC_OK)
                 lw->failed = 1;
         }
         lua_pop(L, 1);

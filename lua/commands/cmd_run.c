@@ -179,6 +179,7 @@ int cmd_run(int argc, char **argv)
     plan pl;
     memset(&pl, 0, sizeof pl);
     int status = run_parse_args(argc, argv, &o);
+    o.interrupt = &g_interrupt;
     if (shard.rank != 0) {
         o.out = NULL;
         o.quiet = 1;

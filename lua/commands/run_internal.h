@@ -54,6 +54,9 @@ typedef struct run_opts {
     uint64_t max_instr;
     uint64_t max_mem_mb;
     char cmdline[4096];
+    /* the run's SIGINT/SIGTERM flag (cmd_run's): it also stops Lua code
+     * that is running when it is set (lhost_set_interrupt) */
+    const volatile sig_atomic_t *interrupt;
 } run_opts;
 
 /* What one completed run contributes to the summary. */

@@ -11,6 +11,7 @@
 
 #include "host.h"
 #include "run_internal.h"
+#include "mtc/error.h"
 
 #define DEFAULT_MAX_INSTRUCTIONS 10000000000ULL   /* ~10-30 s of Lua */
 #define DEFAULT_MAX_MEMORY_MB 4096
@@ -230,9 +231,20 @@ int run_check_args(run_opts *o)
             *(sl == tmp ? sl + 1 : sl) = 0;
         else
             snprintf(tmp, sizeof tmp, ".");
-        if (!realpath(tmp, o->out_dir)) {
+        char dir[LHOST_PATH_MAX], db[2 * LHOST_PATH_MAX];
+        if (!realpath(tmp, dir)) {
             fprintf(stderr, "mtcsim run: --out '%s': directory '%s': %s\n",
                     o->out, tmp, strerror(errno));
+            return HOST_USAGE;
+        }
+        /* the scenario writes only into the run's own folder beside the
+         * database (NAME.files for NAME.db), never beside the database */
+        const char *base = strrchr(o->out, '/');
+        base = base ? base + 1 : o->out;
+        snprintf(db, sizeof db, "%s/%s", strcmp(dir, "/") ? dir : "", base);
+        if (!*base || lhost_output_folder(db, o->out_dir, sizeof o->out_dir) != MTC_OK) {
+            fprintf(stderr, "mtcsim run: --out '%s': not a file name, or too "
+                            "long a path\n", o->out);
             return HOST_USAGE;
         }
     }

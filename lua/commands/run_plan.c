@@ -110,6 +110,7 @@ lhost *run_scenario_state(const run_opts *o, const plan *pl, size_t p,
     lhost *h = lhost_create(&cfg, err, errlen);
     if (!h)
         return NULL;
+    lhost_set_interrupt(h, o->interrupt);
     lua_State *L = lhost_state(h);
     lhost_push_module(h);
     lua_getfield(L, -1, "_configure");

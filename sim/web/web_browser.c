@@ -299,7 +299,7 @@ static void arrive(web *wb, web_client *c, web_cohort *co, sim_time now, gsl_rng
  * and the state reached is the client's state now. So a share of the
  * clients is online, or away, or overdue for a check at the start, as in
  * steady state; the transient this removes lasts as long as the longest
- * absences (issue 14: runs describe the deployed system). */
+ * absences (runs describe the deployed system). */
 static void warm_start(web_client *c, web_cohort *co, sim_time now, gsl_rng *r)
 {
     const web_browsers_config *k = &co->cfg;
