@@ -25,7 +25,14 @@
 --
 -- Reading the result: per schedule, rp_state_bytes (landmark subtree
 -- hashes a client holds), update publication size and update bytes per
--- fetch, issuance per day, and the signatureless fraction.
+-- fetch, issuance per day, and the signatureless fraction. Measured
+-- (--set scale=0.05 --replications 2, seed 1, 3 measured days, one
+-- schedule per run with --set schedule=...): 7 d: RP state 10,848 B,
+-- publication 105 B, signatureless 1.000 (65 CPU s); 47 d: RP state
+-- 18,144 B, publication 74 B, signatureless 1.000 (158 CPU s). Both are
+-- the draft's plateau, (ceil(L / I) + 1) x 2 x 32 + 32 B. The 100 d and
+-- 200 d points were not run for the figures (a longer history); by the
+-- same formula both hold 301 landmarks, 19,296 B.
 local report = require "lib.report"
 
 local schedules = {

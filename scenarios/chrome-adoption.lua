@@ -22,7 +22,7 @@
 --   - CAs: "le" with 57 % of sites [le-share] at 6 million a day
 --     [le-rate], "other" with the rest at a third of that (assumption);
 --     7-day certificates, hourly landmarks, ML-DSA-44, one mirror each
---     [crqp-cadence]. Zipf 1.2, ~6 hosts per visit [zipf-sites];
+--     [crqp-cadence]. Zipf 1.2 [zipf-sites], 1-10 hosts per visit (mean 4);
 --     1-day tickets (assumption [no-source]).
 --   - The deployed system: a steady warm-up (a week of history), then
 --     `days` measured days; the CAs' rates do not follow the population
@@ -32,14 +32,17 @@
 -- Reading the result: per point, the signatureless fraction per cohort and
 -- overall, bytes against the classical and ML-DSA-44 chains, and per cohort
 -- checks per client-day, landmark age at handshake, publication-to-holding
--- time and the share of online clients lacking the latest landmark. The
--- regular and enterprise cohorts check equally often; the enterprise one
--- installs what it fetched days later, so it holds a new landmark days
--- after its publication instead of hours, and a site's renewed
--- certificate (every 5.25 days) stays unusable for it until then: its
--- signatureless fraction is measurably lower, for that reason alone, and
--- the overall fraction falls with its share. Frozen clients are never
--- signatureless.
+-- time and the share of online clients lacking the latest landmark.
+-- Measured (--set scale=0.1 --replications 3, seed 1, 3 measured days;
+-- 491 CPU s), enterprise share 5 / 15 / 30 %: overall 0.960 +-0.002 /
+-- 0.939 +-0.006 / 0.907 +-0.009; regular 0.9999-1.0000 and enterprise
+-- 0.77-0.79 at every point, frozen 0. Both cohorts check about 2.3 times
+-- a day; the enterprise one installs what it fetched days later (median
+-- publication-to-holding 60-65 h against 6.7 h), so a site's renewed
+-- certificate stays unusable for it until then. MSER-5 flags
+-- log_storage_bytes at every point (truncation 30 h): the level is the
+-- tree store's allocated memory, which moves in 128 KiB chunks, likely a
+-- step rather than a start-up (not confirmed; docs/scenarios.md).
 local report = require "lib.report"
 
 sweep("enterprise_share", { 0.05, 0.15, 0.30 })

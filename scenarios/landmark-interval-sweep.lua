@@ -21,11 +21,17 @@
 --   - 3 replications per point (common random numbers: every point uses
 --     the same seeds, so differences between points are not seed noise).
 --
--- Reading the result: per point, the host's summary gives the mean over
--- replications with a 95 % half-width. Expect the landmark-relative delay
--- to grow with about half the interval plus the update-service lag; the
--- signatureless fraction falls once the interval approaches the clients'
--- update cadence; relying-party state shrinks with longer intervals.
+-- Reading the result: per point, the mean over replications with a 95 %
+-- half-width. Measured (--set scale=0.05 --replications 3, seed 1, 2
+-- measured days; 446 CPU s): signatureless 0.99991 +-0.0003 at 15 min, 1 h
+-- and 2 h, 0.99990 +-0.0004 at 4 h and 8 h (no fall in steady state: a
+-- renewal at 75 % of the lifetime leaves 1.75 days for the new landmark
+-- to reach clients); landmark-relative delay mean 452,
+-- 1,802, 3,603, 7,203 and 14,404 s (half the interval); relying-party
+-- state 43,104, 10,848, 5,472, 2,784 and 1,440 B. At 4 h and 8 h the
+-- summary's MSER-5 check flags the fraction's series (truncation 20 h and
+-- 15 h into the window), with failures at about 1e-4 of handshakes; the
+-- cause was not investigated.
 local report = require "lib.report"
 
 sweep("landmark_interval", { minutes(15), hours(1), hours(2), hours(4), hours(8) })

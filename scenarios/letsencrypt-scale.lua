@@ -21,11 +21,13 @@
 --   - The deployed system (steady warm-up: a week of history), so storage,
 --     relying-party state and update sizes are at their plateau.
 --
--- Reading the result: per-hour signature counts and CPU time show signer
--- load; log storage shows the compact tree's memory (it grows until the
--- first certificates expire after 7 days, then stays proportional to the
--- active certificates); update publication sizes are what every client
--- downloads per landmark; mirror/monitor fetch bytes scale with issuance.
+-- Reading the result: measured (--replications 2, seed 1, 2 measured days;
+-- 83 CPU s): 360 checkpoint/subtree signatures an hour, signing CPU 0.05 s
+-- an hour; log storage 287.2 MB at its plateau (a lifetime of entries);
+-- relying-party state 10,848 B; update publication 106 B mean, 157 B p99;
+-- landmark subtrees 248,900 entries mean, 524,288 max; mirror and monitor
+-- fetch about 2,050 MB a day each; issuance delay standalone p99 62.6 s,
+-- landmark-relative mean 1,802 s.
 local report = require "lib.report"
 
 local scale = param("scale", 1.0, "population sample; this scenario has no population, so it changes nothing")
