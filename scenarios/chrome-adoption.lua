@@ -38,11 +38,11 @@
 -- 0.939 +-0.006 / 0.907 +-0.009; regular 0.9999-1.0000 and enterprise
 -- 0.77-0.79 at every point, frozen 0. Both cohorts check about 2.3 times
 -- a day; the enterprise one installs what it fetched days later (median
--- publication-to-holding 60-65 h against 6.7 h), so a site's renewed
+-- publication-to-holding 59-61 h by point, against 6.7 h), so a site's renewed
 -- certificate stays unusable for it until then. MSER-5 flags
 -- log_storage_bytes at every point (truncation 30 h): the level is the
--- tree store's allocated memory, which moves in 128 KiB chunks, likely a
--- step rather than a start-up (not confirmed; docs/scenarios.md).
+-- tree store's allocated memory, which moves in whole 128 KiB chunks (up
+-- to 8 an hour): step noise, not a start-up (docs/scenarios.md).
 local report = require "lib.report"
 
 sweep("enterprise_share", { 0.05, 0.15, 0.30 })
