@@ -66,5 +66,24 @@ expect_exit 0 "help" "$MTC" tree --help
 expect_exit 0 "top help" "$MTC" --help
 expect_exit 2 "unknown command" "$MTC" nonsense
 
+# Bulk subtree consistency proofs: the draft's 13-entry example, verified
+# against the root, and refused against another root or size or when a
+# byte changes.
+for i in $(seq 0 12); do printf '%02x\n' "$i"; done > "$tmp/e13"
+root=$("$MTC" tree root "$tmp/e13" 13)
+"$MTC" tree bulk "$tmp/e13" 13 0 4 4 8 8 13 > "$tmp/bulk" && ok || fail "tree bulk"
+proof=$(cat "$tmp/bulk")
+[ ${#proof} -eq $(( 2 * (12 + 48 * 3 + 32 * 4) )) ] && ok || fail "bulk proof length ${#proof}"
+expect_exit 0 "bulk-verify" "$MTC" tree bulk-verify 13 "$root" "$proof"
+grep -qx 'ok: 3 subtrees, 4 tiles' "$tmp/out" && ok || fail "bulk-verify output"
+other=$("$MTC" tree root "$tmp/e13" 12)
+expect_exit 1 "bulk-verify, another root" "$MTC" tree bulk-verify 13 "$other" "$proof"
+expect_exit 1 "bulk-verify, another size" "$MTC" tree bulk-verify 12 "$root" "$proof"
+bad=$(printf '%s' "$proof" | sed 's/^\(.\{40\}\)./\1f/')
+[ "$bad" != "$proof" ] || bad=$(printf '%s' "$proof" | sed 's/^\(.\{40\}\)./\1e/')
+expect_exit 1 "bulk-verify, a changed byte" "$MTC" tree bulk-verify 13 "$root" "$bad"
+expect_exit 1 "bulk, unordered" "$MTC" tree bulk "$tmp/e13" 13 4 8 0 4
+expect_exit 2 "bulk, odd arguments" "$MTC" tree bulk "$tmp/e13" 13 0
+
 echo "$((checks-fails))/$checks checks passed"
 [ $fails -eq 0 ]

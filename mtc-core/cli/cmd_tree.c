@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "mtc/error.h"
+#include "mtc/bulk.h"
 #include "mtc/merkle.h"
 #include "mtc/tree.h"
 
@@ -24,7 +25,13 @@ static const char tree_usage[] =
     "                                        [START, END) with the tree of size N\n"
     "  mtc tree rfc-consistency FILE M N     RFC 9162 consistency proof M -> N\n"
     "  mtc tree cover START END              the two subtrees covering [START, END):\n"
-    "                                        prints LSTART LEND RSTART REND\n\n"
+    "                                        prints LSTART LEND RSTART REND\n"
+    "  mtc tree bulk FILE N START END [START END ...]\n"
+    "                                        bulk subtree consistency proof of the\n"
+    "                                        subtrees (in the draft's order) with the\n"
+    "                                        tree of size N: one line of hex\n"
+    "  mtc tree bulk-verify N ROOT PROOF     verifies a hex bulk proof against the\n"
+    "                                        hex ROOT of a tree of size N\n\n"
     "FILE: one entry per line in hex. Proofs print one hash per line in hex.\n"
     "Exit status: 0 success, 1 failure, 2 invalid arguments.\n";
 
@@ -166,6 +173,96 @@ static int need_args(int argc, int want, const char *sub)
                            sub, want - 2, want - 2 == 1 ? "" : "s", argc - 2);
 }
 
+static int put_hex(const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        printf("%02x", b[i]);
+    putchar('\n');
+    return CLI_OK;
+}
+
+/* mtc tree bulk FILE N START END [START END ...] */
+static int tree_bulk(int argc, char **argv)
+{
+    if (argc < 6 || (argc - 4) % 2)
+        return cli_usage_error("tree", "'bulk' takes FILE N and pairs of START "
+                                       "END (see mtc tree --help)");
+    uint64_t n;
+    int rc;
+    if ((rc = cli_parse_u64("tree", "N", argv[3], &n)))
+        return rc;
+    size_t k = (size_t)(argc - 4) / 2;
+    mtc_subtree *subs = calloc(k, sizeof *subs);
+    if (!subs)
+        return report(MTC_ERR_NOMEM);
+    for (size_t i = 0; i < k && !rc; i++)
+        if (!(rc = cli_parse_u64("tree", "START", argv[4 + 2 * i], &subs[i].start)))
+            rc = cli_parse_u64("tree", "END", argv[5 + 2 * i], &subs[i].end);
+    mtc_tree *t = NULL;
+    if (!rc)
+        rc = load_entries(argv[2], &t);
+    if (!rc && n > mtc_tree_size(t))
+        rc = cli_usage_error("tree", "N %llu is beyond the %llu entries of FILE",
+                             (unsigned long long)n,
+                             (unsigned long long)mtc_tree_size(t));
+    mtc_bulk_proof *p = NULL;
+    uint8_t *enc = NULL;
+    size_t len = 0;
+    if (!rc) {
+        mtc_node_source src;
+        mtc_tree_source(t, &src);
+        rc = report(mtc_bulk_build(&src, n, subs, k, &p));
+    }
+    if (!rc) {
+        mtc_bulk_encode(p, NULL, 0, &len);
+        rc = (enc = malloc(len)) ? report(mtc_bulk_encode(p, enc, len, &len))
+                                 : report(MTC_ERR_NOMEM);
+    }
+    if (!rc)
+        rc = put_hex(enc, len);
+    free(enc);
+    mtc_bulk_free(p);
+    mtc_tree_free(t);
+    free(subs);
+    return rc;
+}
+
+/* mtc tree bulk-verify N ROOT PROOF */
+static int tree_bulk_verify(int argc, char **argv)
+{
+    int rc;
+    uint64_t n;
+    if ((rc = need_args(argc, 5, "bulk-verify")) ||
+        (rc = cli_parse_u64("tree", "N", argv[2], &n)))
+        return rc;
+    mtc_hash root;
+    if (mtc_hash_from_hex(argv[3], strlen(argv[3]), &root) != MTC_OK)
+        return cli_usage_error("tree", "ROOT is not 64 hex digits");
+    size_t hl = strlen(argv[4]);
+    if (hl % 2)
+        return cli_usage_error("tree", "PROOF has an odd number of hex digits");
+    uint8_t *b = malloc(hl / 2 + 1);
+    if (!b)
+        return report(MTC_ERR_NOMEM);
+    for (size_t i = 0; i < hl / 2; i++) {
+        int hi = hexval(argv[4][2 * i]), lo = hexval(argv[4][2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            free(b);
+            return cli_usage_error("tree", "PROOF is not hex");
+        }
+        b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    mtc_bulk_proof *p = NULL;
+    rc = report(mtc_bulk_decode(b, hl / 2, &p));
+    if (!rc)
+        rc = report(mtc_bulk_verify(p, n, &root));
+    if (!rc)
+        printf("ok: %zu subtrees, %zu tiles\n", p->n_subtrees, p->n_tiles);
+    mtc_bulk_free(p);
+    free(b);
+    return rc;
+}
+
 int cmd_tree(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv)) {
@@ -195,6 +292,10 @@ int cmd_tree(int argc, char **argv)
         return CLI_OK;
     }
 
+    if (!strcmp(sub, "bulk"))
+        return tree_bulk(argc, argv);
+    if (!strcmp(sub, "bulk-verify"))
+        return tree_bulk_verify(argc, argv);
     int want;
     if (!strcmp(sub, "hash")) want = 5;
     else if (!strcmp(sub, "root")) want = argc == 4 ? 4 : 3;
