@@ -62,8 +62,8 @@ TEST(signatureless_share_matches_closed_form)
     const double t0 = L + 1800, T = 2 * 3600.0;
     const size_t R = 8;
     size_t clients = (size_t)(1500 * test_scale());
-    if (clients < 300)
-        clients = 300;
+    if (clients < 600)
+        clients = 600; /* the sanitized build's scale: intervals stay useful */
     double frac[NCO][16];
     for (size_t rep = 0; rep < R; rep++) {
         wfx_config pc;
@@ -133,7 +133,7 @@ TEST(signatureless_share_matches_closed_form)
             fprintf(stderr, "cohort %d formula %.4f ci [%.4f, %.4f]\n", k, want[k],
                     ci.lo, ci.hi);
         ASSERT_TRUE(ci.lo <= want[k] && want[k] <= ci.hi);
-        ASSERT_TRUE(ci.half_width < 0.04);
+        ASSERT_TRUE(ci.half_width < (clients < 1500 ? 0.07 : 0.04));
         for (int j = 0; j < NCO; j++)
             if (j != k && j != NO_LEARN)
                 ASSERT_TRUE(want[j] < ci.lo || want[j] > ci.hi);
