@@ -64,6 +64,7 @@ typedef struct pki_ca_config {
     sim_dist *sign_latency;     /* CA signing (HSM) latency, s */
     int64_t tile_height;
     sim_time prune_interval;
+    int staple;                 /* what-if: staple landmarks (pki_staple.c) */
 } pki_ca_config;
 
 typedef struct pki_cosigner_config {
@@ -321,6 +322,7 @@ struct pki_ca {
     uint64_t min_serial;
     uint64_t next_ticket;
     uint64_t nsites_total;
+    struct pki_staple *staple;  /* newest landmark staple (cfg->staple) */
 };
 
 /* ---- update services ---- */
@@ -458,6 +460,11 @@ void pki_view_source(pki_view_src *v, mtc_node_source *src);
 /* A cosigner answered (pki_cosigner.c calls back). */
 void pki_job_response(pki_job *job, size_t slot, int view, int ok,
                       int retry);
+
+/* pki_staple.c: a new staple of log l after a landmark was allocated
+ * (what-if; MTC_OK when there is nothing to staple yet). */
+int pki_staple_refresh(pki_ca *ca, pki_log *l);
+void pki_staple_free(pki_ca *ca);
 
 /* pki_cosigner.c */
 int pki_cosigner_setup(pki_state *ps, pki_cosigner *c, char *err,

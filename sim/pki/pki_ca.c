@@ -156,6 +156,7 @@ void pki_ca_free(pki_ca *ca)
     pki_signer_free(&ca->signer);
     free(ca->ca_cert);
     free(ca->rev);
+    pki_staple_free(ca);
 }
 
 int pki_ca_revoke(pki_ca *ca, uint64_t log_number, uint64_t first,

@@ -115,6 +115,9 @@ static const sim_param_desc ca_params[] = {
     {"prune_interval", SIM_PARAM_DURATION,
      offsetof(pki_ca_config, prune_interval), 0, 1, 4e7, NULL, "s",
      "period of pruning expired entries and advancing minSerial"},
+    {"staple", SIM_PARAM_BOOL, offsetof(pki_ca_config, staple), 0, 0, 1, NULL,
+     "", "what-if, not in the draft: the CA's sites staple its newest cosigned "
+         "checkpoint and landmark subtrees beside a standalone certificate"},
 };
 
 static int ca_defaults(void *p)

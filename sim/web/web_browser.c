@@ -79,6 +79,7 @@ static const sim_param_desc browser_params[] = {
     {"tcp_mss", SIM_PARAM_INT, BO(tcp_mss), 0, 536, 65495, NULL, "bytes", "TCP maximum segment size"},
     {"tcp_initial_window", SIM_PARAM_INT, BO(tcp_initial_window), 0, 1, 1000, NULL, "segments", "server's TCP initial congestion window (RFC 6928: 10)"},
     {"client_hello_extra", SIM_PARAM_INT, BO(client_hello_extra), 0, 0, 16000, NULL, "bytes", "ClientHello extensions not modelled (GREASE, ECH, PSK): a padding extension of this size, 0 or >= 4"},
+    {"learn_staples", SIM_PARAM_BOOL, BO(learn_staples), 0, 0, 1, NULL, "", "what-if, not in the draft: signals support for landmark staples and trusts the landmark subtrees of a staple it verifies (docs/model.md)"},
 };
 
 static int browser_defaults(void *p)
@@ -655,7 +656,8 @@ int web_create(web **out, const web_env *env,
     }
     if ((rc = web__handshake_init(wb, err, errlen)) != MTC_OK ||
         (rc = web__sites_create(wb, err, errlen)) != MTC_OK ||
-        (rc = web__clients_create(wb, err, errlen)) != MTC_OK)
+        (rc = web__clients_create(wb, err, errlen)) != MTC_OK ||
+        (rc = web__staple_create(wb, err, errlen)) != MTC_OK)
         goto fail;
     *out = wb;
     return MTC_OK;
@@ -678,6 +680,7 @@ void web_destroy(web *wb)
 {
     if (!wb)
         return;
+    web__staple_destroy(wb);
     if (wb->cohorts)
         web__clients_destroy(wb);
     web__sites_destroy(wb);

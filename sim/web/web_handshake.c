@@ -388,6 +388,7 @@ typedef struct hs_result {
     int retried;
     int ok;
     uint32_t cert;          /* the certificate finally accepted (or tried) */
+    uint32_t stp_copy, stp_bytes; /* a staple beside it (web_staple.c) */
 } hs_result;
 
 static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int reason)
@@ -425,9 +426,14 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     const web_cert_hot *c = &wb->certh[id];
     /* trust_anchors sent <=> the path matched (every held path has an ID). */
     int ta = ta_sent && matched;
-    r->auth += ch_len + c->srv_auth[ta];
+    /* what-if: a staple beside a standalone certificate (0: none) */
+    r->stp_copy = 0;
+    r->stp_bytes = wb->stp && c->kind == WEB_SA
+                       ? web__staple_offer(wb, co, c->ca, &r->stp_copy) : 0;
+    r->auth += ch_len + c->srv_auth[ta] + r->stp_bytes;
     uint32_t tcp, quic;
-    flight_rtt(wb, &co->fl, name_len, ch_len, c->srv_auth[ta] + wb->enc_fixed, &tcp, &quic);
+    flight_rtt(wb, &co->fl, name_len, ch_len,
+               c->srv_auth[ta] + wb->enc_fixed + r->stp_bytes, &tcp, &quic);
     r->rtt_tcp += tcp;
     r->rtt_quic += quic;
     const sim_ca_view *v = views ? views[c->ca] : NULL;
@@ -548,19 +554,23 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
         if (co->cfg.missignal_prob > 0 && gsl_rng_uniform(rng) < co->cfg.missignal_prob)
             apub = wb->pki->pub_latest(wb->pki->ctx, co->us);
         adv = web__pubinfo(wb, co->us, apub);
+        adv = web__staple_view(wb, cl, co->us, adv, 0);
     }
     int matched = 0;
     uint32_t id = select_cert(wb, s, adv, &matched);
-    if (wb->env.check_invariants && adv)
+    if (wb->env.check_invariants && adv && !web__staple_is_scratch(wb, adv))
         slow_check(wb, co, apub, &wb->sites[site], id, matched, adv);
     if (id == WEB_NO_CERT)
         return;
     /* read before web__pubinfo below, which may move the table */
-    uint32_t ch_len = adv ? adv->ch_ext_len : 0;
+    uint32_t ch_len = (adv ? adv->ch_ext_len : 0) + web__staple_signal(wb, co);
     int ta_sent = adv != NULL;
     const web_cert_hot *c = &wb->certh[id];
     /* the publication the client holds: its views verify */
-    const web_pubinfo *own = adv && apub == cl->pub ? adv : web__pubinfo(wb, co->us, cl->pub);
+    const web_pubinfo *own = adv && apub == cl->pub
+                                 ? adv
+                                 : web__staple_view(wb, cl, co->us,
+                                                    web__pubinfo(wb, co->us, cl->pub), 1);
     const sim_ca_view *const *views = own ? own->view : NULL;
     /* Did the client really hold that landmark? */
     if (c->kind == WEB_LR && own && !lr_matches(wb, own, c))
@@ -588,7 +598,8 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
         if (sa != WEB_NO_CERT) {
             r->retried = 1;
             const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, c->ca);
-            uint32_t ch1 = (uint32_t)tls_ext_trust_anchors_len(&ci->ca_id, 1);
+            uint32_t ch1 = (uint32_t)tls_ext_trust_anchors_len(&ci->ca_id, 1) +
+                           web__staple_signal(wb, co);
             /* New connection: TCP handshake + TLS flight; QUIC: one. */
             r->rtt_tcp += 2;
             r->rtt_quic += 1;
@@ -631,6 +642,9 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
     sim_counter_add(wb->m.full, k, 1);
     sim_counter_add(wb->m.full_ca, c->ca, 1);
     web__observe_landmark_age(wb, cl, c->ca, now);
+    if (wb->stp)
+        web__staple_after(wb, cl, co->us, c->ca, r.ok ? r.stp_copy : 0, r.stp_bytes,
+                          r.sigless);
     if (r.sigless) {
         wb->st.signatureless++;
         sim_counter_add(wb->m.sigless, k, 1);

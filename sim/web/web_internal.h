@@ -301,6 +301,7 @@ struct web {
                                Finished: enc = srv_auth + enc_fixed */
     web_metrics m;
     web_stats st;
+    struct web_staple *stp; /* learning from staples (web_staple.c); NULL: off */
     int64_t epoch;
 };
 
@@ -435,6 +436,27 @@ static inline unsigned web__flight_rtt_quic(const web_flight *f, unsigned dgrams
     unsigned k = web__steps(f->thr_quic[dgrams - 1], WEB_RTT_STEPS, enc);
     return k < WEB_RTT_STEPS ? k : web__flight_rtt_quic_slow(f, dgrams, enc);
 }
+
+/* web_staple.c: learning from full certificates (a what-if; all no-ops
+ * when no cohort learns from staples) */
+typedef struct web_staple web_staple;
+int web__staple_create(web *wb, char *err, size_t errlen);
+void web__staple_destroy(web *wb);
+/* pi, or a scratch copy (slot 0 or 1) with the landmarks client c learned
+ * from staples where they are newer than pi's. */
+const web_pubinfo *web__staple_view(web *wb, const web_client *c, size_t us,
+                                    const web_pubinfo *pi, int slot);
+int web__staple_is_scratch(const web *wb, const web_pubinfo *pi);
+/* ClientHello bytes of the support signal (0 unless the cohort learns). */
+uint32_t web__staple_signal(const web *wb, const web_cohort *co);
+/* Bytes the server adds beside a standalone certificate of CA ca (0: no
+ * staple); *copy names it for web__staple_after. */
+uint32_t web__staple_offer(web *wb, const web_cohort *co, uint32_t ca,
+                           uint32_t *copy);
+/* After a full handshake with a site of CA ca: the by-visit metrics and,
+ * when a staple came (copy != 0), its verification and learning. */
+void web__staple_after(web *wb, web_client *c, size_t us, uint32_t ca,
+                       uint32_t copy, uint32_t bytes, int sigless);
 
 /* web_popularity.c */
 /* The site-choice distribution of a cohort with Zipf exponent s: each

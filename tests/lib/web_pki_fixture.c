@@ -11,6 +11,7 @@
 #include "mtc/cert.h"
 #include "mtc/error.h"
 #include "mtc/ilog.h"
+#include "mtc/staple.h"
 
 #define WFX_MAX_CA 4
 #define WFX_MAX_W 3
@@ -54,6 +55,7 @@ typedef struct wfx_ca {
     uint64_t fmt_first, fmt_last;
     size_t fmt_len;
     int fmt_valid;
+    sim_ca_staple staple;       /* cfg.staple: the newest (bytes owned) */
 } wfx_ca;
 
 struct wfx {
@@ -261,6 +263,16 @@ static void sa_event(sim_engine *sim, sim_event *e)
         deliver(q->f, q, SIM_CERT_STANDALONE, 0, der, len);
 }
 
+/* The batch's checkpoint: signed when staples are on (a staple carries
+ * the checkpoint's signatures), else only its subtrees, as before. */
+static int checkpoint(wfx *f, wfx_ca *c)
+{
+    if (!f->cfg.staple)
+        return mtc_ilog_checkpoint(c->log, c->cos, 1 + f->cfg.witnesses);
+    uint64_t ts = (uint64_t)(f->cfg.epoch + sim_now(f->sim) / SIM_SEC);
+    return mtc_ilog_checkpoint_signed(c->log, c->cos, 1 + f->cfg.witnesses, ts);
+}
+
 static int f_issue(void *ctx, size_t ca, const sim_issue_request *req,
                    uint64_t *ticket)
 {
@@ -298,7 +310,7 @@ static int f_issue(void *ctx, size_t ca, const sim_issue_request *req,
     if (rc == MTC_OK)
         rc = mtc_ilog_append(c->log, (mtc_slice){NULL, 0}, &e, &q->index);
     if (rc == MTC_OK)
-        rc = mtc_ilog_checkpoint(c->log, c->cos, 1 + f->cfg.witnesses);
+        rc = checkpoint(f, c);
     if (rc) {
         free(q);
         return rc;
@@ -309,6 +321,42 @@ static int f_issue(void *ctx, size_t ca, const sim_issue_request *req,
         *ticket = q->ticket;
     sim_event_init(&q->ev, sa_event, q);
     return sim_schedule(f->sim, &q->ev, q->requested + f->cfg.sa_delay);
+}
+
+/* A staple of c's log at its last (signed) checkpoint. */
+static int make_staple(wfx *f, wfx_ca *c)
+{
+    const mtc_landmarks *lm = c->lm;
+    mtc_update *u;
+    mtc_staple s;
+    mtc_staple_cosig cs[1 + WFX_MAX_W];
+    int rc = mtc_update_from_ilogs(&c->info.ca_id, &c->log, &lm, 1, &u);
+    if (rc)
+        return rc;
+    size_t len = 0;
+    uint8_t *b = NULL;
+    rc = mtc_staple_from_update(u, 0, &s, cs);
+    if (rc == MTC_OK && mtc_staple_encode(&s, NULL, 0, &len) == MTC_ERR_LIMIT &&
+        (b = malloc(len)))
+        rc = mtc_staple_encode(&s, b, len, &len);
+    else if (rc == MTC_OK)
+        rc = MTC_ERR_NOMEM;
+    mtc_update_free(u);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    free((uint8_t *)c->staple.bytes);
+    c->staple = (sim_ca_staple){b, len, c->staple.seq + 1, 1, mtc_landmarks_last(c->lm),
+                                c->max_active};
+    (void)f;
+    return MTC_OK;
+}
+
+static const sim_ca_staple *f_staple(void *ctx, size_t ca)
+{
+    wfx *f = ctx;
+    return ca < f->cfg.nca && f->ca[ca].staple.bytes ? &f->ca[ca].staple : NULL;
 }
 
 static void pub_event(sim_engine *sim, sim_event *e)
@@ -336,12 +384,14 @@ static void lm_event(sim_engine *sim, sim_event *e)
             mtc_ilog_append_hash(c->log, &h, &idx);
         }
         if (f->cfg.background)
-            mtc_ilog_checkpoint(c->log, c->cos, 1 + f->cfg.witnesses);
+            checkpoint(f, c);
         int alloc = 0;
         mtc_landmarks_allocate(c->lm, f->interval, mtc_ilog_checkpoint_size(c->log), &alloc);
         any |= alloc;
         if (!alloc)
             continue;
+        if (f->cfg.staple)
+            make_staple(f, c);
         for (size_t i = 0; i < f->nreqs; i++) {
             wfx_req *q = f->reqs[i];
             if (q->ca != ca || q->lr_done)
@@ -539,7 +589,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        f_pub_view,
                        f_update_bytes,
                        NULL,
-                       f_pub_time};
+                       f_pub_time,
+                       cfg->staple ? f_staple : NULL};
     *out = f;
     return MTC_OK;
 }
@@ -569,6 +620,7 @@ void wfx_destroy(wfx *f)
             mtc_sig_key_free(f->ca[ca].keys[k]);
         mtc_ilog_free(f->ca[ca].log);
         mtc_landmarks_free(f->ca[ca].lm);
+        free((uint8_t *)f->ca[ca].staple.bytes);
     }
     free(f);
 }

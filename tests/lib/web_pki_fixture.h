@@ -30,6 +30,9 @@ typedef struct wfx_config {
     sim_time pub_delay;         /* landmark -> publication */
     uint64_t background;        /* background entries per landmark interval */
     int64_t epoch;
+    int staple;                 /* what-if: checkpoints are signed (at the
+                                   epoch + sim time in seconds) and every
+                                   landmark makes a staple (mtc/staple.h) */
 } wfx_config;
 
 void wfx_defaults(wfx_config *c);

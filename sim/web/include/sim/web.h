@@ -121,6 +121,9 @@ typedef struct web_pki {
     int (*us_find)(void *ctx, const char *name);
     /* When publication pub of service us was published. */
     sim_time (*pub_time)(void *ctx, size_t us, uint32_t pub);
+    /* What-if: CA ca's newest landmark staple, NULL when none (a NULL
+     * member: the PKI never staples). */
+    const sim_ca_staple *(*staple)(void *ctx, size_t ca);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */
@@ -182,6 +185,7 @@ typedef struct web_browsers_config {
     int64_t tcp_mss;            /* TCP maximum segment size */
     int64_t tcp_initial_window; /* server's initial window, segments */
     int64_t client_hello_extra; /* unmodelled ClientHello extension bytes */
+    int learn_staples;          /* what-if: learns landmarks from staples */
 } web_browsers_config;
 
 extern const char *const web_key_alg_names[];   /* NULL-terminated */

@@ -407,6 +407,20 @@ typedef struct sim_ca_view {
                                    16 per landmark log header */
 } sim_ca_view;
 
+/* A what-if, not in the draft (mtc/staple.h): the landmark staple a CA
+ * with `staple = true` hands its sites, the newest one (made when a
+ * landmark is allocated). seq counts the CA's staples from 1. */
+typedef struct sim_ca_staple {
+    const uint8_t *bytes;       /* the encoded staple */
+    size_t len;
+    uint32_t seq;
+    uint64_t log_number, last_landmark, max_active;
+} sim_ca_staple;
+
+/* NULL when the CA does not staple or has not stapled yet. Valid until
+ * the next event runs. */
+const sim_ca_staple *sim_world_ca_staple(const sim_world *w, size_t ca);
+
 /* NULL when us, pub or ca is out of range. */
 const sim_ca_view *sim_world_pub_view(const sim_world *w, size_t us,
                                       uint32_t pub, size_t ca);
