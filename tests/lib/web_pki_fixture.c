@@ -539,7 +539,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        f_pub_view,
                        f_update_bytes,
                        NULL,
-                       f_pub_time};
+                       f_pub_time,
+                       NULL};
     *out = f;
     return MTC_OK;
 }

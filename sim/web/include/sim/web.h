@@ -121,6 +121,9 @@ typedef struct web_pki {
     int (*us_find)(void *ctx, const char *name);
     /* When publication pub of service us was published. */
     sim_time (*pub_time)(void *ctx, size_t us, uint32_t pub);
+    /* The timestamped multi-CA landmark group of service us, or NULL (no
+     * group; also when this pointer is NULL). */
+    const sim_lmgroup *(*us_group)(void *ctx, size_t us);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */
