@@ -87,6 +87,10 @@ typedef struct pki_update_config {
     int include_proofs;
     sim_time mtbf;
     sim_dist *repair_time;
+    /* timestamped multi-CA landmark group (pki_groups.c); empty: none */
+    sim_param_list group_cas;
+    char group_id[SIM_PARAM_NAME_MAX];
+    sim_time group_interval;
 } pki_update_config;
 
 extern const char *const pki_alg_names[];   /* NULL-terminated */
@@ -323,6 +327,8 @@ struct pki_ca {
     uint64_t next_ticket;
     uint64_t nsites_total;
     struct pki_staple *staple;  /* newest landmark staple (cfg->staple) */
+    int unreachable;            /* ca_unreachable periods in force: update
+                                   services cannot fetch from it */
 };
 
 /* ---- update services ---- */
@@ -403,6 +409,7 @@ typedef struct pki_update {
     sim_stream stream, avail_stream;
     pki_ucache *cache;          /* open addressing, load <= 1/2 */
     size_t cache_cap, cache_n;
+    struct pki_group *group;    /* NULL: no landmark group (pki_groups.c) */
 } pki_update;
 
 /* ---- the module state ---- */
@@ -480,6 +487,14 @@ int pki_update_setup(pki_state *ps, pki_update *u, char *err, size_t errlen);
 int pki_update_start(pki_state *ps, pki_update *u);
 void pki_update_free(pki_update *u);
 void pki_update_set_manual(pki_update *u, int down);
+
+/* pki_groups.c: the landmark group publisher of an update service */
+int pki_group_setup(pki_state *ps, pki_update *u, char *err, size_t errlen);
+int pki_group_start(pki_state *ps, pki_update *u);
+void pki_group_free(pki_update *u);
+/* The ca_unreachable action: no update service fetches from ca for
+ * duration_s seconds (overlapping periods nest). */
+int pki_ca_unreachable(pki_state *ps, size_t ca, double duration_s);
 int pki_update_set_fetch_interval(pki_update *u, sim_time v);
 
 /* pki_update_encode.c */

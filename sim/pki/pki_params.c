@@ -243,6 +243,15 @@ static const sim_param_desc us_params[] = {
      3.2e9, NULL, "s", "mean time between random outages (0: never)"},
     {"repair_time", SIM_PARAM_DIST, offsetof(pki_update_config, repair_time), 0,
      0, 3.2e8, NULL, "s", "outage duration"},
+    {"group_cas", SIM_PARAM_LIST, offsetof(pki_update_config, group_cas), 0, 0,
+     0, NULL, "", "CAs of its timestamped multi-CA landmark group: clients "
+     "advertise one group version for them (empty: single-log groups)"},
+    {"group_id", SIM_PARAM_STRING, offsetof(pki_update_config, group_id),
+     sizeof(((pki_update_config *)0)->group_id), 0, 0, NULL, "",
+     "the group's trust anchor ID, dotted decimal (version k is ID.k)"},
+    {"group_interval", SIM_PARAM_DURATION,
+     offsetof(pki_update_config, group_interval), 0, 60, 4e7, NULL, "s",
+     "a new group version every group_interval (version k at k times it)"},
 };
 
 static int us_defaults(void *p)
@@ -252,6 +261,8 @@ static int us_defaults(void *p)
     c->verify = 1;
     c->include_proofs = 0;
     c->mtbf = 0;
+    snprintf(c->group_id, sizeof c->group_id, "44363.48.1");
+    c->group_interval = SIM_HOUR;
     int rc = sim_dist_const(&c->publication_delay, 600);
     if (rc == MTC_OK)
         rc = sim_dist_exponential(&c->repair_time, 3600);

@@ -93,7 +93,7 @@ static void fetch_fire(sim_engine *sim, sim_event *ev)
     int any = 0;
     for (size_t ci = 0; ci < nca; ci++) {
         vers[ci] = (uint32_t)(u->nver[ci] - 1);
-        if (!u->serves[ci])
+        if (!u->serves[ci] || ps->ca[ci].unreachable)
             continue;
         pki_version *v;
         if (pki__fetch_ca(u, ci, &v) != MTC_OK || !v)
@@ -220,7 +220,7 @@ int pki_update_setup(pki_state *ps, pki_update *u, char *err, size_t errlen)
     }
     sim_stream_init(&u->stream, PKI_STREAM_UPDATE, u->index);
     sim_stream_init(&u->avail_stream, PKI_STREAM_UPD_AVAIL, u->index);
-    return MTC_OK;
+    return pki_group_setup(ps, u, err, errlen);
 }
 
 int pki_update_start(pki_state *ps, pki_update *u)
@@ -228,7 +228,10 @@ int pki_update_start(pki_state *ps, pki_update *u)
     sim_event_init(&u->fetch_ev, fetch_fire, u);
     sim_event_init(&u->fail_ev, ufail_fire, u);
     schedule_ufailure(u);
-    return sim_schedule_in(ps->env->engine, &u->fetch_ev, u->cfg->fetch_interval);
+    int rc = pki_group_start(ps, u);
+    return rc != MTC_OK ? rc
+                        : sim_schedule_in(ps->env->engine, &u->fetch_ev,
+                                          u->cfg->fetch_interval);
 }
 
 void pki_update_free(pki_update *u)
@@ -261,6 +264,7 @@ void pki_update_free(pki_update *u)
     free(u->seen_log);
     free(u->seen_rev);
     free(u->cache);
+    pki_group_free(u);
 }
 
 /* ---- public queries (sim/world.h) ---- */

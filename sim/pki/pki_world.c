@@ -374,6 +374,13 @@ static int pki_act(sim_world *w, void *state, const sim_world_action *a,
             pki_update_set_manual(&ps->us[index], 1);
             rc = sim_call_at(ps->env->engine, at, outage_end_us, &ps->us[index]);
         }
+    } else if (!strcmp(n, "ca_unreachable")) {
+        if (!(args[0] > 0 && args[0] <= PKI_OUTAGE_MAX)) {
+            snprintf(err, errlen, "ca_unreachable: duration_s must be in (0, %g]",
+                     PKI_OUTAGE_MAX);
+            return MTC_ERR_CONFIG;
+        }
+        rc = pki_ca_unreachable(ps, index, args[0]);
     } else if (!strcmp(n, "update_down") || !strcmp(n, "update_up")) {
         pki_update_set_manual(&ps->us[index], n[7] == 'd');
     } else if (!strcmp(n, "revoke_range")) {

@@ -109,6 +109,8 @@ const web_pubinfo *web__pubinfo(web *wb, size_t us, uint32_t pub)
         if (!any)
             ids[nids++] = ci->ca_id;
     }
+    if (web__groups_on(wb, us))
+        nids = web__groups_ids(wb, us, pub, pi, ids);
     static uint8_t buf[65536 + 8];
     size_t len = 0;
     if (tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids, buf,
@@ -389,6 +391,7 @@ typedef struct hs_result {
     int ok;
     uint32_t cert;          /* the certificate finally accepted (or tried) */
     uint32_t stp_copy, stp_bytes; /* a staple beside it (web_staple.c) */
+    uint32_t ch_ta;         /* first ClientHello's trust_anchors bytes */
 } hs_result;
 
 static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int reason)
@@ -558,12 +561,17 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     }
     int matched = 0;
     uint32_t id = select_cert(wb, s, adv, &matched);
-    if (wb->env.check_invariants && adv && !web__staple_is_scratch(wb, adv))
-        slow_check(wb, co, apub, &wb->sites[site], id, matched, adv);
+    if (wb->env.check_invariants && adv && !web__staple_is_scratch(wb, adv)) {
+        if (web__groups_on(wb, co->us))
+            web__groups_slow_check(wb, co->us, apub, &wb->sites[site], id, matched, adv);
+        else
+            slow_check(wb, co, apub, &wb->sites[site], id, matched, adv);
+    }
     if (id == WEB_NO_CERT)
         return;
     /* read before web__pubinfo below, which may move the table */
-    uint32_t ch_len = (adv ? adv->ch_ext_len : 0) + web__staple_signal(wb, co);
+    r->ch_ta = adv ? adv->ch_ext_len : 0;
+    uint32_t ch_len = r->ch_ta + web__staple_signal(wb, co);
     int ta_sent = adv != NULL;
     const web_cert_hot *c = &wb->certh[id];
     /* the publication the client holds: its views verify */
@@ -655,6 +663,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
         sim_counter_add(wb->m.retry, k, 1);
     }
     sim_hist_observe_u32(wb->m.auth, k, r.auth);
+    sim_hist_observe_u32(wb->m.ch_ta, k, r.ch_ta);
     sim_hist_observe_u32(wb->m.rtt_tcp, k, r.rtt_tcp);
     sim_hist_observe_u32(wb->m.rtt_quic, k, r.rtt_quic);
     /* The same handshake with the baseline chains around the site's own
@@ -719,6 +728,7 @@ static int make_metrics(web *wb)
     rc |= sim_metrics_counter(m, "revoked_accepted", "handshakes", na, SIM_METRIC_SERIES, &x->revoked_acc);
     rc |= sim_metrics_counter(m, "acme_polls", "requests", na, SIM_METRIC_REPLICATED, &x->acme_polls);
     rc |= sim_metrics_histogram(m, "revocation_exposure", "s", na, 0, 1, 1e8, 20, &x->rev_exposure);
+    rc |= sim_metrics_histogram(m, "clienthello_trust_anchors_bytes", "bytes", nc, 0, 1, 1e5, 100, &x->ch_ta);
     if (rc)
         return MTC_ERR_SIM_METRIC;
     const char *reasons[MTC_RP_REASON_COUNT];
@@ -736,7 +746,8 @@ static int make_metrics(web *wb)
                             x->auth, x->auth_cl, x->auth_pq, x->auth_today,
                             x->rtt_tcp, x->rtt_quic, x->rtt_tcp_base[0],
                             x->rtt_tcp_base[1], x->rtt_quic_base[0],
-                            x->rtt_quic_base[1], x->upd_bytes, x->upd_fetch};
+                            x->rtt_quic_base[1], x->upd_bytes, x->upd_fetch,
+                            x->ch_ta};
         for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
             sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
         free(lab);

@@ -196,6 +196,8 @@ typedef struct web_lmline {
 typedef struct web_pubinfo {
     uint32_t ready;
     uint32_t ch_ext_len;
+    uint64_t group_version;  /* landmark group version advertised (0: none;
+                                web_groups.c) */
     /* adv[ca * SIM_CA_MAX_LOGS + k]: log number and last landmark */
     uint64_t *adv_log, *adv_lm;
     uint64_t *adv_max_active;
@@ -257,6 +259,7 @@ typedef struct web_metrics {
     sim_metric *rtt_tcp_base[2], *rtt_quic_base[2], *full_key;
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
     sim_metric *no_cert, *acme_polls, *rev_exposure;
+    sim_metric *ch_ta;      /* ClientHello trust_anchors bytes */
     /* the client update model (web_browser.c) */
     sim_metric *lm_age, *lm_hold, *online, *lacking, *merged;
 } web_metrics;
@@ -388,6 +391,24 @@ void web__connect(web *wb, web_client *c, uint32_t site, sim_time now,
 void web__site_set_changed(web *wb, web_site *s);
 /* Refreshes certh[id] from certs[id] (keeps the memo front entry). */
 void web__cert_sync(web *wb, uint32_t id);
+
+/* web_groups.c: timestamped multi-CA landmark groups */
+/* 1 when service us has a landmark group. */
+int web__groups_on(const web *wb, size_t us);
+/* The ClientHello trust anchor IDs of publication pub of service us when
+ * it has a group: single-log groups (or CA IDs) for CAs outside it, one
+ * group version ID for its members (or their CA IDs when the client
+ * holds no version). Rewrites pi's advertised landmarks of member CAs to
+ * the version's ranges and sets pi->group_version. ids holds at least
+ * nca * (SIM_CA_MAX_LOGS + 1) entries; returns how many it wrote. */
+size_t web__groups_ids(web *wb, size_t us, uint32_t pub, web_pubinfo *pi,
+                       mtc_taid *ids);
+/* check_invariants: the negotiation redone from real bytes (ClientHello
+ * encoded and parsed, group versions decoded and matched by mtc/lmgroup.h);
+ * a difference from the fast path counts an invariant violation. */
+void web__groups_slow_check(web *wb, size_t us, uint32_t apub, const web_site *s,
+                            uint32_t fast_id, int fast_matched,
+                            const web_pubinfo *adv);
 
 /* web_flight.c */
 /* The cohort's flight table from its key share and transport settings;

@@ -36,6 +36,9 @@ const sim_world_action sim_world_action_table[] = {
      "update service"},
     {"log_failure", "ca", 0, 0, "",
      "the current log fails: roll over to the next log number"},
+    {"ca_unreachable", "ca", 1, 1, "duration_s",
+     "no update service can fetch from the CA for duration_s (its relying "
+     "parties become partially up to date)"},
     {"split_view", "ca", 1, 1, "k",
      "misbehaving CA: the next checkpoint is forked, the first k cosigners "
      "see view B first, the others view A first"},

@@ -590,7 +590,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        f_update_bytes,
                        NULL,
                        f_pub_time,
-                       cfg->staple ? f_staple : NULL};
+                       cfg->staple ? f_staple : NULL,
+                       NULL};
     *out = f;
     return MTC_OK;
 }

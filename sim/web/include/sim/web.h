@@ -124,6 +124,9 @@ typedef struct web_pki {
     /* What-if: CA ca's newest landmark staple, NULL when none (a NULL
      * member: the PKI never staples). */
     const sim_ca_staple *(*staple)(void *ctx, size_t ca);
+    /* The timestamped multi-CA landmark group of service us, or NULL (no
+     * group; also when this pointer is NULL). */
+    const sim_lmgroup *(*us_group)(void *ctx, size_t us);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */

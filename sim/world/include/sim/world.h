@@ -436,4 +436,36 @@ const sim_ca_view *sim_world_pub_view(const sim_world *w, size_t us,
 size_t sim_world_update_bytes(sim_world *w, size_t us, uint32_t from,
                               uint32_t to);
 
+/*
+ * Timestamped multi-CA landmark group of an update service (its
+ * group_cas parameter; docs/model.md "Timestamped multi-CA landmark
+ * groups"): versions k = 1, 2, ... at sim times k * group_interval, each
+ * holding, per member CA and live log, the CA's active landmarks as of
+ * that time (entries sorted as mtc/lmgroup.h orders members) and its real
+ * encoding (mtc_lmgroup_encode). NULL when the service has no group.
+ * Arrays grow as versions are made: read them at once, keep no pointers.
+ */
+typedef struct sim_lmgroup_entry {
+    uint32_t ca;
+    uint64_t log_number, first, last;
+} sim_lmgroup_entry;
+
+typedef struct sim_lmgroup_version {
+    uint64_t number;            /* k >= 1 */
+    sim_time time;              /* k * group_interval */
+    size_t first, n;            /* its entries: e[first .. first + n) */
+    uint8_t *enc;               /* LandmarkGroupVersion (owned by the world) */
+    size_t enc_len;
+} sim_lmgroup_version;
+
+typedef struct sim_lmgroup {
+    mtc_taid id;                /* the group's trust anchor ID */
+    const uint8_t *member;      /* per CA: 1 in the group */
+    size_t nversions;
+    const sim_lmgroup_version *v;
+    const sim_lmgroup_entry *e;
+} sim_lmgroup;
+
+const sim_lmgroup *sim_world_us_group(const sim_world *w, size_t us);
+
 #endif
