@@ -388,6 +388,10 @@ typedef struct hs_result {
     int retried;
     int ok;
     uint32_t cert;          /* the certificate finally accepted (or tried) */
+    /* per attempt, for the latency (web_path.c): trust_anchors bytes in
+     * the ClientHello, bytes after the ServerHello */
+    unsigned n;
+    uint32_t ch_ext[2], enc[2];
 } hs_result;
 
 static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int reason)
@@ -428,6 +432,11 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     r->auth += ch_len + c->srv_auth[ta];
     uint32_t tcp, quic;
     flight_rtt(wb, &co->fl, name_len, ch_len, c->srv_auth[ta] + wb->enc_fixed, &tcp, &quic);
+    if (r->n < 2) {
+        r->ch_ext[r->n] = ch_len;
+        r->enc[r->n] = c->srv_auth[ta] + wb->enc_fixed;
+        r->n++;
+    }
     r->rtt_tcp += tcp;
     r->rtt_quic += quic;
     const sim_ca_view *v = views ? views[c->ca] : NULL;
@@ -610,6 +619,8 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
             if (cl->ticket_site[i] == site + 1 && cl->ticket_exp[i] > now_s) {
                 wb->st.resumed++;
                 sim_counter_add(wb->m.resumed, k, 1);
+                if (co->path)
+                    web__path_resumed(wb, cl, co, site);
                 return;
             }
     }
@@ -656,6 +667,8 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
         sim_hist_observe_u32(wb->m.rtt_tcp_base[i], k, tcp);
         sim_hist_observe_u32(wb->m.rtt_quic_base[i], k, quic);
     }
+    if (co->path)
+        web__path_full(wb, cl, co, site, r.n, r.ch_ext, r.enc);
     if (!r.ok) {
         wb->st.failures++;
         return;
