@@ -3,8 +3,9 @@
  *
  * Priced per handshake, millions of times a run, so it walks the rounds
  * of a flight with integer windows (the same windows as sim/tls.c's
- * extra-round-trip counts) and touches libm only when the path loses
- * packets: one log1p per attempt and one expm1 per flight sent.
+ * extra-round-trip counts), draws one uniform per handshake and only
+ * when the path loses packets, and touches libm only for flights of more
+ * than 32 packets.
  */
 #include "sim/web_latency.h"
 
@@ -30,21 +31,53 @@
 typedef struct lat_ctx {
     const web_lat_path *path;
     gsl_rng *rng;
-    double log_keep; /* log(1 - loss_prob), 0 when loss-free */
+    double keep;  /* 1 - loss_prob */
+    double u;     /* the uniform being recycled; < 0: none drawn yet */
 } lat_ctx;
+
+/* 1 - (1 - p)^packets: by multiplication for the few packets of a
+ * handshake flight, by exp/log beyond. */
+static double flight_loss(double keep, uint64_t packets)
+{
+    if (packets > 32)
+        return -expm1((double)packets * log(keep));
+    double k = 1.0;
+    for (uint64_t i = 0; i < packets; i++)
+        k *= keep;
+    return 1.0 - k;
+}
+
+/* Whether a flight lost with probability p is lost. One uniform serves a
+ * whole handshake: after the test it is rescaled to the part of [0, 1) it
+ * fell in, which is again uniform and independent of the outcome (exact
+ * up to rounding; each step costs a few of its 53 bits). So a handshake
+ * takes one draw from the stream, not one per flight. */
+static int lost_once(lat_ctx *c, double p)
+{
+    if (c->u < 0.0)
+        c->u = gsl_rng_uniform(c->rng);
+    if (c->u < p) {
+        c->u /= p;
+        return 1;
+    }
+    c->u = (c->u - p) / (1.0 - p);
+    if (c->u >= 1.0) /* rounding */
+        c->u = 0x1.fffffffffffffp-1;
+    return 0;
+}
 
 /* Time lost to timeouts before a flight of `packets` gets through: the
  * flight is lost whole with probability 1 - (1-p)^packets, each loss
  * costs the current timeout, which doubles (RFC 6298 (5.5), RFC 9002
  * section 6.2.1). */
-static double lost_time(const lat_ctx *c, uint64_t packets, double timeout)
+static double lost_time(lat_ctx *c, uint64_t packets, double timeout)
 {
-    if (c->log_keep == 0.0 || packets == 0)
+    if (c->keep == 1.0 || packets == 0)
         return 0.0;
-    double p_flight = -expm1((double)packets * c->log_keep);
+    double p_flight = flight_loss(c->keep, packets);
     double lost = 0.0;
     for (int i = 1; i < WEB_LAT_MAX_TRIES; i++) {
-        if (gsl_rng_uniform(c->rng) >= p_flight)
+        if (!lost_once(c, p_flight))
             break;
         lost += timeout;
         timeout *= 2.0;
@@ -70,7 +103,7 @@ static uint64_t quic_initial_cwnd(uint64_t maxd)
  * rounds (UINT32_MAX when nothing can ever be sent); when c is non-NULL,
  * *lost gets the timeouts of lost rounds.
  */
-static unsigned server_rounds(const lat_ctx *c, web_lat_proto proto,
+static unsigned server_rounds(lat_ctx *c, web_lat_proto proto,
                               const tls_transport *t, size_t received,
                               size_t bytes, double *lost)
 {
@@ -118,7 +151,7 @@ unsigned web_latency_server_rounds(web_lat_proto proto,
 
 /* One attempt: set-up, client's first flight, processing, server rounds,
  * client's Finished. */
-static double attempt_ms(const lat_ctx *c, web_lat_proto proto,
+static double attempt_ms(lat_ctx *c, web_lat_proto proto,
                          const tls_transport *t, const web_lat_flights *f)
 {
     const web_lat_path *p = c->path;
@@ -161,7 +194,7 @@ double web_latency_ms(web_lat_proto proto, const tls_transport *t,
         (proto != WEB_LAT_TCP_TLS13 && proto != WEB_LAT_QUIC) ||
         (path->loss_prob > 0.0 && !rng))
         return -1.0;
-    lat_ctx c = {path, rng, path->loss_prob > 0.0 ? log1p(-path->loss_prob) : 0.0};
+    lat_ctx c = {path, rng, 1.0 - path->loss_prob, -1.0};
     double ms = attempt_ms(&c, proto, t, first);
     if (ms < 0.0 || !retry)
         return ms;

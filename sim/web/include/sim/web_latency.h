@@ -5,9 +5,10 @@
  * the handshake path already computes (sim/tls.h) to the time from the
  * client's first packet until it can send application data (its
  * Finished leaves). Nothing here allocates, prints or keeps state; the
- * only randomness is the loss draws, taken from a caller's gsl_rng, one
- * uniform per flight sent and only when loss_prob > 0, so a loss-free
- * path draws nothing and a run without latency is unchanged.
+ * only randomness is the loss draws, taken from a caller's gsl_rng: one
+ * uniform per call, recycled over its flights, and only when loss_prob >
+ * 0, so a loss-free path draws nothing and a run without latency is
+ * unchanged.
  *
  * The model, in rounds of one RTT each (docs/model.md, "Handshake
  * latency"; sources in docs/sources.md [tcp-iw] [quic-amp] [tcp-rto]
