@@ -282,7 +282,7 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                 printf("# latency: handshake_ms_change_* = MTC's quantile / the "
                        "baseline's - 1, both on the same connections (each "
                        "client's rtt and jitter, bandwidth, transport, the "
-                       "site's key and signing time), loss drawn apart; "
+                       "site's key and signing time, the loss draw); "
                        "model and simplifications in docs/model.md\n");
                 break;
             }

@@ -11,7 +11,7 @@
  * (WEB_STREAM_CLIENT_PATH) through a generator of its own, so the
  * client's other draws are the same with or without a path (common
  * random numbers). The baselines are priced on the same connection's rtt
- * (jitter included) with loss draws that follow on the same stream.
+ * (jitter included) and the same loss draw.
  */
 #include <stdlib.h>
 
@@ -120,19 +120,27 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     web_lat_flights f[2];
     for (unsigned i = 0; i < n && i < 2; i++)
         flights(co, sh->name_len, ch_ext[i], enc[i], sign, &f[i]);
+    /* Each pricing takes at most one draw (sim/web_latency.h): the same
+     * one, so that MTC and the baselines see the same loss (common
+     * random numbers). */
+    uint64_t n0 = ps.n, n1 = ps.n;
     double ms = web_latency_ms(proto_of(co), &co->fl.t, &path, &f[0],
                                n > 1 ? &f[1] : NULL, r);
     if (ms >= 0)
         sim_hist_observe(wb->m.lat, k, ms);
+    n1 = ps.n > n1 ? ps.n : n1;
     /* the baselines: no trust_anchors, no retry, the site's own key */
     for (int i = 0; i < 2; i++) {
         web_lat_flights b;
         flights(co, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed, sign, &b);
+        ps.n = n0;
+        r = sim_rng_use(wb->path_rng, &ps);
         ms = web_latency_ms(proto_of(co), &co->fl.t, &path, &b, NULL, r);
         if (ms >= 0)
             sim_hist_observe(wb->m.lat_base[i], k, ms);
+        n1 = ps.n > n1 ? ps.n : n1;
     }
-    p->n = ps.n;
+    p->n = n1;
 }
 
 void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,
