@@ -188,6 +188,7 @@ void web__site_baselines_sync(web *wb, web_site *s)
     web_site_hot *h = &wb->siteh[s->id];
     h->key = (uint8_t)wb->site_cfg[s->group].key_alg;
     h->name_len = s->name_len;
+    h->alg = (uint8_t)s->alg;
     h->base_auth[WEB_BASE_CLASSICAL] = s->base_msg[0] + s->cv_len;
     h->base_auth[WEB_BASE_MLDSA44] = s->base_msg[1] + s->cv_len;
     h->base_auth[WEB_BASE_TODAY] = s->base_today;

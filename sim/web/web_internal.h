@@ -97,7 +97,7 @@ typedef struct web_site_hot {
     uint8_t ncert;
     uint8_t key;            /* key_alg index (web_key_alg_names) */
     uint8_t name_len;       /* its DNS name (the ClientHello's server_name) */
-    uint8_t pad;
+    uint8_t alg;            /* = web_site.alg (mtc_sig_alg): signing time */
     /* Certificate + CertificateVerify with the baseline chains, WEB_BASE_*:
      * the site's own key and CertificateVerify around the classical and
      * the ML-DSA-44 chain, and today's deployment (ECDSA P-256 key). */

@@ -115,7 +115,7 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     web_lat_path path;
     gsl_rng *r = connection(wb, co, p, &ps, &path);
     const web_site_hot *sh = &wb->siteh[site];
-    double sign = web_latency_sign_ms((mtc_sig_alg)wb->sites[site].alg);
+    double sign = web_latency_sign_ms((mtc_sig_alg)sh->alg);
     size_t k = c->cohort;
     web_lat_flights f[2];
     for (unsigned i = 0; i < n && i < 2; i++)
