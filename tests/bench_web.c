@@ -10,11 +10,19 @@
  *
  *   build/bench_web [--clients N] [--sites N] [--days D] [--hosts H]
  *                   [--queue 0..3] [--hold-events N] [--in-step 1]
+ *                   [--latency 0|1]
+ *
+ * With sites, the same population runs a second time with a network path
+ * per client (rtt lognormal, median 50 ms, jitter, 20 Mbit/s, 1 % loss:
+ * every handshake and its two baselines priced in ms), reported as
+ * web_lat_* lines and latency_vs_off_handshake_ratio, its full handshakes
+ * per CPU second over the first run's (--latency 0: skip it).
  *
  * --in-step 1: update_phase "start", update_on_start "always" - the client
  * behaviour before the update model (docs/model.md), event for event, so
  * that the model's own cost can be measured against older builds.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +94,8 @@ static double hold_rate(int queue, size_t n, uint64_t events)
 }
 
 static int run(size_t clients, size_t sites, double days, double hosts,
-               int queue, uint64_t hold_events, int in_step, const char *tag)
+               int queue, uint64_t hold_events, int in_step, int latency,
+               const char *tag, double *full_rate)
 {
     wfx_config pc;
     wfx_defaults(&pc);
@@ -101,6 +110,13 @@ static int run(size_t clients, size_t sites, double days, double hosts,
         co->update_phase = WEB_PHASE_START;
         co->update_on_start = WEB_START_ALWAYS;
     }
+    if (latency && (sim_dist_lognormal(&co->rtt, log(50.0), 0.8) != MTC_OK ||
+                    sim_dist_exponential(&co->rtt_jitter, 5.0) != MTC_OK)) {
+        fprintf(stderr, "bench_web: out of memory\n");
+        return 1;
+    }
+    co->bandwidth = latency ? 20e6 : 0;
+    co->loss_prob = latency ? 0.01 : 0;
     if (hosts != 1) {
         sim_dist_destroy(co->hosts_per_visit);
         sim_dist_const(&co->hosts_per_visit, hosts);
@@ -137,18 +153,23 @@ static int run(size_t clients, size_t sites, double days, double hosts,
         printf("%s_memo_hit_ratio %.6f ratio\n", tag,
                (double)st.verify_memo_hits / (double)(st.verify_memo_hits + st.verify_runs));
         printf("%s_cpu_per_sim_day_s %.2f s\n", tag, (t_c - t_b) / days);
-        printf("handshakes_per_s_per_core %.0f handshakes/s\n", (double)hs / (t_c - t_b));
-        printf("projected_30d_minutes %.1f min\n", (t_c - t_b) / days * 30 / 60);
+        if (!latency) {
+            printf("handshakes_per_s_per_core %.0f handshakes/s\n", (double)hs / (t_c - t_b));
+            printf("projected_30d_minutes %.1f min\n", (t_c - t_b) / days * 30 / 60);
+        }
+        *full_rate = (double)st.full / (t_c - t_b);
     }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         printf("%s_peak_rss_mb %.0f MB\n", tag, (double)ru.ru_maxrss / 1024.0);
     printf("%s_queue %d %s\n", tag, sim_engine_queue_kind(r.sim),
            sim_queue_name(sim_engine_queue_kind(r.sim)));
-    double hold = hold_rate(queue, clients, hold_events);
-    printf("ref_hold_events_per_s %.0f events/s\n", hold);
-    printf("%s_vs_hold_event_ratio %.3f ratio\n", tag,
-           hold > 0 ? (double)events / (t_c - t_b) / hold : 0.0);
+    if (!latency) { /* the engine reference, once */
+        double hold = hold_rate(queue, clients, hold_events);
+        printf("ref_hold_events_per_s %.0f events/s\n", hold);
+        printf("%s_vs_hold_event_ratio %.3f ratio\n", tag,
+               hold > 0 ? (double)events / (t_c - t_b) / hold : 0.0);
+    }
     printf("%s_client_state_bytes %zu bytes\n", tag, web_client_state_bytes());
     wrun_free(&r);
     sim_param_config_free(&sim_sites_schema, site);
@@ -160,7 +181,7 @@ int main(int argc, char **argv)
 {
     size_t clients = 1000000, sites = 10000;
     double days = 1, hosts = 1;
-    int queue = 0, in_step = 0;
+    int queue = 0, in_step = 0, latency = 1;
     uint64_t hold_events = 20000000;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--clients"))
@@ -177,12 +198,20 @@ int main(int argc, char **argv)
             hosts = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--in-step"))
             in_step = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--latency"))
+            latency = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_web: unknown option %s\n", argv[i]);
             return 2;
         }
     }
-    if (run(clients, sites, days, hosts, queue, hold_events, in_step, "web"))
+    double off = 0, on = 0;
+    if (run(clients, sites, days, hosts, queue, hold_events, in_step, 0, "web", &off))
         return 1;
+    if (!latency || !sites)
+        return 0;
+    if (run(clients, sites, days, hosts, queue, hold_events, in_step, 1, "web_lat", &on))
+        return 1;
+    printf("latency_vs_off_handshake_ratio %.3f ratio\n", off > 0 ? on / off : 0.0);
     return 0;
 }

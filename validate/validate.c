@@ -38,6 +38,7 @@ static const vcase cases[] = {
     {"5", "Chrome's MTC field experiment, predicted", case_5, 0, 0},
     {"6a", "Internal consistency of every library scenario", case_6a, 0, 0},
     {"6b", "Conservation in a controlled world", case_6b, 1, 1},
+    {"7", "The cost of an extra kilobyte in handshake latency", case_7, 1, 1},
 };
 
 const vcase *v_cases(size_t *n)

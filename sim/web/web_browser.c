@@ -80,6 +80,10 @@ static const sim_param_desc browser_params[] = {
     {"tcp_initial_window", SIM_PARAM_INT, BO(tcp_initial_window), 0, 1, 1000, NULL, "segments", "server's TCP initial congestion window (RFC 6928: 10)"},
     {"client_hello_extra", SIM_PARAM_INT, BO(client_hello_extra), 0, 0, 16000, NULL, "bytes", "ClientHello extensions not modelled (GREASE, ECH, PSK): a padding extension of this size, 0 or >= 4"},
     {"learn_staples", SIM_PARAM_BOOL, BO(learn_staples), 0, 0, 1, NULL, "", "what-if, not in the draft: signals support for landmark staples and trusts the landmark subtrees of a staple it verifies (docs/model.md)"},
+    {"rtt", SIM_PARAM_DIST, BO(rtt), 0, 0.001, 1e5, NULL, "ms", "round-trip time of the client's network path (one draw per client); none: no handshake latency is computed (docs/model.md, \"Handshake latency\")"},
+    {"rtt_jitter", SIM_PARAM_DIST, BO(rtt_jitter), 0, 0, 1e5, NULL, "ms", "added to the client's rtt per connection (a draw per connection); none: no jitter"},
+    {"bandwidth", SIM_PARAM_REAL, BO(bandwidth), 0, 0, 1e12, NULL, "bit/s", "bottleneck bandwidth of the client's path: serialization of each flight (0: none)"},
+    {"loss_prob", SIM_PARAM_REAL, BO(loss_prob), 0, 0, 0.5, NULL, "", "per-packet loss probability on the client's path (a lost flight is resent after RTO / PTO)"},
 };
 
 static int browser_defaults(void *p)
@@ -137,6 +141,11 @@ static int browser_validate(const void *p, char *err, size_t errlen)
     if (c->away_prob > 0 && (!c->away_duration || !(c->sessions_per_day > 0))) {
         snprintf(err, errlen, "away_prob: needs %s",
                  !c->away_duration ? "away_duration" : "sessions_per_day > 0");
+        return MTC_ERR_CONFIG;
+    }
+    if (!c->rtt && (c->rtt_jitter || c->bandwidth > 0 || c->loss_prob > 0)) {
+        snprintf(err, errlen, "%s: needs rtt (the path is off without it)",
+                 c->rtt_jitter ? "rtt_jitter" : c->bandwidth > 0 ? "bandwidth" : "loss_prob");
         return MTC_ERR_CONFIG;
     }
     if (c->installer_age && c->arrival_spread <= 0) {
@@ -493,6 +502,11 @@ int web__clients_create(web *wb, char *err, size_t errlen)
             if (!co->applyq)
                 return MTC_ERR_NOMEM;
         }
+        if (co->cfg.rtt && co->nlocal) {
+            co->path = calloc(co->nlocal, sizeof *co->path);
+            if (!co->path)
+                return MTC_ERR_NOMEM;
+        }
     }
     if (id > UINT32_MAX) {
         snprintf(err, errlen, "browsers: %llu clients exceed 2^32", (unsigned long long)id);
@@ -502,6 +516,8 @@ int web__clients_create(web *wb, char *err, size_t errlen)
     if (!wb->lml)
         return MTC_ERR_NOMEM;
     int rc = web__update_metrics_create(wb);
+    if (rc == MTC_OK)
+        rc = web__path_create(wb); /* after every other metric: their order stays */
     if (rc != MTC_OK) {
         snprintf(err, errlen, "web metrics: %s", mtc_strerror(rc));
         return rc;
@@ -549,6 +565,8 @@ int web__clients_start(web *wb, char *err, size_t errlen)
             q->delay = sim_dist_sample_duration(co->cfg.update_apply_delay,
                                                 sim_rng_use(wb->env.rng, &ps));
         }
+        if (co->path) /* the path's own stream (sim/web.h) */
+            web__path_init(wb, web__path(wb, c, co), co, cid);
         sim_stream st = {cid, c->rng_n, WEB_STREAM_CLIENT, 0};
         gsl_rng *r = sim_rng_use(wb->env.rng, &st);
         if (co->cfg.arrival_spread > 0) {
@@ -585,9 +603,11 @@ void web__clients_destroy(web *wb)
         sim_dist_destroy(wb->cohorts[k].zipf);
         sim_nhpp_destroy(wb->cohorts[k].sessions);
         free(wb->cohorts[k].applyq);
+        free(wb->cohorts[k].path);
         free(wb->cohorts[k].online_pub);
     }
     web__update_destroy(wb);
+    web__path_destroy(wb);
     free(wb->clients);
 }
 

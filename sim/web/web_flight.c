@@ -120,6 +120,16 @@ int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen)
         return MTC_ERR_CONFIG;
     }
     f->ch_quic_base = (uint32_t)one - 1;
+    /* Over TCP: a 32-byte legacy session ID, no QUIC parameters, one
+     * record header (web_path.c). */
+    tls_client_hello cht = {f->group, "x", 0, 0, (size_t)c->client_hello_extra};
+    size_t onet = tls_client_hello_len(&cht, 0);
+    f->ch_tcp_base = onet ? (uint32_t)onet - 1 + 5 : f->ch_quic_base;
+    /* The client's Finished: one encrypted record (header, content type,
+     * tag), or one Handshake packet (tls.h's framing). */
+    uint32_t fin = (uint32_t)tls_finished_len(32);
+    f->fin_tcp = fin + 5 + 1 + 16;
+    f->fin_quic = fin + 1 + 4 + 1 + 2 * (uint32_t)f->t.quic_cid_len + 1 + 2 + 2 + 1 + 1 + 2 + 16;
     for (unsigned k = 0; k + 1 < WEB_QUIC_DGRAMS; k++)
         f->dgram_thr[k] = first_above(fn_dgrams, f, 0, k + 1);
     for (unsigned k = 0; k < WEB_RTT_STEPS; k++) {
@@ -178,6 +188,7 @@ void web__site_baselines_sync(web *wb, web_site *s)
     web_site_hot *h = &wb->siteh[s->id];
     h->key = (uint8_t)wb->site_cfg[s->group].key_alg;
     h->name_len = s->name_len;
+    h->alg = (uint8_t)s->alg;
     h->base_auth[WEB_BASE_CLASSICAL] = s->base_msg[0] + s->cv_len;
     h->base_auth[WEB_BASE_MLDSA44] = s->base_msg[1] + s->cv_len;
     h->base_auth[WEB_BASE_TODAY] = s->base_today;

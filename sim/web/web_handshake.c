@@ -392,6 +392,10 @@ typedef struct hs_result {
     uint32_t cert;          /* the certificate finally accepted (or tried) */
     uint32_t stp_copy, stp_bytes; /* a staple beside it (web_staple.c) */
     uint32_t ch_ta;         /* first ClientHello's trust_anchors bytes */
+    /* per attempt, for the latency (web_path.c): trust_anchors bytes in
+     * the ClientHello, bytes after the ServerHello */
+    unsigned n;
+    uint32_t ch_ext[2], enc[2];
 } hs_result;
 
 static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int reason)
@@ -437,6 +441,11 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     uint32_t tcp, quic;
     flight_rtt(wb, &co->fl, name_len, ch_len,
                c->srv_auth[ta] + wb->enc_fixed + r->stp_bytes, &tcp, &quic);
+    if (r->n < 2) {
+        r->ch_ext[r->n] = ch_len;
+        r->enc[r->n] = c->srv_auth[ta] + wb->enc_fixed + r->stp_bytes;
+        r->n++;
+    }
     r->rtt_tcp += tcp;
     r->rtt_quic += quic;
     const sim_ca_view *v = views ? views[c->ca] : NULL;
@@ -629,6 +638,8 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
             if (cl->ticket_site[i] == site + 1 && cl->ticket_exp[i] > now_s) {
                 wb->st.resumed++;
                 sim_counter_add(wb->m.resumed, k, 1);
+                if (co->path)
+                    web__path_resumed(wb, cl, co, site);
                 return;
             }
     }
@@ -679,6 +690,8 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
         sim_hist_observe_u32(wb->m.rtt_tcp_base[i], k, tcp);
         sim_hist_observe_u32(wb->m.rtt_quic_base[i], k, quic);
     }
+    if (co->path)
+        web__path_full(wb, cl, co, site, r.n, r.ch_ext, r.enc);
     if (!r.ok) {
         wb->st.failures++;
         return;

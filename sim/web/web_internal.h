@@ -97,7 +97,7 @@ typedef struct web_site_hot {
     uint8_t ncert;
     uint8_t key;            /* key_alg index (web_key_alg_names) */
     uint8_t name_len;       /* its DNS name (the ClientHello's server_name) */
-    uint8_t pad;
+    uint8_t alg;            /* = web_site.alg (mtc_sig_alg): signing time */
     /* Certificate + CertificateVerify with the baseline chains, WEB_BASE_*:
      * the site's own key and CertificateVerify around the classical and
      * the ML-DSA-44 chain, and today's deployment (ECDSA P-256 key). */
@@ -221,12 +221,22 @@ typedef struct web_flight {
     uint16_t group;
     uint32_t sh_tcp, sh_quic;   /* ServerHello (32-byte / no session ID) */
     uint32_t ch_quic_base;      /* QUIC ClientHello, empty name, no ext */
+    uint32_t ch_tcp_base;       /* TCP ClientHello (with its record header) */
+    uint32_t fin_tcp, fin_quic; /* the client's Finished flight, framed */
     /* client Initial datagrams = 1 + steps(dgram_thr, ClientHello bytes) */
     uint32_t dgram_thr[WEB_QUIC_DGRAMS - 1];
     /* extra round trips = steps(thr, enc) */
     uint32_t thr_tcp[WEB_RTT_STEPS];
     uint32_t thr_quic[WEB_QUIC_DGRAMS][WEB_RTT_STEPS];
 } web_flight;
+
+/* A client's network path, in cohorts with an rtt only (beside the
+ * client, like web_applyq: the client struct stays at two cache lines):
+ * its rtt and the draws taken from its path stream (sim/web.h). */
+typedef struct web_path {
+    double rtt_ms;
+    uint64_t n;
+} web_path;
 
 typedef struct web_cohort {
     web_browsers_config cfg;
@@ -239,6 +249,7 @@ typedef struct web_cohort {
     size_t first_local;     /* its first client in this shard's table */
     size_t nlocal;          /* its clients in this shard's table */
     web_applyq *applyq;     /* per local client; NULL: no apply delay */
+    web_path *path;         /* per local client; NULL: no latency */
     /* online clients of this cohort, in total and by held publication */
     int64_t online;
     int64_t *online_pub;
@@ -262,6 +273,8 @@ typedef struct web_metrics {
     sim_metric *ch_ta;      /* ClientHello trust_anchors bytes */
     /* the client update model (web_browser.c) */
     sim_metric *lm_age, *lm_hold, *online, *lacking, *merged;
+    /* handshake latency (web_path.c; NULL when no cohort has an rtt) */
+    sim_metric *lat, *lat_base[2], *lat_resumed;
 } web_metrics;
 
 struct web {
@@ -303,6 +316,10 @@ struct web {
     uint32_t enc_fixed;     /* EncryptedExtensions without extensions +
                                Finished: enc = srv_auth + enc_fixed */
     web_metrics m;
+    sim_rng *path_rng;      /* the path streams' generator (NULL: no latency),
+                               apart from env.rng so that a connection's
+                               latency draws leave the client's stream
+                               pointed at */
     web_stats st;
     struct web_staple *stp; /* learning from staples (web_staple.c); NULL: off */
     int64_t epoch;
@@ -478,6 +495,28 @@ uint32_t web__staple_offer(web *wb, const web_cohort *co, uint32_t ca,
  * when a staple came (copy != 0), its verification and learning. */
 void web__staple_after(web *wb, web_client *c, size_t us, uint32_t ca,
                        uint32_t copy, uint32_t bytes, int sigless);
+/* web_path.c: handshake latency over a client's network path */
+static inline web_path *web__path(const struct web *wb, const web_client *c,
+                                  const web_cohort *co)
+{
+    return &co->path[(size_t)(c - wb->clients) - co->first_local];
+}
+/* The path generator and the latency metrics when a cohort has an rtt
+ * (nothing otherwise). MTC_OK, MTC_ERR_NOMEM, MTC_ERR_SIM_METRIC. */
+int web__path_create(web *wb);
+void web__path_destroy(web *wb);
+/* Draws the rtt of client cid (draw 0 of its path stream). */
+void web__path_init(web *wb, web_path *p, const web_cohort *co, uint64_t cid);
+/* Prices a full handshake of client c with site `site`: `n` attempts
+ * (2: a retry) with ch_ext bytes of trust_anchors in the ClientHello and
+ * `enc` bytes after the ServerHello, then the same handshake with each
+ * baseline chain; records handshake_ms and its baselines. */
+void web__path_full(web *wb, const web_client *c, const web_cohort *co,
+                    uint32_t site, unsigned n, const uint32_t *ch_ext,
+                    const uint32_t *enc);
+/* Prices a resumed handshake (no Certificate, no signature). */
+void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,
+                       uint32_t site);
 
 /* web_popularity.c */
 /* The site-choice distribution of a cohort with Zipf exponent s: each

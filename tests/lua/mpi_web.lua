@@ -30,6 +30,9 @@ mtcsim.browsers{
   visits_per_hour = 20, hosts_per_visit = empirical{ values = { 1, 3, 6, 10 }, weights = { 3, 3, 3, 1 } },
   zipf_exponent = 1.2, update_first_delay = 60, update_interval = hours(5),
   ticket_lifetime = days(1),
+  -- a network path: handshake_ms must not depend on the rank count either
+  rtt = lognormal{ median = 60, sigma = 0.7 }, rtt_jitter = exponential{ mean = 5 },
+  bandwidth = 10e6, loss_prob = 0.01,
 }
 
 sim:on_finish(function(s)

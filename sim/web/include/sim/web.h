@@ -32,6 +32,10 @@
  *                           update_apply_delay (a stream of its own, so that
  *                           a cohort with and without the policy makes the
  *                           same draws everywhere else: common random numbers)
+ *   WEB_STREAM_CLIENT_PATH (68) id = client id: draw 0, the client's rtt;
+ *                           then per connection its jitter and loss draws
+ *                           (only in cohorts with an rtt; a stream of its
+ *                           own for the same reason)
  * A client's draws depend only on its own stream and on the PKI timeline,
  * which every shard replays identically, so a client behaves the same
  * whichever shard simulates it. Sites are simulated on every shard (their
@@ -89,7 +93,8 @@ enum {
     WEB_STREAM_CLIENT = 64,
     WEB_STREAM_SITE = 65,
     WEB_STREAM_SITEKEY = 66,
-    WEB_STREAM_CLIENT_POLICY = 67
+    WEB_STREAM_CLIENT_POLICY = 67,
+    WEB_STREAM_CLIENT_PATH = 68
 };
 
 /* update_on_start: when a session start triggers a check */
@@ -189,6 +194,12 @@ typedef struct web_browsers_config {
     int64_t tcp_initial_window; /* server's initial window, segments */
     int64_t client_hello_extra; /* unmodelled ClientHello extension bytes */
     int learn_staples;          /* what-if: learns landmarks from staples */
+    /* Network path (handshake latency, sim/web_latency.h); off when rtt
+     * is NULL: then nothing below is drawn or recorded. */
+    sim_dist *rtt;              /* ms, one draw per client */
+    sim_dist *rtt_jitter;       /* ms added per connection; NULL: none */
+    double bandwidth;           /* bottleneck bit/s; 0: no serialization */
+    double loss_prob;           /* per packet */
 } web_browsers_config;
 
 extern const char *const web_key_alg_names[];   /* NULL-terminated */

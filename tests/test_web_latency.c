@@ -1,0 +1,207 @@
+/*
+ * test_web_latency.c - handshake completion time (sim/web_latency.h):
+ * the loss-free closed form, retransmission timeouts, QUIC's
+ * amplification limit, resumption and the retry's second handshake.
+ */
+#include <math.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "sim/tls.h"
+#include "sim/web_latency.h"
+#include "test.h"
+
+static tls_transport transport(void)
+{
+    tls_transport t;
+    tls_transport_defaults(&t);
+    return t;
+}
+
+static double ser_ms(size_t bytes, double bps)
+{
+    return 1000.0 * 8.0 * (double)bytes / bps;
+}
+
+TEST(rounds_match_tls_extra_rtt)
+{
+    tls_transport t = transport();
+    for (size_t b = 1; b < 200000; b += 977) {
+        ASSERT_EQ(web_latency_server_rounds(WEB_LAT_TCP_TLS13, &t, 0, b),
+                  tls_extra_rtt_tcp(&t, b) + 1);
+        ASSERT_EQ(web_latency_server_rounds(WEB_LAT_QUIC, &t, 1200, b),
+                  tls_extra_rtt_quic_rx(&t, 1200, b) + 1);
+        ASSERT_EQ(web_latency_server_rounds(WEB_LAT_QUIC, &t, 2400, b),
+                  tls_extra_rtt_quic_rx(&t, 2400, b) + 1);
+    }
+}
+
+TEST(closed_form_no_loss)
+{
+    tls_transport t = transport();
+    web_lat_path p = {.rtt_ms = 80.0, .bandwidth_bps = 10e6, .loss_prob = 0.0};
+    size_t sizes[] = {3000, 14600, 14601, 30000, 60000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        web_lat_flights f = {.client_first = 1800, .server_first = sizes[i],
+                             .client_second = 80, .server_ms = 0.15};
+        size_t all = f.client_first + f.server_first + f.client_second;
+        /* TCP: one RTT of set-up, then the slow-start rounds. */
+        double want = (1 + 1 + tls_extra_rtt_tcp(&t, sizes[i])) * p.rtt_ms +
+                      ser_ms(all, p.bandwidth_bps) + 0.15;
+        ASSERT_NEAR(web_latency_ms(WEB_LAT_TCP_TLS13, &t, &p, &f, NULL, NULL),
+                    want, 1e-9);
+        /* QUIC: the client sent two 1,200-byte Initials. */
+        f.client_first = 2400;
+        all = f.client_first + f.server_first + f.client_second;
+        want = (1 + tls_extra_rtt_quic_rx(&t, 2400, sizes[i])) * p.rtt_ms +
+               ser_ms(all, p.bandwidth_bps) + 0.15;
+        ASSERT_NEAR(web_latency_ms(WEB_LAT_QUIC, &t, &p, &f, NULL, NULL),
+                    want, 1e-9);
+    }
+    /* The initial window exactly: 10 x 1,460 bytes is one round, one more
+     * byte is two. */
+    web_lat_path inf = {.rtt_ms = 50.0};
+    web_lat_flights f = {.client_first = 500, .server_first = 14600};
+    ASSERT_NEAR(web_latency_ms(WEB_LAT_TCP_TLS13, &t, &inf, &f, NULL, NULL),
+                100.0, 1e-12);
+    f.server_first = 14601;
+    ASSERT_NEAR(web_latency_ms(WEB_LAT_TCP_TLS13, &t, &inf, &f, NULL, NULL),
+                150.0, 1e-12);
+}
+
+TEST(quic_amplification_costs_a_round_trip)
+{
+    tls_transport t = transport();
+    web_lat_path p = {.rtt_ms = 40.0};
+    /* One 1,200-byte Initial: the server may send 3,600 bytes first. */
+    web_lat_flights f = {.client_first = 1200, .server_first = 3600};
+    ASSERT_NEAR(web_latency_ms(WEB_LAT_QUIC, &t, &p, &f, NULL, NULL), 40.0, 1e-12);
+    f.server_first = 3601;
+    ASSERT_NEAR(web_latency_ms(WEB_LAT_QUIC, &t, &p, &f, NULL, NULL), 80.0, 1e-12);
+    /* Two Initials (a post-quantum key share) double the budget. */
+    f.client_first = 2400;
+    f.server_first = 7200;
+    ASSERT_NEAR(web_latency_ms(WEB_LAT_QUIC, &t, &p, &f, NULL, NULL), 40.0, 1e-12);
+}
+
+TEST(loss_adds_at_least_one_timeout)
+{
+    tls_transport t = transport();
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    ASSERT_TRUE(r != NULL);
+    gsl_rng_set(r, 7);
+    web_lat_path clean = {.rtt_ms = 60.0, .bandwidth_bps = 20e6};
+    web_lat_path lossy = clean;
+    lossy.loss_prob = 0.05;
+    web_lat_flights f = {.client_first = 1500, .server_first = 9000,
+                         .client_second = 80, .server_ms = 0.03};
+    for (int q = 0; q < 2; q++) {
+        web_lat_proto proto = q ? WEB_LAT_QUIC : WEB_LAT_TCP_TLS13;
+        if (q)
+            f.client_first = 1200;
+        double base = web_latency_ms(proto, &t, &clean, &f, NULL, NULL);
+        /* RFC 6298's 1 s RTO; RFC 9002's 3 x 333 ms PTO before a sample;
+         * 3 x 60 ms after one. The smallest timeout a loss can cost: */
+        double min_timeout = q ? 3.0 * 60.0 : 1000.0;
+        int n = 20000, slower = 0;
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            double ms = web_latency_ms(proto, &t, &lossy, &f, NULL, r);
+            ASSERT_TRUE(ms >= base - 1e-9);
+            if (ms > base + 1e-9) {
+                slower++;
+                ASSERT_TRUE(ms - base >= min_timeout - 1e-9);
+            }
+            sum += ms;
+        }
+        /* Flights of 1+1+7 (TCP) or 1+8 (QUIC) packets: about 1 - 0.95^9
+         * = 37 % of handshakes lose something. */
+        ASSERT_TRUE(slower > n / 4 && slower < n / 2);
+        ASSERT_TRUE(sum / n > base + 0.25 * min_timeout);
+    }
+    /* Certain loss is refused, and loss needs a draw source. */
+    lossy.loss_prob = 1.0;
+    ASSERT_TRUE(web_latency_ms(WEB_LAT_TCP_TLS13, &t, &lossy, &f, NULL, r) < 0);
+    lossy.loss_prob = 0.1;
+    ASSERT_TRUE(web_latency_ms(WEB_LAT_TCP_TLS13, &t, &lossy, &f, NULL, NULL) < 0);
+    gsl_rng_free(r);
+}
+
+TEST(loss_free_draws_nothing)
+{
+    tls_transport t = transport();
+    gsl_rng *a = gsl_rng_alloc(gsl_rng_mt19937), *b = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(a, 3);
+    gsl_rng_set(b, 3);
+    web_lat_path p = {.rtt_ms = 30.0, .bandwidth_bps = 1e6};
+    web_lat_flights f = {.client_first = 1300, .server_first = 5000};
+    for (int i = 0; i < 100; i++)
+        web_latency_ms(WEB_LAT_TCP_TLS13, &t, &p, &f, &f, a);
+    ASSERT_EQ(gsl_rng_get(a), gsl_rng_get(b));
+    gsl_rng_free(a);
+    gsl_rng_free(b);
+}
+
+TEST(resumption_is_cheaper)
+{
+    tls_transport t = transport();
+    web_lat_path p = {.rtt_ms = 100.0, .bandwidth_bps = 2e6};
+    web_lat_flights full = {.client_first = 1400, .server_first = 18000,
+                            .client_second = 80,
+                            .server_ms = web_latency_sign_ms(MTC_SIG_MLDSA44)};
+    web_lat_flights resumed = {.client_first = 1500, .server_first = 300,
+                               .client_second = 80, .server_ms = 0.0};
+    double a = web_latency_ms(WEB_LAT_TCP_TLS13, &t, &p, &full, NULL, NULL);
+    double b = web_latency_ms(WEB_LAT_TCP_TLS13, &t, &p, &resumed, NULL, NULL);
+    /* 18,000 bytes take a second slow-start round; 300 do not. */
+    ASSERT_NEAR(a - b, 100.0 + ser_ms(18000 - 300 - 100, 2e6) + full.server_ms, 1e-9);
+    ASSERT_NEAR(b, 200.0 + ser_ms(1880, 2e6), 1e-9);
+}
+
+TEST(retry_adds_a_handshake)
+{
+    tls_transport t = transport();
+    web_lat_path p = {.rtt_ms = 70.0};
+    web_lat_flights lr = {.client_first = 1400, .server_first = 2000};
+    web_lat_flights full = {.client_first = 1400, .server_first = 9000,
+                            .server_ms = 0.02};
+    double one = web_latency_ms(WEB_LAT_TCP_TLS13, &t, &p, &lr, NULL, NULL);
+    double two = web_latency_ms(WEB_LAT_TCP_TLS13, &t, &p, &lr, &full, NULL);
+    ASSERT_NEAR(one, 140.0, 1e-12);
+    ASSERT_NEAR(two - one, 140.0 + 0.02, 1e-12);
+    /* QUIC: no TCP set-up; the retry is one more round trip at least. */
+    lr.client_first = full.client_first = 1200;
+    one = web_latency_ms(WEB_LAT_QUIC, &t, &p, &lr, NULL, NULL);
+    two = web_latency_ms(WEB_LAT_QUIC, &t, &p, &lr, &full, NULL);
+    ASSERT_TRUE(two - one >= 70.0);
+}
+
+TEST(sign_times_and_arguments)
+{
+    ASSERT_TRUE(web_latency_sign_ms(MTC_SIG_MLDSA44) > web_latency_sign_ms(MTC_SIG_ED25519));
+    ASSERT_TRUE(web_latency_sign_ms(MTC_SIG_ECDSA_P256) > 0);
+    ASSERT_TRUE(web_latency_sign_ms(MTC_SIG_NONE) == 0);
+    tls_transport t = transport();
+    web_lat_flights f = {.client_first = 1200, .server_first = 100};
+    web_lat_path bad = {.rtt_ms = 0.0};
+    ASSERT_TRUE(web_latency_ms(WEB_LAT_QUIC, &t, &bad, &f, NULL, NULL) < 0);
+    bad.rtt_ms = NAN;
+    ASSERT_TRUE(web_latency_ms(WEB_LAT_QUIC, &t, &bad, &f, NULL, NULL) < 0);
+    web_lat_path ok = {.rtt_ms = 10.0};
+    ASSERT_TRUE(web_latency_ms(WEB_LAT_QUIC, &t, &ok, NULL, NULL, NULL) < 0);
+    /* A QUIC server that received nothing can never send. */
+    f.client_first = 0;
+    ASSERT_TRUE(web_latency_ms(WEB_LAT_QUIC, &t, &ok, &f, NULL, NULL) < 0);
+}
+
+static const test_case tests[] = {
+    {"rounds_match_tls_extra_rtt", rounds_match_tls_extra_rtt},
+    {"closed_form_no_loss", closed_form_no_loss},
+    {"quic_amplification_costs_a_round_trip", quic_amplification_costs_a_round_trip},
+    {"loss_adds_at_least_one_timeout", loss_adds_at_least_one_timeout},
+    {"loss_free_draws_nothing", loss_free_draws_nothing},
+    {"resumption_is_cheaper", resumption_is_cheaper},
+    {"retry_adds_a_handshake", retry_adds_a_handshake},
+    {"sign_times_and_arguments", sign_times_and_arguments},
+};
+TEST_MAIN(tests)
