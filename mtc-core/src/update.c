@@ -14,75 +14,9 @@
 
 #include "mtc/error.h"
 #include "mtc/merkle.h"
+#include "wire_internal.h"
 
 /* ---- reading ------------------------------------------------------------- */
-
-typedef struct rd {
-    const uint8_t *p, *end;
-    int bad;
-} rd;
-
-static uint64_t get_u(rd *r, int bytes)
-{
-    if (r->bad || r->end - r->p < bytes) {
-        r->bad = 1;
-        return 0;
-    }
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v = v << 8 | *r->p++;
-    return v;
-}
-
-static const uint8_t *get_bytes(rd *r, size_t n)
-{
-    if (r->bad || (size_t)(r->end - r->p) < n) {
-        r->bad = 1;
-        return NULL;
-    }
-    const uint8_t *q = r->p;
-    r->p += n;
-    return q;
-}
-
-/* A sub-reader over a vector with a `bytes`-byte length prefix. */
-static rd get_vec(rd *r, int bytes)
-{
-    size_t n = (size_t)get_u(r, bytes);
-    const uint8_t *q = get_bytes(r, n);
-    rd sub = {q, q ? q + n : NULL, r->bad};
-    return sub;
-}
-
-static int get_taid(rd *r, mtc_taid *out)
-{
-    rd v = get_vec(r, 1);
-    if (v.bad || mtc_taid_from_binary(v.p, (size_t)(v.end - v.p), out) != MTC_OK) {
-        r->bad = 1;
-        return 0;
-    }
-    return 1;
-}
-
-static void get_hash(rd *r, mtc_hash *h)
-{
-    const uint8_t *q = get_bytes(r, MTC_HASH_LEN);
-    if (q)
-        memcpy(h->b, q, MTC_HASH_LEN);
-}
-
-/* HashValue proof<0..2^16-1>: borrowed (mtc_hash has byte alignment). */
-static void get_proof(rd *r, const mtc_hash **h, size_t *n)
-{
-    rd v = get_vec(r, 2);
-    size_t len = v.bad ? 0 : (size_t)(v.end - v.p);
-    if (v.bad || len % MTC_HASH_LEN || len / MTC_HASH_LEN > MTC_PROOF_MAX) {
-        r->bad = 1;
-        return;
-    }
-    *h = (const mtc_hash *)(const void *)v.p;
-    *n = len / MTC_HASH_LEN;
-}
 
 typedef struct counts {
     size_t logs, cosigs, subtrees;
@@ -206,60 +140,6 @@ void mtc_update_free(mtc_update *u)
 }
 
 /* ---- writing ------------------------------------------------------------- */
-
-typedef struct wr {
-    uint8_t *p;
-    size_t cap, len;
-} wr;
-
-static void put(wr *w, const void *d, size_t n)
-{
-    if (w->p && w->len + n <= w->cap && n)
-        memcpy(w->p + w->len, d, n);
-    w->len += n;
-}
-
-static void put_u(wr *w, uint64_t v, int bytes)
-{
-    uint8_t b[8];
-    for (int i = 0; i < bytes; i++)
-        b[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
-    put(w, b, (size_t)bytes);
-}
-
-/* Length prefixes are patched in after the contents. */
-static size_t open_vec(wr *w, int bytes)
-{
-    size_t at = w->len;
-    put_u(w, 0, bytes);
-    return at;
-}
-
-static int close_vec(wr *w, size_t at, int bytes)
-{
-    uint64_t n = w->len - at - (size_t)bytes;
-    if (bytes < 8 && n >> (8 * bytes))
-        return 0;
-    if (w->p && w->len <= w->cap)
-        for (int i = 0; i < bytes; i++)
-            w->p[at + (size_t)i] = (uint8_t)(n >> (8 * (bytes - 1 - i)));
-    return 1;
-}
-
-static void put_taid(wr *w, const mtc_taid *id)
-{
-    put_u(w, id->len, 1);
-    put(w, id->b, id->len);
-}
-
-static int put_proof(wr *w, const mtc_hash *h, size_t n)
-{
-    if (n > 0xffff / MTC_HASH_LEN)
-        return 0;
-    put_u(w, n * MTC_HASH_LEN, 2);
-    put(w, h, n * MTC_HASH_LEN);
-    return 1;
-}
 
 static int encode_log(wr *w, const mtc_update_log *lg)
 {
