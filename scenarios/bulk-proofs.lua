@@ -8,9 +8,9 @@
 -- does today - and how does the saving move with the landmark cadence?
 --
 -- Design compared (docs/model.md, "PKI side: bulk subtree proofs in
--- updates"): the
--- update service ships reference checkpoints, their cosignatures and the
--- proofs to clients (include_proofs = true); `proofs` sweeps
+-- updates"): the update service ships reference checkpoints, their
+-- cosignatures and the proofs to clients (include_proofs = true); `proofs`
+-- sweeps
 -- "per_subtree" (the draft's default) and "bulk"; everything else in the
 -- update, and in the world, is the same, so the two points differ only in
 -- the proofs part of each update.
@@ -33,11 +33,11 @@
 -- Reading the result: one line per run - update bytes per client-day
 -- (every successful check's delta, summed, over clients and measured
 -- days), update bytes per successful check, and the mean size of a
--- publication's one-step delta. The bulk line is smaller by the
--- per-subtree proofs minus one bulk proof per reference (the closed form
--- in tests/test_pki_bulk.c). Measured (--set scale=0.05 --replications
--- 1, seed 1, 1 measured day; about 55 CPU s per point), update bytes per
--- client-day, per_subtree / bulk: 145,736 / 149,257 (+2.4 %) at the
+-- publication's one-step delta. The two lines differ by the per-subtree
+-- proofs against one bulk proof per reference (the closed form in
+-- tests/test_pki_bulk.c). Measured (--set scale=0.05 --replications 1,
+-- seed 1, 1 measured day; about 55 CPU s for both points), update bytes
+-- per client-day, per_subtree / bulk: 145,736 / 149,257 (+2.4 %) at the
 -- defaults (one landmark or none per fetch); with --set
 -- landmark_interval=900 --set fetch_interval=3600 (four landmarks per
 -- fetch) 230,030 / 202,177 (-12.1 %). More in docs/model.md, "PKI side:
