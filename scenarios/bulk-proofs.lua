@@ -10,10 +10,9 @@
 -- Design compared (docs/model.md, "PKI side: bulk subtree proofs in
 -- updates"): the update service ships reference checkpoints, their
 -- cosignatures and the proofs to clients (include_proofs = true); `proofs`
--- sweeps
--- "per_subtree" (the draft's default) and "bulk"; everything else in the
--- update, and in the world, is the same, so the two points differ only in
--- the proofs part of each update.
+-- sweeps "per_subtree" (the draft's default) and "bulk"; everything else
+-- in the update, and in the world, is the same, so the two points differ
+-- only in the proofs part of each update.
 --
 -- Assumptions (each cited from docs/sources.md by its label):
 --   - 7-day certificates and hourly landmarks ([crqp-cadence]);
