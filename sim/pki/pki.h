@@ -78,6 +78,12 @@ typedef struct pki_cosigner_config {
     double mirror_bandwidth;    /* bytes/s a mirror copies entries at */
 } pki_cosigner_config;
 
+/* How an update ships the consistency proofs of new landmark subtrees
+ * (with include_proofs): one subtree consistency proof per subtree, or one
+ * bulk subtree consistency proof per reference checkpoint
+ * (pki_update_bulk.c). */
+enum { PKI_PROOFS_PER_SUBTREE = 0, PKI_PROOFS_BULK = 1 };
+
 typedef struct pki_update_config {
     char name[SIM_PARAM_NAME_MAX];
     sim_param_list cas;         /* CAs it serves; empty: all */
@@ -85,6 +91,7 @@ typedef struct pki_update_config {
     sim_dist *publication_delay;    /* s */
     int verify;
     int include_proofs;
+    int proofs;                 /* PKI_PROOFS_*: how proofs are shipped */
     sim_time mtbf;
     sim_dist *repair_time;
     /* timestamped multi-CA landmark group (pki_groups.c); empty: none */
@@ -351,6 +358,11 @@ typedef struct pki_refckpt {
     size_t sig_bytes;           /* sum of (id + signature) lengths */
     uint8_t *sigs;              /* id_len(1) id sig_len(2) sig ... */
     size_t sigs_len;
+    /* proofs = "bulk": bulk proofs of this reference's new subtrees (one,
+     * or several when the wire format's limits require), owned
+     * (pki_update_bulk.c); none otherwise */
+    struct mtc_bulk_proof **bulk;
+    size_t nbulk;
 } pki_refckpt;
 
 /* One version of what the update service says about one CA. */

@@ -224,6 +224,8 @@ const sim_param_schema sim_cosigner_schema = {
 
 /* ---- update service ---- */
 
+static const char *const proofs_names[] = {"per_subtree", "bulk", NULL};
+
 static const sim_param_desc us_params[] = {
     NAME_PARAM(pki_update_config),
     {"cas", SIM_PARAM_LIST, offsetof(pki_update_config, cas), 0, 0, 0, NULL,
@@ -239,6 +241,10 @@ static const sim_param_desc us_params[] = {
     {"include_proofs", SIM_PARAM_BOOL,
      offsetof(pki_update_config, include_proofs), 0, 0, 1, NULL, "",
      "ship reference checkpoints, cosignatures and proofs to clients"},
+    {"proofs", SIM_PARAM_ENUM, offsetof(pki_update_config, proofs), 0, 0, 0,
+     proofs_names, "",
+     "with include_proofs: one consistency proof per subtree, or one bulk "
+     "subtree consistency proof per reference checkpoint"},
     {"mtbf", SIM_PARAM_DURATION, offsetof(pki_update_config, mtbf), 0, 0,
      3.2e9, NULL, "s", "mean time between random outages (0: never)"},
     {"repair_time", SIM_PARAM_DIST, offsetof(pki_update_config, repair_time), 0,
@@ -260,6 +266,7 @@ static int us_defaults(void *p)
     c->fetch_interval = 10 * SIM_MIN;
     c->verify = 1;
     c->include_proofs = 0;
+    c->proofs = PKI_PROOFS_PER_SUBTREE;
     c->mtbf = 0;
     snprintf(c->group_id, sizeof c->group_id, "44363.48.1");
     c->group_interval = SIM_HOUR;

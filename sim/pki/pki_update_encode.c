@@ -13,6 +13,8 @@
  *                LogUpdate logs<0..2^16-1> || Range revoked<0..2^32-1> ||
  *                [with include_proofs] Ref refs<0..2^32-1> ||
  *                                      Proof proofs<0..2^32-1>
+ *                (proofs = "bulk": Bulk proofs<0..2^32-1> instead,
+ *                 pki_update_bulk.c)
  *   LogUpdate  = uint16 log || uint64 first_active || uint64 last ||
  *                Subtree new<0..2^32-1>
  *   Subtree    = uint64 landmark || uint48 start || uint48 end || hash[32]
@@ -80,7 +82,7 @@ static pki_ca *CA(const pki_update *u, size_t i) { return &u->ps->ca[i]; }
 
 /* ---- update encoding ---- */
 
-static int has_sub(const pki_version *v, const pki_tsub *t)
+int pki__has_sub(const pki_version *v, const pki_tsub *t)
 {
     size_t lo = 0, hi = v->nsub;
     while (lo < hi) {
@@ -114,7 +116,7 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
         size_t subs = bw_open(w, 4);
         for (size_t i = 0; i < b->nsub; i++) {
             const pki_tsub *t = &b->sub[i];
-            if (t->log != log || has_sub(a, t))
+            if (t->log != log || pki__has_sub(a, t))
                 continue;
             pki__bw_uint(w, t->landmark, 8);
             pki__bw_uint(w, t->start, 6);
@@ -132,6 +134,7 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
     bw_close(w, revs, 4);
     if (!u->cfg->include_proofs)
         return;
+    /* (the references are the same in both forms; only proofs differ) */
     /* The references and proofs of every version in (va, vb] whose new
      * subtrees are still trusted in b. */
     size_t refs = bw_open(w, 4), nref = 0;
@@ -148,6 +151,10 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
         }
     }
     bw_close(w, refs, 4);
+    if (u->cfg->proofs == PKI_PROOFS_BULK) {
+        pki__bulk_encode(u, ci, va, vb, w);
+        return;
+    }
     size_t proofs = bw_open(w, 4);
     size_t base = 0;
     for (uint32_t k = va + 1; k <= vb; k++) {
@@ -155,7 +162,7 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
         for (size_t i = 0; i < v->nproofs; i++) {
             const pki_sproof *p = &v->proofs[i];
             pki_tsub t = {p->log, 0, p->start, p->end, {{0}}};
-            if (!has_sub(b, &t))
+            if (!pki__has_sub(b, &t))
                 continue;
             pki__bw_uint(w, p->log, 2);
             pki__bw_uint(w, p->start, 6);

@@ -1,6 +1,6 @@
 /*
  * pki_update_internal.h - what the update service's files (pki_update.c,
- * pki_update_version.c, pki_update_encode.c) share and the rest of the
+ * pki_update_version.c, pki_update_encode.c, pki_update_bulk.c) share and the rest of the
  * PKI side does not need; the structures are in pki.h.
  */
 #ifndef SIM_PKI_UPDATE_INTERNAL_H
@@ -46,5 +46,28 @@ int pki__version_push(pki_update *u, size_t ci, pki_version *v);
 /* Verifies and takes what CA ci changed since the last fetch: a new
  * version in *out, or NULL when nothing changed. */
 int pki__fetch_ca(pki_update *u, size_t ci, pki_version **out);
+
+/* ---- pki_update_encode.c ---- */
+
+/* 1 when v trusts subtree t (same log, start, end). */
+int pki__has_sub(const pki_version *v, const pki_tsub *t);
+
+/* ---- pki_update_bulk.c: proofs = "bulk" ---- */
+
+/* Builds the bulk proofs of the subtrees of v's per-subtree proofs
+ * [nproofs0, v->nproofs) (all of reference `ref`) against the tree of
+ * ref_size entries read through src, verifies them against root when
+ * `checked`, and gives them to v->refs[ref]. MTC_OK; MTC_ERR_NOMEM; any
+ * other code is a build or verification failure (nothing given). */
+int pki__bulk_take(pki_version *v, size_t ref, size_t nproofs0,
+                   const mtc_node_source *src, uint64_t ref_size,
+                   const mtc_hash *root, int checked);
+/* Frees the bulk proofs of r. */
+void pki__bulk_free(pki_refckpt *r);
+/* Writes the proofs part of CA ci's update from version va to vb in the
+ * bulk form: a bulk proof per reference of (va, vb] of those of its
+ * subtrees still trusted in vb (pki_update_bulk.c has the format). */
+void pki__bulk_encode(const pki_update *u, size_t ci, uint32_t va,
+                      uint32_t vb, pki_bw *w);
 
 #endif

@@ -39,8 +39,10 @@ void pki__version_free(pki_version *v)
     for (size_t i = 0; i < v->nproofs; i++)
         free(v->proofs[i].hash);
     free(v->proofs);
-    for (size_t i = 0; i < v->nrefs; i++)
+    for (size_t i = 0; i < v->nrefs; i++) {
         free(v->refs[i].sigs);
+        pki__bulk_free(&v->refs[i]);
+    }
     free(v->refs);
     free(v);
 }
@@ -233,6 +235,17 @@ static int add_ref(pki_version *v, const pki_log *l, size_t *index)
     return MTC_OK;
 }
 
+/* Forgets what take_landmarks added to v past these counts. */
+static void take_undo(pki_version *v, size_t nsub0, size_t nproofs0,
+                      size_t nlm0)
+{
+    v->nsub = nsub0;
+    for (size_t i = nproofs0; i < v->nproofs; i++)
+        free(v->proofs[i].hash);
+    v->nproofs = nproofs0;
+    v->nlm_new = nlm0;
+}
+
 /* Takes the new landmarks of log l into v; 1 when anything was added, 0
  * when nothing new, negative on error. Verification failures count and
  * leave the log's state unchanged (retried at the next fetch). */
@@ -284,11 +297,7 @@ static int take_landmarks(pki_update *u, size_t ci, size_t slot, pki_log *l,
             if (rc != MTC_OK) {
                 /* none of this log's new subtrees: retried next fetch */
                 sim_counter_add(ps->m.verify_failures, ci, 1);
-                v->nsub = nsub0;
-                for (size_t i = nproofs0; i < v->nproofs; i++)
-                    free(v->proofs[i].hash);
-                v->nproofs = nproofs0;
-                v->nlm_new = nlm0;
+                take_undo(v, nsub0, nproofs0, nlm0);
                 return 0;
             }
             if ((rc = grow((void **)&v->sub, v->nsub, 1, sizeof *v->sub)) !=
@@ -318,6 +327,18 @@ static int take_landmarks(pki_update *u, size_t ci, size_t slot, pki_log *l,
         if (rc2 != MTC_OK)
             return rc2;
         v->lm_new[v->nlm_new++] = l->lm_time[L % (ca->max_active + 1)];
+    }
+    if (u->cfg->include_proofs && u->cfg->proofs == PKI_PROOFS_BULK &&
+        v->nproofs > nproofs0) {
+        int rc = pki__bulk_take(v, ref, nproofs0, &src, l->ref_size,
+                                &l->ref_root, checked);
+        if (rc == MTC_ERR_NOMEM)
+            return rc;
+        if (rc != MTC_OK) { /* as a failed per-subtree proof above */
+            sim_counter_add(ps->m.verify_failures, ci, 1);
+            take_undo(v, nsub0, nproofs0, nlm0);
+            return 0;
+        }
     }
     u->seen_log[ci][slot] = l->number;
     u->seen_last[ci][slot] = last;
