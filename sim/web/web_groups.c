@@ -129,22 +129,6 @@ size_t web__groups_ids(web *wb, size_t us, uint32_t pub, web_pubinfo *pi,
 
 /* ---- the slow way ---- */
 
-/* If id is <prefix>.<one arc>, that arc. */
-static int suffix_arc(const mtc_taid *id, const mtc_taid *prefix, uint64_t *arc)
-{
-    if (id->len <= prefix->len || memcmp(id->b, prefix->b, prefix->len) != 0)
-        return 0;
-    uint64_t v = 0;
-    for (size_t i = prefix->len; i < id->len; i++) {
-        if (v >> 57)
-            return 0;
-        v = v << 7 | (id->b[i] & 0x7f);
-        if (!(id->b[i] & 0x80))
-            return i + 1 == id->len ? (*arc = v, 1) : 0;
-    }
-    return 0;
-}
-
 /* Does advertised ID `id` cover certificate c (server's view)? The group
  * version is decoded from its real encoding and matched by mtc/lmgroup.h;
  * single-log groups by the draft's rule. */
@@ -170,7 +154,7 @@ static int id_covers(web *wb, size_t us, const sim_lmgroup *g, const mtc_taid *i
     mtc_taid prefix;
     uint64_t arcs[2] = {2, c->log_number}, lm;
     if (mtc_taid_append(&ci->ca_id, arcs, 2, &prefix) != MTC_OK ||
-        !suffix_arc(id, &prefix, &lm))
+        !web__taid_suffix_arc(id, &prefix, &lm))
         return 0;
     if (c->kind == WEB_SA)
         return 1;

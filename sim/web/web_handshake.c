@@ -459,8 +459,8 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
 
 /* ---- the slow way (check_invariants) ----------------------------------------------- */
 
-/* If id is <prefix>.<one arc>, that arc; else -1 (as uint64 max). */
-static int taid_suffix_arc(const mtc_taid *id, const mtc_taid *prefix, uint64_t *arc)
+/* Declared in web_internal.h (web_groups.c uses it too). */
+int web__taid_suffix_arc(const mtc_taid *id, const mtc_taid *prefix, uint64_t *arc)
 {
     if (id->len <= prefix->len || memcmp(id->b, prefix->b, prefix->len) != 0)
         return 0;
@@ -528,7 +528,7 @@ static void slow_check(web *wb, const web_cohort *co, uint32_t apub,
                     mtc_taid prefix;
                     uint64_t arcs[2] = {2, v->log[k].log_number}, g;
                     mtc_taid_append(&ci->ca_id, arcs, 2, &prefix);
-                    if (!taid_suffix_arc(&id, &prefix, &g))
+                    if (!web__taid_suffix_arc(&id, &prefix, &g))
                         continue;
                     if (c->kind == WEB_SA ||
                         (c->log_number == v->log[k].log_number &&

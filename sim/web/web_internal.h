@@ -475,6 +475,10 @@ static inline unsigned web__flight_rtt_quic(const web_flight *f, unsigned dgrams
     return k < WEB_RTT_STEPS ? k : web__flight_rtt_quic_slow(f, dgrams, enc);
 }
 
+/* If id is <prefix>.<one more arc>, sets *arc to that arc and returns 1;
+ * 0 otherwise (also for an arc over 64 bits). web_handshake.c. */
+int web__taid_suffix_arc(const mtc_taid *id, const mtc_taid *prefix, uint64_t *arc);
+
 /* web_staple.c: learning from full certificates (a what-if; all no-ops
  * when no cohort learns from staples) */
 typedef struct web_staple web_staple;
