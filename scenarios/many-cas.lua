@@ -1,0 +1,88 @@
+-- many-cas.lua - what-if study: many CAs, each with its own log.
+--
+-- Question: when the web's certificates come from dozens to 150+ CAs,
+-- each with its own log, landmarks and mirror, what does every connection
+-- pay in ClientHello trust-anchor bytes, how large grow the relying
+-- party's state and the update channel, and how does the signatureless
+-- share of the largest CA compare with that of the long tail of small
+-- CAs, whose few certificates clients rarely see?
+--
+-- Assumptions (each cited from docs/sources.md by its label):
+--   - The sweep is the number of CAs `ncas` (10, 50, 150; "a few hundred"
+--     exist [le-share]). The largest CA holds 57 % [le-share]; the others
+--     split the rest by a Zipf law over their rank (exponent 1,
+--     [ca-zipf], an assumption); lib/cas.lua.
+--   - Real issuance, whatever the population sample: all CAs together
+--     issue `total` certificates a day (default 1.05e7: the largest
+--     CA's 6 million a day [le-rate] over its 57 % share [le-share]),
+--     each CA its share of it.
+--   - Each CA: 7-day certificates, hourly landmarks [crqp-cadence], one
+--     mirror of its own (quorum 1). CAs below 1 % share close a
+--     checkpoint every hour instead of every minute (cheaper; only
+--     their standalone certificates wait longer).
+--   - One update service carries every CA; clients check every 5 hours
+--     [chrome-updater], 5 % of checks fail (assumption); 3 sessions a
+--     day of about an hour (assumption); Zipf 1.2 popularity
+--     [zipf-sites]; the sampled sites split across the CAs by share.
+--   - Steady warm-up (a week of history), then `days` measured days.
+--
+-- Reading the result: one line per run - the trust_anchors extension
+-- bytes each full handshake's ClientHellos carried (mean), the relying
+-- party's state summed over CAs at the end, update bytes fetched per
+-- client per day and the mean publication size (deltas) against the full
+-- snapshot size, and the signatureless fraction of handshakes to the
+-- largest CA's sites against those to the tail (CAs below 1 % share).
+local report = require "lib.report"
+local cas = require "lib.cas"
+
+sweep("ncas", { 10, 50, 150 })
+local ncas = param("ncas", 50, "number of CAs")
+local total = param("total", 1.05e7, "all CAs' issuance together, certificates per day")
+local scale = param("scale", 1.0, "population sample (1 = the sizes below); the CAs are unchanged")
+local span = param("days", 3, "measured days after the warm-up")
+local tail = param("tail_share", 0.01, "a CA below this share is in the tail")
+
+local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
+                            fetch_interval = minutes(10), publication_delay = minutes(10),
+                            retry_after = 600 }
+mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
+local pop = cas.declare{ n = ncas, total_rate = per_day(total), tail_share = tail }
+mtcsim.update_service{ name = "updates", fetch_interval = minutes(10), publication_delay = minutes(10) }
+cas.sites(pop, { name = "sites", count = math.max(20, math.floor(20000 * scale)) })
+local n = math.max(20, math.floor(20000 * scale))
+mtcsim.browsers{
+  name = "clients", count = n,
+  update_interval = hours(5), update_on_start = "if_due", update_fail_prob = 0.05,
+  sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
+  zipf_exponent = 1.2,
+}
+
+sim:on_finish(function(s)
+  local ta = s:metric("client_hello_trust_anchors_bytes")
+  local rp = s:metric("rp_state_bytes")
+  local pub = s:metric("update_publication_bytes")
+  local snap = s:metric("update_snapshot_bytes")
+  local function frac(from, to)
+    local full, sl = 0, 0
+    for k = from, to do
+      full = full + (s:metric("handshake_full_by_ca", pop.names[k]) or 0)
+      sl = sl + (s:metric("handshake_signatureless_by_ca", pop.names[k]) or 0)
+    end
+    return full > 0 and sl / full or nil, full
+  end
+  local first_tail = ncas + 1
+  for k = 1, ncas do
+    if pop.shares[k] < tail then first_tail = k; break end
+  end
+  local lead = frac(1, 1)
+  local tailf, tailn = frac(first_tail, ncas)
+  printf("CAs %3d  rep %d  CH trust_anchors mean %s B  RP state %s B  update B/client-day %s  publication mean %s B  snapshot mean %s B  signatureless largest %s  tail (%d CAs, %d handshakes) %s  all %s\n",
+    ncas, s.replication,
+    report.fmt(ta and ta.count > 0 and ta.mean or nil, "%.0f"),
+    report.fmt(rp, "%.0f"),
+    report.fmt((s:metric("update_bytes") or 0) / (n * span), "%.0f"),
+    report.fmt(pub and pub.count > 0 and pub.mean or nil, "%.0f"),
+    report.fmt(snap and snap.count > 0 and snap.mean or nil, "%.0f"),
+    report.fmt(lead, "%.4f"), ncas - first_tail + 1, math.floor(tailn),
+    report.fmt(tailf, "%.4f"), report.fmt(report.fraction(s), "%.4f"))
+end)
