@@ -7,14 +7,15 @@
 -- proportion to 1 / rank^exponent (rank 2..n; default exponent 1, a
 -- Zipf law: an assumption, docs/sources.md [ca-zipf]). n = 1 gives {1}.
 --
--- cas.declare{ n =, total_rate =, leader =, exponent =, tail_share =,
+-- cas.declare{ n =, total_rate = | leader_rate =, leader =, exponent =, tail_share =,
 --              tail_checkpoint_interval =, cosigners_per_ca =, lifetime =,
 --              landmark_interval = }:
 -- declares n CAs named "ca1" (largest) .. "caN", each with its own log,
 -- its own landmark sequence and `cosigners_per_ca` (default 1) mirrors of
 -- its own ("caK-m1", ...; quorum = all of them). Issuance: the real
 -- background rate total_rate (a rate such as per_day(1e7), or a number
--- per second; all CAs together)
+-- per second; all CAs together; or leader_rate, the largest CA's rate,
+-- total_rate = leader_rate / its share)
 -- times the CA's share, independent of the population sample. A CA whose
 -- share is below tail_share (default 0.01) closes checkpoints every
 -- tail_checkpoint_interval (default 1 hour) instead of the default
@@ -45,12 +46,17 @@ end
 function M.declare(t)
   t = t or {}
   local n = math.floor(t.n or 10)
+  local shares = M.shares(n, t.leader, t.exponent)
   local total = t.total_rate
+  if total == nil and t.leader_rate ~= nil then
+    local lr = t.leader_rate
+    if mtcsim.is_rate(lr) then lr = lr.per_second end
+    if type(lr) == "number" then total = lr / shares[1] end
+  end
   if mtcsim.is_rate(total) then total = total.per_second end
   if type(total) ~= "number" or total < 0 then
-    error("cas.declare: total_rate (a rate, e.g. per_day(1e7), or a number per second) is required", 2)
+    error("cas.declare: total_rate or leader_rate (a rate, e.g. per_day(6e6), or a number per second) is required", 2)
   end
-  local shares = M.shares(n, t.leader, t.exponent)
   local tail = t.tail_share or 0.01
   local tail_cp = t.tail_checkpoint_interval or hours(1)
   local ncos = t.cosigners_per_ca or 1

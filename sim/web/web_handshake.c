@@ -383,6 +383,7 @@ front:
 
 typedef struct hs_result {
     uint32_t auth;          /* bytes: CH ext + EE ext + Certificate + CV */
+    uint32_t ch_ta;         /* bytes: trust_anchors in the ClientHellos */
     uint32_t rtt_tcp, rtt_quic;
     int sigless;            /* accepted a landmark-relative certificate */
     int retried;
@@ -426,6 +427,7 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     /* trust_anchors sent <=> the path matched (every held path has an ID). */
     int ta = ta_sent && matched;
     r->auth += ch_len + c->srv_auth[ta];
+    r->ch_ta += ch_len;
     uint32_t tcp, quic;
     flight_rtt(wb, &co->fl, name_len, ch_len, c->srv_auth[ta] + wb->enc_fixed, &tcp, &quic);
     r->rtt_tcp += tcp;
@@ -641,6 +643,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
         sim_counter_add(wb->m.retry, k, 1);
     }
     sim_hist_observe_u32(wb->m.auth, k, r.auth);
+    sim_hist_observe_u32(wb->m.ch_ta, k, r.ch_ta);
     sim_hist_observe_u32(wb->m.rtt_tcp, k, r.rtt_tcp);
     sim_hist_observe_u32(wb->m.rtt_quic, k, r.rtt_quic);
     /* The same handshake with the baseline chains around the site's own
@@ -686,6 +689,7 @@ static int make_metrics(web *wb)
     rc |= sim_metrics_counter(m, "handshake_retry", "handshakes", nc, 0, &x->retry);
     rc |= sim_metrics_counter(m, "handshake_no_cert", "handshakes", nc, 0, &x->no_cert);
     rc |= sim_metrics_histogram(m, "auth_bytes", "bytes", nc, 0, 10, 1e6, 100, &x->auth);
+    rc |= sim_metrics_histogram(m, "client_hello_trust_anchors_bytes", "bytes", nc, 0, 10, 1e6, 100, &x->ch_ta);
     rc |= sim_metrics_histogram(m, "auth_bytes_baseline_classical", "bytes", nc, 0, 10, 1e6, 100, &x->auth_cl);
     rc |= sim_metrics_histogram(m, "auth_bytes_baseline_mldsa44", "bytes", nc, 0, 10, 1e6, 100, &x->auth_pq);
     rc |= sim_metrics_histogram(m, "auth_bytes_today_classical", "bytes", nc, 0, 10, 1e6, 100, &x->auth_today);

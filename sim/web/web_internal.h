@@ -253,7 +253,7 @@ typedef struct web_memo_entry {
 
 typedef struct web_metrics {
     sim_metric *full, *sigless, *full_ca, *sigless_ca, *resumed, *retry;
-    sim_metric *auth, *auth_cl, *auth_pq, *auth_today, *rtt_tcp, *rtt_quic;
+    sim_metric *auth, *ch_ta, *auth_cl, *auth_pq, *auth_today, *rtt_tcp, *rtt_quic;
     sim_metric *rtt_tcp_base[2], *rtt_quic_base[2], *full_key;
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
     sim_metric *no_cert, *acme_polls, *rev_exposure;
