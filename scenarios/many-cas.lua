@@ -33,6 +33,20 @@
 -- snapshot size, and the signatureless fraction of handshakes to the
 -- largest CA's sites, to those of the CAs ranked 2 to 10, and to the tail
 -- ranked 11 and below (n/a with 10 CAs), with the tail's handshakes.
+-- Measured (--set scale=0.05 --set days=1, seed 1, one replication,
+-- -j 2), at 10, 50 and 150 CAs: ClientHello trust_anchors 96, 456 and
+-- 1,379 B; relying-party state 108,480, 542,400 and 1,627,200 B; update
+-- bytes per client-day 25,928, 129,548 and 388,642; publication mean 942,
+-- 4,662 and 13,985 B against a full snapshot of 176,182, 880,862 and
+-- 2,642,585 B; signatureless largest 0.9998, 0.9999, 0.9999, ranks 2-10
+-- 1.0000 each, ranks 11+ n/a, 1.0000 (7,270 handshakes), 0.9998 (13,132).
+-- Every cost is linear in the number of CAs: 9 ClientHello bytes per CA
+-- (its landmark numbers pass 127 during the week of history), one more
+-- per CA past the 127th; 10,848 B of state and about 2,590 update bytes
+-- per client-day per CA. The tail keeps its signatureless share: the
+-- update service carries every CA's landmarks, so clients hold a small
+-- CA's landmark without visiting its sites; the tail costs bytes, not
+-- signatureless handshakes.
 local report = require "lib.report"
 local cas = require "lib.cas"
 
