@@ -7,23 +7,24 @@
 -- proportion to 1 / rank^exponent (rank 2..n; default exponent 1, a
 -- Zipf law: an assumption, docs/sources.md [ca-zipf]). n = 1 gives {1}.
 --
--- cas.declare{ n =, total_rate = | leader_rate =, leader =, exponent =, tail_share =,
---              tail_checkpoint_interval =, cosigners_per_ca =, lifetime =,
---              landmark_interval = }:
+-- cas.declare{ n =, total_rate = | leader_rate =, leader =, exponent =,
+--              tail_share =, tail_checkpoint_interval =,
+--              cosigners_per_ca =, lifetime =, landmark_interval = }:
 -- declares n CAs named "ca1" (largest) .. "caN", each with its own log,
 -- its own landmark sequence and `cosigners_per_ca` (default 1) mirrors of
--- its own ("caK-m1", ...; quorum = all of them). Issuance: the real
--- background rate total_rate (a rate such as per_day(1e7), or a number
--- per second; all CAs together; or leader_rate, the largest CA's rate,
--- total_rate = leader_rate / its share)
--- times the CA's share, independent of the population sample. A CA whose
--- share is below tail_share (default 0.01) closes checkpoints every
+-- its own ("caK-m1", ...; quorum = all of them). Issuance is real,
+-- independent of the population sample: every CA issues total_rate (all
+-- CAs together; a rate such as per_day(1e7), or a number per second)
+-- times its share; or give leader_rate, the largest CA's rate (then
+-- total_rate = leader_rate / its share). A CA whose share is below
+-- tail_share (default 0.01) closes checkpoints every
 -- tail_checkpoint_interval (default 1 hour) instead of the default
--- minute: it keeps a 150-CA world cheap, and only delays such a CA's
--- standalone certificates (landmarks keep `landmark_interval`).
+-- minute: it keeps a 150-CA world cheap (each checkpoint costs real
+-- signatures), and only delays such a CA's standalone certificates
+-- (landmarks keep `landmark_interval`).
 -- Returns { names = {...}, shares = {...}, ca_shares = {"ca1:0.57", ...} }:
--- ca_shares goes into mtcsim.sites{ ca_shares = ... } so that the sampled
--- sites split across the CAs by share.
+-- give it to cas.sites below (mtcsim.sites{ ca_shares = } takes at most
+-- 32 CAs).
 local M = {}
 
 function M.shares(n, leader, exponent)
