@@ -110,6 +110,17 @@ TEST(no_landmarks_all_standalone)
     /* Unaware clients send no extension: their handshakes are smaller by
      * the ClientHello and EncryptedExtensions extensions. */
     ASSERT_TRUE(sim_hist_mean(ab, 1) < sim_hist_mean(ab, 0));
+    /* clienthello_trust_anchors_bytes: without landmarks every aware
+     * client lists the two CA IDs 32473.1 and 32473.2 (4 bytes each,
+     * with a length byte: 5), in a 6-byte extension header and list
+     * length: 16 bytes on every full handshake (no retries here);
+     * unaware clients send none. */
+    sim_metric *ta = sim_metrics_find(r.metrics, "clienthello_trust_anchors_bytes");
+    ASSERT_TRUE(ta != NULL);
+    ASSERT_TRUE(sim_hist_count(ta, 0) > 0);
+    ASSERT_TRUE(sim_hist_min(ta, 0) == 16 && sim_hist_max(ta, 0) == 16);
+    ASSERT_TRUE(sim_hist_count(ta, 1) > 0);
+    ASSERT_TRUE(sim_hist_max(ta, 1) == 0);
     wrun_free(&r);
     setup_free(&s);
 }
@@ -267,7 +278,8 @@ TEST(shards_merge_to_the_single_run)
     ASSERT_OK(sim_metrics_merge(part[0].metrics, part[1].metrics));
     const char *names[] = {"handshake_full", "handshake_signatureless",
                            "handshake_full_by_ca", "handshake_resumed",
-                           "handshake_retry", "auth_bytes", "extra_rtt_tcp",
+                           "handshake_retry", "auth_bytes",
+                           "clienthello_trust_anchors_bytes", "extra_rtt_tcp",
                            "extra_rtt_quic", "verify_outcome", "update_bytes",
                            "update_fetch", "acme_polls"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

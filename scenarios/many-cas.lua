@@ -1,0 +1,100 @@
+-- many-cas.lua - what-if study: many CAs, each with its own log.
+--
+-- Question: when the web's certificates come from dozens to 150+ CAs,
+-- each with its own log, landmarks and mirror, what does every connection
+-- pay in ClientHello trust-anchor bytes, how large grow the relying
+-- party's state and the update channel, and how does the signatureless
+-- share of the largest CA compare with that of the long tail of small
+-- CAs, whose few certificates clients rarely see?
+--
+-- Assumptions (each cited from docs/sources.md by its label):
+--   - The sweep is the number of CAs `ncas` (10, 50, 150; "a few hundred"
+--     exist [le-share]). The largest CA holds 57 % [le-share]; the others
+--     split the rest by a Zipf law over their rank (exponent 1,
+--     [ca-zipf], an assumption); lib/cas.lua.
+--   - Real issuance, whatever the population sample: the largest CA
+--     issues `issuance` certificates a day (default 6 million [le-rate]),
+--     each other CA in proportion to its share (all together about 10.5
+--     million a day).
+--   - Each CA: 7-day certificates, hourly landmarks [crqp-cadence], one
+--     mirror of its own (quorum 1). CAs below 1 % share close a
+--     checkpoint every hour instead of every minute (cheaper; only
+--     their standalone certificates wait longer).
+--   - One update service carries every CA; clients check every 5 hours
+--     [chrome-updater], 5 % of checks fail (assumption); 3 sessions a
+--     day of about an hour (assumption); Zipf 1.2 popularity
+--     [zipf-sites]; the sampled sites split across the CAs by share.
+--   - Steady warm-up (a week of history), then `days` measured days.
+--
+-- Reading the result: one line per run - the trust_anchors extension
+-- bytes each full handshake's ClientHellos carried (mean), the relying
+-- party's state summed over CAs at the end, update bytes fetched per
+-- client per day and the mean publication size (deltas) against the full
+-- snapshot size, and the signatureless fraction of handshakes to the
+-- largest CA's sites, to those of the CAs ranked 2 to 10, and to the tail
+-- ranked 11 and below (n/a with 10 CAs), with the tail's handshakes.
+-- Measured (--set scale=0.05 --set days=1, seed 1, one replication,
+-- -j 2), at 10, 50 and 150 CAs: ClientHello trust_anchors 96, 456 and
+-- 1,379 B; relying-party state 108,480, 542,400 and 1,627,200 B; update
+-- bytes per client-day 25,928, 129,548 and 388,642; publication mean 942,
+-- 4,662 and 13,985 B against a full snapshot of 176,182, 880,862 and
+-- 2,642,585 B; signatureless largest 0.9998, 0.9999, 0.9999, ranks 2-10
+-- 1.0000 each, ranks 11+ n/a, 1.0000 (7,270 handshakes), 0.9998 (13,132).
+-- Every cost is linear in the number of CAs: 9 ClientHello bytes per CA
+-- (its landmark numbers pass 127 during the week of history), one more
+-- per CA past the 127th; 10,848 B of state and about 2,590 update bytes
+-- per client-day per CA. The tail keeps its signatureless share: the
+-- update service carries every CA's landmarks, so clients hold a small
+-- CA's landmark without visiting its sites; the tail costs bytes, not
+-- signatureless handshakes.
+local report = require "lib.report"
+local cas = require "lib.cas"
+
+sweep("ncas", { 10, 50, 150 })
+local ncas = param("ncas", 50, "number of CAs")
+local issuance = param("issuance", 6e6, "the largest CA's issuance, certificates per day (the others in proportion to their shares)")
+local scale = param("scale", 1.0, "population sample (1 = the sizes below); the CAs are unchanged")
+local span = param("days", 3, "measured days after the warm-up")
+local tail = param("tail_share", 0.01, "a CA below this share closes a checkpoint every hour")
+
+local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
+                            fetch_interval = minutes(10), publication_delay = minutes(10),
+                            retry_after = 600 }
+mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
+local pop = cas.declare{ n = ncas, leader_rate = per_day(issuance), tail_share = tail }
+mtcsim.update_service{ name = "updates", fetch_interval = minutes(10), publication_delay = minutes(10) }
+cas.sites(pop, { name = "sites", count = math.max(20, math.floor(20000 * scale)) })
+local n = math.max(20, math.floor(20000 * scale))
+mtcsim.browsers{
+  name = "clients", count = n,
+  update_interval = hours(5), update_on_start = "if_due", update_fail_prob = 0.05,
+  sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
+  zipf_exponent = 1.2,
+}
+
+sim:on_finish(function(s)
+  local ta = s:metric("clienthello_trust_anchors_bytes")
+  local rp = s:metric("rp_state_bytes")
+  local pub = s:metric("update_publication_bytes")
+  local snap = s:metric("update_snapshot_bytes")
+  local function frac(from, to)
+    local full, sl = 0, 0
+    for k = from, to do
+      full = full + (s:metric("handshake_full_by_ca", pop.names[k]) or 0)
+      sl = sl + (s:metric("handshake_signatureless_by_ca", pop.names[k]) or 0)
+    end
+    return full > 0 and sl / full or nil, full
+  end
+  local lead = frac(1, 1)
+  local mid, midn = frac(2, math.min(10, ncas))
+  local tl, tln = frac(11, ncas)
+  printf("CAs %3d  rep %d  CH trust_anchors mean %s B  RP state %s B  update B/client-day %s  publication mean %s B  snapshot mean %s B  signatureless: largest %s  ranks 2-10 %s  ranks 11+ %s (%d handshakes)  all %s\n",
+    ncas, s.replication,
+    report.fmt(ta and ta.count > 0 and ta.mean or nil, "%.0f"),
+    report.fmt(rp, "%.0f"),
+    report.fmt((s:metric("update_bytes") or 0) / (n * span), "%.0f"),
+    report.fmt(pub and pub.count > 0 and pub.mean or nil, "%.0f"),
+    report.fmt(snap and snap.count > 0 and snap.mean or nil, "%.0f"),
+    report.fmt(lead, "%.4f"), report.fmt(mid, "%.4f"), report.fmt(tl, "%.4f"),
+    math.floor(tln), report.fmt(report.fraction(s), "%.4f"))
+end)
