@@ -616,7 +616,53 @@ TEST(observe_n_equals_repeated_observe)
     sim_metrics_destroy(b);
 }
 
+/* Every value lands in the bin its stored edges give (edges[j] <= x <
+ * edges[j + 1]; under and over the range at the ends), whatever first
+ * guess the lookup makes: at, just under and just over each edge, and
+ * between, for a fine and a coarse binning. */
+TEST(bin_is_the_edges_bin)
+{
+    const unsigned pds[2] = {100, 3};
+    for (int v = 0; v < 2; v++) {
+        sim_metrics *m;
+        sim_metric *h;
+        ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+        ASSERT_OK(sim_metrics_histogram(m, "h", "", 1, 0, 0.1, 1e6, pds[v], &h));
+        size_t nb = sim_hist_nbins(h);
+        gsl_rng *r = sim_rng_alloc_stream(13, 0, SIM_STREAM_TEST, 11);
+        for (int i = 0; i < 60000; i++) {
+            size_t e = gsl_rng_uniform_int(r, nb + 1);
+            double x = sim_hist_edge(h, e);
+            int how = i % 4;
+            if (how == 1)
+                x = nextafter(x, 0.0);
+            else if (how == 2)
+                x = nextafter(x, INFINITY);
+            else if (how == 3)
+                x = 0.05 * pow(10.0, 8.5 * gsl_rng_uniform(r));
+            size_t want;
+            if (!(x >= sim_hist_edge(h, 0)))
+                want = 0;
+            else if (x >= sim_hist_edge(h, nb))
+                want = nb + 1;
+            else {
+                size_t j = 0;
+                while (!(x < sim_hist_edge(h, j + 1)))
+                    j++;
+                want = j + 1;
+            }
+            uint64_t before = sim_hist_bin(h, 0, want);
+            sim_hist_observe(h, 0, x);
+            ASSERT_EQ(sim_hist_bin(h, 0, want), before + 1);
+        }
+        ASSERT_EQ(sim_hist_count(h, 0), 60000);
+        gsl_rng_free(r);
+        sim_metrics_destroy(m);
+    }
+}
+
 static const test_case cases[] = {
+    {"bin_is_the_edges_bin", bin_is_the_edges_bin},
     {"observe_n_equals_repeated_observe", observe_n_equals_repeated_observe},
     {"observe_u32_equals_observe", observe_u32_equals_observe},
     {"define_errors", define_errors},

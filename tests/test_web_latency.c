@@ -142,6 +142,44 @@ TEST(loss_free_draws_nothing)
     gsl_rng_free(b);
 }
 
+/* A caller pricing one connection several ways draws the loss uniform
+ * once (web_latency_ms_u): the same results, bit for bit, as each
+ * pricing drawing it from a rewound stream, and one draw in all. */
+TEST(given_uniform_is_the_draw)
+{
+    tls_transport t = transport();
+    gsl_rng *a = gsl_rng_alloc(gsl_rng_mt19937), *b = gsl_rng_alloc(gsl_rng_mt19937);
+    web_lat_flights f = {.client_first = 1300, .server_first = 9000,
+                         .client_second = 80, .server_ms = 0.15};
+    web_lat_flights g = {.client_first = 1500, .server_first = 3000};
+    for (int i = 0; i < 2000; i++) {
+        web_lat_proto proto = i % 2 ? WEB_LAT_QUIC : WEB_LAT_TCP_TLS13;
+        web_lat_path p = {.rtt_ms = 10.0 + i % 97, .bandwidth_bps = 5e6,
+                          .loss_prob = i % 3 ? 0.3 : 0.02};
+        gsl_rng_set(a, (unsigned long)i + 1);
+        gsl_rng_set(b, (unsigned long)i + 1);
+        double u = gsl_rng_uniform(b);
+        for (int k = 0; k < 2; k++) {
+            gsl_rng_set(a, (unsigned long)i + 1); /* rewound per pricing */
+            const web_lat_flights *retry = k ? &g : NULL;
+            double x = web_latency_ms(proto, &t, &p, &f, retry, a);
+            double y = web_latency_ms_u(proto, &t, &p, &f, retry, NULL, u);
+            ASSERT_TRUE(x == y && x > 0);
+        }
+        /* one draw each way */
+        ASSERT_EQ(gsl_rng_get(a), gsl_rng_get(b));
+    }
+    /* u outside [0, 1): drawn from the rng, as web_latency_ms */
+    web_lat_path p = {.rtt_ms = 40.0, .loss_prob = 0.2};
+    gsl_rng_set(a, 9);
+    gsl_rng_set(b, 9);
+    ASSERT_TRUE(web_latency_ms_u(WEB_LAT_TCP_TLS13, &t, &p, &f, NULL, a, -1.0) ==
+                web_latency_ms(WEB_LAT_TCP_TLS13, &t, &p, &f, NULL, b));
+    ASSERT_TRUE(web_latency_ms_u(WEB_LAT_TCP_TLS13, &t, &p, &f, NULL, NULL, NAN) < 0);
+    gsl_rng_free(a);
+    gsl_rng_free(b);
+}
+
 TEST(resumption_is_cheaper)
 {
     tls_transport t = transport();
@@ -200,6 +238,7 @@ static const test_case tests[] = {
     {"quic_amplification_costs_a_round_trip", quic_amplification_costs_a_round_trip},
     {"loss_adds_at_least_one_timeout", loss_adds_at_least_one_timeout},
     {"loss_free_draws_nothing", loss_free_draws_nothing},
+    {"given_uniform_is_the_draw", given_uniform_is_the_draw},
     {"resumption_is_cheaper", resumption_is_cheaper},
     {"retry_adds_a_handshake", retry_adds_a_handshake},
     {"sign_times_and_arguments", sign_times_and_arguments},

@@ -374,8 +374,11 @@ static void client_event(sim_engine *sim, sim_event *e)
      * arithmetic on integers: it may not be a client at all, and a
      * prefetch never faults. */
     const sim_event *nx = sim_engine_peek_hint(sim);
-    if (nx)
+    if (nx) {
         __builtin_prefetch((const void *)((uintptr_t)nx + 64));
+        if (wb->path_rng) /* handshake latency on */
+            web__path_prefetch(wb, nx);
+    }
     web_cohort *co = &wb->cohorts[c->cohort];
     sim_time now = sim_now(sim);
     sim_stream st = {web__client_id(wb, c), c->rng_n, WEB_STREAM_CLIENT, 0};

@@ -505,6 +505,23 @@ static inline web_path *web__path(const struct web *wb, const web_client *c,
 {
     return &co->path[(size_t)(c - wb->clients) - co->first_local];
 }
+/* Fetches the path entry of the event `ev` ahead of its handshake: the
+ * entry is indexed by client, so without this each priced handshake
+ * waits for a cache miss. Integer arithmetic only: `ev` may not be a
+ * client at all (then nothing or a harmless address is prefetched). */
+static inline void web__path_prefetch(const struct web *wb, const void *ev)
+{
+    size_t i = (size_t)((uintptr_t)ev - (uintptr_t)wb->clients) /
+               sizeof(web_client);
+    for (size_t k = 0; k < wb->ncohorts; k++) {
+        const web_cohort *co = &wb->cohorts[k];
+        if (i - co->first_local < co->nlocal) {
+            if (co->path)
+                __builtin_prefetch(&co->path[i - co->first_local]);
+            return;
+        }
+    }
+}
 /* The path generator and the latency metrics when a cohort has an rtt
  * (nothing otherwise). MTC_OK, MTC_ERR_NOMEM, MTC_ERR_SIM_METRIC. */
 int web__path_create(web *wb);

@@ -188,13 +188,22 @@ double web_latency_ms(web_lat_proto proto, const tls_transport *t,
                       const web_lat_path *path, const web_lat_flights *first,
                       const web_lat_flights *retry, gsl_rng *rng)
 {
+    return web_latency_ms_u(proto, t, path, first, retry, rng, -1.0);
+}
+
+double web_latency_ms_u(web_lat_proto proto, const tls_transport *t,
+                        const web_lat_path *path, const web_lat_flights *first,
+                        const web_lat_flights *retry, gsl_rng *rng, double u)
+{
     if (!t || !path || !first || !(path->rtt_ms > 0.0) ||
         !(path->loss_prob >= 0.0 && path->loss_prob < 1.0) ||
         !(path->bandwidth_bps >= 0.0) ||
         (proto != WEB_LAT_TCP_TLS13 && proto != WEB_LAT_QUIC) ||
-        (path->loss_prob > 0.0 && !rng))
+        (path->loss_prob > 0.0 && !rng && !(u >= 0.0 && u < 1.0)))
         return -1.0;
-    lat_ctx c = {path, rng, 1.0 - path->loss_prob, -1.0};
+    /* u outside [0, 1) (NaN too): none given, drawn when first needed */
+    lat_ctx c = {path, rng, 1.0 - path->loss_prob,
+                 u >= 0.0 && u < 1.0 ? u : -1.0};
     double ms = attempt_ms(&c, proto, t, first);
     if (ms < 0.0 || !retry)
         return ms;

@@ -120,27 +120,28 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     web_lat_flights f[2];
     for (unsigned i = 0; i < n && i < 2; i++)
         flights(co, sh->name_len, ch_ext[i], enc[i], sign, &f[i]);
-    /* Each pricing takes at most one draw (sim/web_latency.h): the same
-     * one, so that MTC and the baselines see the same loss (common
-     * random numbers). */
-    uint64_t n0 = ps.n, n1 = ps.n;
-    double ms = web_latency_ms(proto_of(co), &co->fl.t, &path, &f[0],
-                               n > 1 ? &f[1] : NULL, r);
+    /* MTC and the baselines see the same loss (common random numbers):
+     * each pricing takes at most one draw, the stream's next, so it is
+     * drawn once here and handed to the three (web_latency_ms_u).
+     * Whether a pricing draws depends only on the path (every attempt
+     * sends a SYN or a ClientHello), hence the test. */
+    double u = -1.0;
+    if (1.0 - path.loss_prob != 1.0)
+        u = gsl_rng_uniform(r);
+    web_lat_proto proto = proto_of(co);
+    double ms = web_latency_ms_u(proto, &co->fl.t, &path, &f[0],
+                                 n > 1 ? &f[1] : NULL, r, u);
     if (ms >= 0)
         sim_hist_observe(wb->m.lat, k, ms);
-    n1 = ps.n > n1 ? ps.n : n1;
     /* the baselines: no trust_anchors, no retry, the site's own key */
     for (int i = 0; i < 2; i++) {
         web_lat_flights b;
         flights(co, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed, sign, &b);
-        ps.n = n0;
-        r = sim_rng_use(wb->path_rng, &ps);
-        ms = web_latency_ms(proto_of(co), &co->fl.t, &path, &b, NULL, r);
+        ms = web_latency_ms_u(proto, &co->fl.t, &path, &b, NULL, r, u);
         if (ms >= 0)
             sim_hist_observe(wb->m.lat_base[i], k, ms);
-        n1 = ps.n > n1 ? ps.n : n1;
     }
-    p->n = n1;
+    p->n = ps.n;
 }
 
 void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,

@@ -84,6 +84,20 @@ double web_latency_ms(web_lat_proto proto, const tls_transport *t,
                       const web_lat_path *path, const web_lat_flights *first,
                       const web_lat_flights *retry, gsl_rng *rng);
 
+/*
+ * The same with the loss uniform given: u in [0, 1) is used as the one
+ * uniform the call would otherwise draw from `rng` (rng may then be NULL
+ * and is not touched); u outside [0, 1): as web_latency_ms. For a caller
+ * pricing one connection several ways (common random numbers) that
+ * draws the uniform once instead of rewinding its stream per pricing:
+ * with loss_prob > 0 and 1 - loss_prob != 1, a valid call that sends any
+ * packet takes exactly one draw, the first thing it draws, so passing
+ * that draw gives bit-identical results.
+ */
+double web_latency_ms_u(web_lat_proto proto, const tls_transport *t,
+                        const web_lat_path *path, const web_lat_flights *first,
+                        const web_lat_flights *retry, gsl_rng *rng, double u);
+
 /* Round trips the server's first flight of `bytes` takes after the
  * client's first flight (1 when it fits the first window): the same
  * windows as tls_extra_rtt_tcp and tls_extra_rtt_quic_rx, plus one.
