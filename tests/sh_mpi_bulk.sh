@@ -8,28 +8,14 @@
 set -u
 M="$1/mtcsim"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
 args="tests/lua/mpi_bulk.lua --set scale=0.01 --set days=0.5 --seed 7 --summary all"
-summary() { grep -v '^#' | grep -v '^sign_cpu_us '; }
-"$M" run $args --out "$tmp/single.db" 2>"$tmp/single.err" | summary > "$tmp/single" \
-  || { echo "single-process run failed"; cat "$tmp/single.err"; exit 1; }
+. tests/lib/mpi_whatif.sh
+mpi_single
 grep -q '^update_bytes *[1-9]' "$tmp/single" || { echo "no update bytes"; cat "$tmp/single"; exit 1; }
 "$M" run $args --set proofs=per_subtree --out "$tmp/ps.db" 2>"$tmp/ps.err" | summary > "$tmp/ps" \
   || { echo "per_subtree run failed"; cat "$tmp/ps.err"; exit 1; }
 d=$(diff "$tmp/single" "$tmp/ps" | grep '^[<>]' | grep -Ev 'update_(bytes|publication_bytes|snapshot_bytes)' | wc -l)
 [ "$d" -eq 0 ] || { echo "bulk and per_subtree differ beyond update bytes:"; diff "$tmp/single" "$tmp/ps"; exit 1; }
 ! cmp -s "$tmp/single" "$tmp/ps" || { echo "bulk and per_subtree give the same update bytes"; exit 1; }
-if [ -n "${SAN_BUILD:-}" ]; then
-  echo "sanitized build: single-process runs only (Open MPI trips LeakSanitizer)"; exit 0
-fi
-command -v mpirun >/dev/null 2>&1 || { echo "mpirun missing (make deps installs Open MPI)"; exit 1; }
-for n in 1 2 3; do
-  mpirun --oversubscribe -np $n "$M" run $args --out "$tmp/np$n.db" 2>"$tmp/np$n.err" \
-    | summary > "$tmp/np$n" || { echo "mpirun -np $n failed"; tail "$tmp/np$n.err"; exit 1; }
-  if ! cmp -s "$tmp/single" "$tmp/np$n"; then
-    echo "np=$n summary differs from the single process:"; diff "$tmp/single" "$tmp/np$n"; exit 1
-  fi
-done
+mpi_ranks
 echo "bulk proofs: identical summaries ($(wc -l < "$tmp/single") lines) with a single process and 1, 2, 3 ranks; only update bytes differ from per_subtree"
