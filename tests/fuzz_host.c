@@ -21,7 +21,7 @@
  * drains its arrivals inside one event, so the event cap does not bound
  * that work: 1e6/s grows the log by gigabytes; items 6 and 8), string
  * patterns and loops nested more than two deep (a pcall in nested loops
- * catches the instruction limit and runs on: item 5).
+ * catches the instruction limit and runs on: the sandbox tests cover that).
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -385,7 +385,7 @@ static void gen_stmt(gen *g, int depth)
     }
     case 10:
         /* bounded nesting: a pcall inside nested loops catches the
-         * instruction limit and runs on (item 5, not this target's) */
+         * instruction limit and runs on (the sandbox tests cover that, not this target) */
         if (depth >= 2) {
             emit(g, "v[%u] = sim:now()", pick(g, SLOTS) + 1);
             break;

@@ -3,14 +3,14 @@
 # command (usage: sh_harden_host.sh BUILD). Each case ends with
 # a clear message and exit 1 or 2, never a signal, and a refused scenario
 # leaves the results database byte-for-byte unchanged:
-#  - item 2: the metatables of entities, the world and `sim` are
+#  - the metatables of entities, the world and `sim` are
 #    protected; a declaration released through --unsafe's debug library
 #    is refused when the world is built;
-#  - item 3: a replaced mtcsim._declared is ignored (the host reads its
+#  - a replaced mtcsim._declared is ignored (the host reads its
 #    own copy of the library); huge replications and sweeps are refused;
-#  - item 6: millions of sim:at count against --max-memory; calls that
+#  - millions of sim:at count against --max-memory; calls that
 #    fired give their memory back;
-#  - item 12: sim:every under 1 us; list parameters given other tables;
+#  - sim:every under 1 us; list parameters given other tables;
 #    names with list separators; run.events under MPI sharding; summaries
 #    of the completed replications of an interrupted point.
 set -u
@@ -40,7 +40,7 @@ expect() {
   h0=$(hash "$d/out/r.db")    # runs that happened legitimately change it
 }
 
-# ---- item 2: protected metatables, released declarations ----
+# ---- protected metatables, released declarations ----
 expect 2 "s.lua:2: attempt to call a nil value \(field '__gc'\)" \
   'local w = mtcsim.world{ duration = hours(1) }
 getmetatable(w).__gc(w)'
@@ -66,7 +66,7 @@ expect 1 "cosigner 'w' already released" \
   'local c = mtcsim.cosigner{ name = "w" }
 sim:at(1, function() debug.getmetatable(c).__gc(c); c:cosigner_down() end)' --unsafe
 
-# ---- item 3: the declarations the host reads are its own ----
+# ---- the declarations the host reads are its own ----
 # The host keeps a copy of the library's module made before the scenario
 # runs, so replacing mtcsim._declared (a non-table, an erroring function,
 # a metatable on mtcsim, a lie in a later replication) changes nothing;
@@ -93,7 +93,7 @@ sweep("x", v) param("x", 1) replications(100000)'
 expect 2 "more than 1000000 runs" 'local v = {} for i = 1, 20 do v[i] = i end
 sweep("x", v) param("x", 1)' --replications 100000
 
-# ---- item 6: C memory held for the scenario counts against the cap ----
+# ---- C memory held for the scenario counts against the cap ----
 expect 1 "s.lua:2: sim:at: timed actions: [0-9]+ pending calls .* the memory cap \(--max-memory 16 MiB\) is reached" \
   'mtcsim.world{ duration = hours(1) }
 sim:at(1, function() for i = 1, 2e6 do sim:at(3000, function() end) end end)' --max-memory 16
@@ -108,7 +108,7 @@ local n = 0
 sim:every(1, function() for i = 1, 100 do sim:at(sim:now() + 0.5, function() n = n + 1 end) end end)
 sim:on_finish(function() assert(n == 359900, n) end)' --max-memory 16
 
-# ---- item 12 ----
+# ---- smaller limits ----
 expect 2 "s.lua:2: sim:every: the period 1e-07 s is below the clock's resolution \(1 us\)" \
   'mtcsim.world{ duration = hours(1) }
 sim:every(1e-7, function() end)'

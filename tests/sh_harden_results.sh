@@ -1,13 +1,13 @@
 #!/bin/sh
 # The results file under damage, contention and read-only access, through
 # the mtcsim program (usage: sh_harden_results.sh BUILD):
-#  - item 7: a database corrupt past its header is refused before
+#  - a database corrupt past its header is refused before
 #    anything is simulated, exit 2, and left byte-for-byte unchanged; a
 #    run whose metrics cannot be stored ends 'failed' with the reason,
 #    never 'running';
-#  - item 9: runs started together on the same new --out file all
+#  - runs started together on the same new --out file all
 #    succeed (one creates it, the others append);
-#  - item 10: report and export read a results file in a directory the
+#  - report and export read a results file in a directory the
 #    reader cannot write, creating nothing beside it.
 set -u
 b=${1:-build}
@@ -19,7 +19,7 @@ hash() { sha256sum "$1" | cut -d' ' -f1; }
 sc="$d/s.lua"
 printf '%s\n' 'mtcsim.world{ duration = hours(2) }' 'replications(2)' > "$sc"
 
-# ---- item 7: corrupt past the header ----
+# ---- corrupt past the header ----
 "$m" run "$sc" --quiet --out "$d/c.db" >/dev/null 2>&1 || fail "first run"
 python3 - "$d/c.db" <<'PY' || fail "corrupting the file"
 import sqlite3, sys
@@ -42,7 +42,7 @@ grep -q "corrupt past its header" "$d/err" || fail "corrupt database message: $(
 grep -q "run 1/" "$d/o" && fail "simulated before refusing the corrupt database"
 [ "$(hash "$d/c.db")" = "$h" ] || fail "the corrupt database was written to"
 
-# ---- item 7: a failed store ends the run 'failed' ----
+# ---- a failed store ends the run 'failed' ----
 "$m" run "$sc" --quiet --out "$d/s.db" >/dev/null 2>&1 || fail "first run (store)"
 sqlite3 "$d/s.db" "CREATE TRIGGER full BEFORE INSERT ON scalar
   BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END;" || fail "trigger"
@@ -57,7 +57,7 @@ esac
 [ "$(sqlite3 "$d/s.db" "select count(*) from run where status = 'running'")" = 0 ] ||
   fail "a run stayed 'running'"
 
-# ---- item 9: several runs create the same new file ----
+# ---- several runs create the same new file ----
 for trial in 1 2 3 4 5; do
   rm -f "$d/race.db" "$d/race.db-wal" "$d/race.db-shm"
   pids=""
@@ -72,7 +72,7 @@ for trial in 1 2 3 4 5; do
   [ "$n" = 3 ] || fail "trial $trial: $n experiments, expected 3"
 done
 
-# ---- item 10: a directory the reader cannot write ----
+# ---- a directory the reader cannot write ----
 mkdir -p "$d/ro" "$d/csv" "$d/rep"
 # a synthetic sweep with every figure's metrics (as sh_report.sh uses)
 "$bb/tests/results_driver" sweep "$d/ro/r.db" 2 2 >/dev/null 2>&1 || fail "results_driver"

@@ -70,7 +70,7 @@ static size_t sig_vector(const mtc_proof *p, long skip, uint8_t *vec)
     return n;
 }
 
-/* Issue item 1: 3 known and 30 unknown cosignatures verify; the unknown
+/* 3 known and 30 unknown cosignatures verify; the unknown
  * ones are ignored, not a reason to reject the encoding. */
 TEST(unknown_cosigners_beyond_32_are_ignored)
 {
@@ -128,7 +128,7 @@ TEST(unknown_cosigners_beyond_32_are_ignored)
     mtc_rp_ca_free(rp);
 }
 
-/* Issue item 6: a proof of more than 64 hashes is a well-formed MTCProof
+/* a proof of more than 64 hashes is a well-formed MTCProof
  * whose evaluation fails: reason inclusion-proof, not proof-encoding. */
 TEST(long_inclusion_proof_fails_evaluation)
 {
@@ -188,7 +188,7 @@ static size_t many_exts(uint8_t *out, size_t cap, size_t n, long dup_of)
     return w.err == MTC_OK ? w.len : 0;
 }
 
-/* Issue item 2: RFC 5280 sets no limit on the number of extensions. */
+/* RFC 5280 sets no limit on the number of extensions. */
 TEST(more_than_64_extensions)
 {
     ASSERT_TRUE(setup());
@@ -247,7 +247,7 @@ TEST(more_than_64_extensions)
     }
 }
 
-/* Issue item 3: the CA logs (and so signs) only entry types and entry
+/* the CA logs (and so signs) only entry types and entry
  * extension types it recognizes. */
 TEST(ca_refuses_unrecognized_types)
 {
@@ -297,7 +297,7 @@ TEST(ca_refuses_unrecognized_types)
     mtc_ilog_free(log);
 }
 
-/* Issue item 7: only the current log may be appended to. */
+/* only the current log may be appended to. */
 TEST(retired_log_takes_no_entries)
 {
     ASSERT_TRUE(setup());
@@ -349,7 +349,7 @@ static size_t ian_exts(uint8_t *out, size_t cap, const uint8_t *ian, size_t n,
     return w.len;
 }
 
-/* Issue item 7: the issuerAltName label rule, enforced by the CA. */
+/* the issuerAltName label rule, enforced by the CA. */
 TEST(issuer_alt_name_label)
 {
     ASSERT_TRUE(setup());
@@ -411,7 +411,7 @@ TEST(issuer_alt_name_label)
     ASSERT_OK(mtc_entry_check_issuer_alt_name(e.extensions));
 }
 
-/* Issue item 4: the issuance job signs the checkpoint (steps 1 and 4). */
+/* the issuance job signs the checkpoint (steps 1 and 4). */
 TEST(issuance_job_signs_checkpoints)
 {
     ASSERT_TRUE(setup());

@@ -81,7 +81,7 @@ static int make_db(const char *path)
     return rc ? rc : rc2;
 }
 
-/* ---- item 7: corrupt past the header ---- */
+/* ---- corrupt past the header ---- */
 
 TEST(corrupt_past_header_refused)
 {
@@ -120,7 +120,7 @@ TEST(corrupt_past_header_refused)
     }
 }
 
-/* ---- item 9: several processes create the same new file ---- */
+/* ---- several processes create the same new file ---- */
 
 /* The child: waits for the start signal, then does what `mtcsim run`
  * does with a new --out file. Exit 0 on success. */
@@ -183,7 +183,7 @@ TEST(concurrent_create_same_file)
     }
 }
 
-/* ---- item 10: a directory the reader cannot write ---- */
+/* ---- a directory the reader cannot write ---- */
 
 /* The child: drops the right to write the directory (another user when
  * run as root, else the directory's mode), then reads the database.

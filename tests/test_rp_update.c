@@ -166,7 +166,7 @@ TEST(codec_roundtrip_and_strict)
     fx_free(&F);
 }
 
-/* Issue item 5: landmark subtrees are trusted only through an update, and
+/* landmark subtrees are trusted only through an update, and
  * then landmark-relative certificates verify. */
 TEST(update_makes_landmark_certs_verify)
 {
