@@ -19,7 +19,7 @@
 --     `landmark_interval` varies the cadence (--set
 --     'landmark_interval=minutes(15)'). One mirror cosigns
 --     ([crqp-cosign]), ML-DSA-44.
---   - The CA issues 6 million certificates per day whatever the
+--   - The CA signs 6 million certificates per day whatever the
 --     population sample ([le-rate]); `issuance` varies it.
 --   - Clients check for updates 1 minute after start, then every 5 hours
 --     ([chrome-updater]); 3 sessions a day of about an hour (assumption);

@@ -17,7 +17,7 @@
 --     effects visible.
 --   - Witness latency exponential, mean 1 s; checkpoints every 60 s.
 --   - A frozen browser cohort (never updates) measures the standalone
---     path; a fresh cohort the landmark path. The CA issues 6 million
+--     path; a fresh cohort the landmark path. The CA signs 6 million
 --     certificates per day whatever the population sample ([le-rate]).
 --   - The deployed system (steady warm-up: a lifetime of history), so
 --     sites renew throughout the window and meet the witnesses' failures.

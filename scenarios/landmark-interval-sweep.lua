@@ -9,7 +9,7 @@
 --     certificates, about every 4 hours for 47-day ones (sources.md
 --     [crqp-cadence]); this sweep brackets both: 15 min, 1 h, 2 h, 4 h, 8 h.
 --   - 7-day certificates, ML-DSA-44, one mirror ([crqp-cosign]); the CA
---     issues 6 million certificates per day whatever the population sample
+--     signs 6 million certificates per day whatever the population sample
 --     ([le-rate]).
 --   - Chrome update cadence: 1 minute after start, then every 5 hours
 --     ([chrome-updater]); Zipf 1.2 popularity ([zipf-sites]); 1-day tickets

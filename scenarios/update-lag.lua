@@ -26,7 +26,7 @@
 --     popularity [zipf-sites].
 --   - The deployed system: a steady warm-up (a week of history: every
 --     site at a random phase of its renewal cycle, every client checking
---     as its cohort does), then `days` measured days. The CA issues 6
+--     as its cohort does), then `days` measured days. The CA signs 6
 --     million certificates per day whatever the population sample
 --     ([le-rate]).
 --

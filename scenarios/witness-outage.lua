@@ -14,7 +14,7 @@
 --     `outage_hours` (swept: 0 for the baseline, 2 h, 8 h); "no
 --     unplanned issuance outage over 24 h" in Chrome's draft policy
 --     ([crqp-availability]) bounds the range.
---   - The CA issues 6 million certificates per day whatever the population
+--   - The CA signs 6 million certificates per day whatever the population
 --     sample ([le-rate]); Chrome update cadence ([chrome-updater]).
 --   - The deployed system (steady warm-up): sites renew throughout the
 --     window, so some request certificates during the outage.
