@@ -438,12 +438,13 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     r->stp_bytes = wb->stp && c->kind == WEB_SA
                        ? web__staple_offer(wb, co, c->ca, &r->stp_copy) : 0;
     r->auth += ch_len + c->srv_auth[ta] + r->stp_bytes;
+    /* the server's flight after its ServerHello */
+    uint32_t enc = c->srv_auth[ta] + wb->enc_fixed + r->stp_bytes;
     uint32_t tcp, quic;
-    flight_rtt(wb, &co->fl, name_len, ch_len,
-               c->srv_auth[ta] + wb->enc_fixed + r->stp_bytes, &tcp, &quic);
+    flight_rtt(wb, &co->fl, name_len, ch_len, enc, &tcp, &quic);
     if (r->n < 2) {
         r->ch_ext[r->n] = ch_len;
-        r->enc[r->n] = c->srv_auth[ta] + wb->enc_fixed + r->stp_bytes;
+        r->enc[r->n] = enc;
         r->n++;
     }
     r->rtt_tcp += tcp;
