@@ -180,6 +180,70 @@ TEST(given_uniform_is_the_draw)
     gsl_rng_free(b);
 }
 
+/* web_latency_ms_paired gives each pricing exactly what its own
+ * web_latency_ms_u call gives, bit for bit, whether the baselines' first
+ * flights are as many packets as the handshake's (a shared start) or
+ * not, with and without a retry and a loss-free path; with u not given
+ * it takes one draw, and only on a lossy path. */
+TEST(paired_pricings_are_the_single_ones)
+{
+    tls_transport t = transport();
+    gsl_rng *a = gsl_rng_alloc(gsl_rng_mt19937), *b = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(a, 17);
+    for (int i = 0; i < 4000; i++) {
+        web_lat_proto proto = i % 2 ? WEB_LAT_QUIC : WEB_LAT_TCP_TLS13;
+        double lp[] = {0.0, 0.001, 0.05, 0.4};
+        web_lat_path p = {.rtt_ms = 1.0 + 400.0 * gsl_rng_uniform(a),
+                          .bandwidth_bps = i % 5 ? 2e6 + 1e8 * gsl_rng_uniform(a) : 0.0,
+                          .loss_prob = lp[i % 4]};
+        /* the handshake's first flight and the baselines': some of as
+         * many packets (1300 vs 1400: one), some not (3500: three) */
+        web_lat_flights f = {.client_first = 1200 + 100 * (size_t)(i % 3),
+                             .server_first = 500 + (size_t)(60000 * gsl_rng_uniform(a)),
+                             .client_second = 80, .server_ms = 0.15};
+        web_lat_flights g = {.client_first = 1400, .server_first = 20000,
+                             .client_second = 80, .server_ms = 0.03};
+        web_lat_flights base[3] = {
+            {.client_first = 1300, .server_first = 4000, .client_second = 80, .server_ms = 0.03},
+            {.client_first = 3500, .server_first = 13000, .client_second = 80, .server_ms = 0.15},
+            {.client_first = f.client_first, .server_first = 17000, .client_second = 64}};
+        const web_lat_flights *retry = i % 3 == 0 ? &g : NULL;
+        double u = gsl_rng_uniform(a), ms[4];
+        ASSERT_EQ(web_latency_ms_paired(proto, &t, &p, &f, retry, base, 3, NULL,
+                                        u, ms), 0);
+        ASSERT_TRUE(ms[0] == web_latency_ms_u(proto, &t, &p, &f, retry, NULL, u));
+        for (int k = 0; k < 3; k++)
+            ASSERT_TRUE(ms[1 + k] ==
+                        web_latency_ms_u(proto, &t, &p, &base[k], NULL, NULL, u));
+        /* u not given: one draw on a lossy path, none on a clean one */
+        unsigned long seed = (unsigned long)i + 5;
+        gsl_rng_set(b, seed);
+        double v = p.loss_prob > 0 ? gsl_rng_uniform(b) : -1.0;
+        unsigned long next = gsl_rng_get(b);
+        gsl_rng_set(b, seed);
+        double ms2[4];
+        ASSERT_EQ(web_latency_ms_paired(proto, &t, &p, &f, retry, base, 3, b,
+                                        -1.0, ms2), 0);
+        ASSERT_EQ(gsl_rng_get(b), next);
+        ASSERT_TRUE(ms2[0] == web_latency_ms_u(proto, &t, &p, &f, retry, NULL, v));
+        ASSERT_TRUE(ms2[2] == web_latency_ms_u(proto, &t, &p, &base[1], NULL, NULL, v));
+    }
+    /* invalid arguments write nothing */
+    web_lat_path bad = {.rtt_ms = 0.0};
+    web_lat_flights f = {.client_first = 1300, .server_first = 3000};
+    double ms[2] = {7.0, 7.0};
+    ASSERT_EQ(web_latency_ms_paired(WEB_LAT_TCP_TLS13, &t, &bad, &f, NULL, &f, 1,
+                                    NULL, 0.5, ms), -1);
+    web_lat_path ok = {.rtt_ms = 20.0, .loss_prob = 0.1};
+    ASSERT_EQ(web_latency_ms_paired(WEB_LAT_TCP_TLS13, &t, &ok, &f, NULL, NULL, 1,
+                                    NULL, 0.5, ms), -1);
+    ASSERT_EQ(web_latency_ms_paired(WEB_LAT_TCP_TLS13, &t, &ok, &f, NULL, NULL, 0,
+                                    NULL, -1.0, ms), -1); /* lossy, no rng, no u */
+    ASSERT_TRUE(ms[0] == 7.0 && ms[1] == 7.0);
+    gsl_rng_free(a);
+    gsl_rng_free(b);
+}
+
 TEST(resumption_is_cheaper)
 {
     tls_transport t = transport();
@@ -239,6 +303,7 @@ static const test_case tests[] = {
     {"loss_adds_at_least_one_timeout", loss_adds_at_least_one_timeout},
     {"loss_free_draws_nothing", loss_free_draws_nothing},
     {"given_uniform_is_the_draw", given_uniform_is_the_draw},
+    {"paired_pricings_are_the_single_ones", paired_pricings_are_the_single_ones},
     {"resumption_is_cheaper", resumption_is_cheaper},
     {"retry_adds_a_handshake", retry_adds_a_handshake},
     {"sign_times_and_arguments", sign_times_and_arguments},

@@ -14,7 +14,7 @@
 
 /* ---- recording ---- */
 
-/* log2(y) for a finite y >= 1 to about 1e-4: the exponent plus a
+/* log2(y) for a finite normal y > 0 to about 1e-4: the exponent plus a
  * quartic in the mantissa. Only a first guess of the bin (the stored
  * edges decide), so it need not be exact, only cheaper than log10. */
 static double approx_log2(double y)
@@ -35,8 +35,10 @@ static size_t bin_index(const sim_metric *h, double x)
         return 0;
     if (x >= h->edges[h->nbins])
         return h->nbins + 1;
-    /* log10(x / lo) = log2(x / lo) x log10(2); x / lo >= 1 here */
-    double f = (double)h->per_decade * 0.30102999566398120 * approx_log2(x / h->lo);
+    /* per_decade x log10(x / lo), as log2(x) x per_decade x log10(2)
+     * less the same of lo; x is finite and >= lo > 0 here (a subnormal x
+     * only spoils the guess, which the edges correct) */
+    double f = h->bin_scale * approx_log2(x) - h->bin_offset;
     size_t i = f < 0 ? 0 : (size_t)f;
     if (i >= h->nbins)
         i = h->nbins - 1;

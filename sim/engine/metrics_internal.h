@@ -56,6 +56,10 @@ struct sim_metric {
     unsigned per_decade;
     size_t nbins;
     double *edges;      /* nbins + 1 */
+    /* bin_index's first guess is bin_scale * log2(x) - bin_offset, with
+     * bin_scale = per_decade * log10(2) and bin_offset = bin_scale *
+     * log2(lo): no division per observation (set with the edges) */
+    double bin_scale, bin_offset;
     uint64_t *bins;     /* ncells * (nbins + 2) */
     uint64_t *hcount;
     sim__fx_t *hsum;
@@ -79,6 +83,11 @@ struct sim_metrics {
 static inline sim__fx_t sim__to_fx(double v)
 {
     double s = nearbyint(v * SIM__FX_ONE);
+    /* the common case through a 64-bit conversion (one instruction; the
+     * 128-bit one is a library call): s is integral, so both give the
+     * same value */
+    if (s > -9.2e18 && s < 9.2e18)
+        return (sim__fx_t)(int64_t)s;
     if (!(s == s))
         return 0;
     if (s >= 8.5e37)

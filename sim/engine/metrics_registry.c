@@ -129,6 +129,8 @@ int sim__metric_alloc_cells(sim_metric *mt)
             return SIM_ERR_NOMEM;
         for (size_t i = 0; i <= mt->nbins; i++)
             mt->edges[i] = mt->lo * pow(10.0, (double)i / mt->per_decade);
+        mt->bin_scale = (double)mt->per_decade * 0.30102999566398120;
+        mt->bin_offset = mt->bin_scale * log2(mt->lo);
         for (size_t i = 0; i < c; i++) {
             mt->hmin[i] = INFINITY;
             mt->hmax[i] = -INFINITY;

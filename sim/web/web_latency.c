@@ -149,26 +149,46 @@ unsigned web_latency_server_rounds(web_lat_proto proto,
     return server_rounds(NULL, proto, t, received, bytes, NULL);
 }
 
-/* One attempt: set-up, client's first flight, processing, server rounds,
- * client's Finished. */
-static double attempt_ms(lat_ctx *c, web_lat_proto proto,
-                         const tls_transport *t, const web_lat_flights *f)
+/* The client's first flight's packets. */
+static uint64_t client_packets(web_lat_proto proto, const tls_transport *t,
+                               size_t client_first)
+{
+    uint64_t pkt;
+    if (proto == WEB_LAT_TCP_TLS13)
+        pkt = t->tcp_mss ? t->tcp_mss : 1;
+    else
+        pkt = t->quic_client_initial < 1200 ? 1200 : t->quic_client_initial;
+    return ceil_div(client_first, pkt);
+}
+
+/* An attempt's start: set-up and the client's first flight of
+ * `packets`, timeouts included. It depends on the flight only through
+ * its packet count, so pricings of one connection whose first flights
+ * are as many packets share it (web_latency_ms_paired). */
+static double attempt_start(lat_ctx *c, web_lat_proto proto, uint64_t packets)
 {
     const web_lat_path *p = c->path;
     double ms = 0.0;
     double client_timeout;
-    uint64_t client_pkt;
     if (proto == WEB_LAT_TCP_TLS13) {
         /* SYN: one packet, timed by the initial RTO. */
         ms += p->rtt_ms + lost_time(c, 1, TCP_RTO_INIT_MS);
-        client_pkt = t->tcp_mss ? t->tcp_mss : 1;
         client_timeout = 3.0 * p->rtt_ms > TCP_RTO_MIN_MS ? 3.0 * p->rtt_ms
                                                            : TCP_RTO_MIN_MS;
     } else {
-        client_pkt = t->quic_client_initial < 1200 ? 1200 : t->quic_client_initial;
         client_timeout = 3.0 * QUIC_INITIAL_RTT_MS;
     }
-    ms += lost_time(c, ceil_div(f->client_first, client_pkt), client_timeout);
+    ms += lost_time(c, packets, client_timeout);
+    return ms;
+}
+
+/* The rest of an attempt after its start `ms`: processing, server
+ * rounds, client's Finished, serialization. */
+static double attempt_finish(lat_ctx *c, web_lat_proto proto,
+                             const tls_transport *t, const web_lat_flights *f,
+                             double ms)
+{
+    const web_lat_path *p = c->path;
     ms += f->server_ms;
     double lost = 0.0;
     unsigned rounds = server_rounds(c, proto, t, f->client_first,
@@ -184,6 +204,27 @@ static double attempt_ms(lat_ctx *c, web_lat_proto proto,
     return ms;
 }
 
+/* One attempt: set-up, client's first flight, processing, server rounds,
+ * client's Finished. */
+static double attempt_ms(lat_ctx *c, web_lat_proto proto,
+                         const tls_transport *t, const web_lat_flights *f)
+{
+    double ms = attempt_start(c, proto, client_packets(proto, t, f->client_first));
+    return attempt_finish(c, proto, t, f, ms);
+}
+
+/* Whether the arguments can be priced (web_latency_ms_u's contract). */
+static int valid_call(web_lat_proto proto, const tls_transport *t,
+                      const web_lat_path *path, const web_lat_flights *first,
+                      gsl_rng *rng, double u)
+{
+    return t && path && first && path->rtt_ms > 0.0 &&
+           path->loss_prob >= 0.0 && path->loss_prob < 1.0 &&
+           path->bandwidth_bps >= 0.0 &&
+           (proto == WEB_LAT_TCP_TLS13 || proto == WEB_LAT_QUIC) &&
+           !(path->loss_prob > 0.0 && !rng && !(u >= 0.0 && u < 1.0));
+}
+
 double web_latency_ms(web_lat_proto proto, const tls_transport *t,
                       const web_lat_path *path, const web_lat_flights *first,
                       const web_lat_flights *retry, gsl_rng *rng)
@@ -195,11 +236,7 @@ double web_latency_ms_u(web_lat_proto proto, const tls_transport *t,
                         const web_lat_path *path, const web_lat_flights *first,
                         const web_lat_flights *retry, gsl_rng *rng, double u)
 {
-    if (!t || !path || !first || !(path->rtt_ms > 0.0) ||
-        !(path->loss_prob >= 0.0 && path->loss_prob < 1.0) ||
-        !(path->bandwidth_bps >= 0.0) ||
-        (proto != WEB_LAT_TCP_TLS13 && proto != WEB_LAT_QUIC) ||
-        (path->loss_prob > 0.0 && !rng && !(u >= 0.0 && u < 1.0)))
+    if (!valid_call(proto, t, path, first, rng, u))
         return -1.0;
     /* u outside [0, 1) (NaN too): none given, drawn when first needed */
     lat_ctx c = {path, rng, 1.0 - path->loss_prob,
@@ -209,6 +246,43 @@ double web_latency_ms_u(web_lat_proto proto, const tls_transport *t,
         return ms;
     double again = attempt_ms(&c, proto, t, retry);
     return again < 0.0 ? again : ms + again;
+}
+
+int web_latency_ms_paired(web_lat_proto proto, const tls_transport *t,
+                          const web_lat_path *path,
+                          const web_lat_flights *first,
+                          const web_lat_flights *retry,
+                          const web_lat_flights *base, size_t nbase,
+                          gsl_rng *rng, double u, double *ms)
+{
+    if (!ms || (nbase && !base) || !valid_call(proto, t, path, first, rng, u))
+        return -1;
+    double keep = 1.0 - path->loss_prob;
+    /* the one uniform every pricing starts from: given, or drawn now
+     * (a path that loses nothing draws nothing) */
+    if (!(u >= 0.0 && u < 1.0))
+        u = keep != 1.0 ? gsl_rng_uniform(rng) : -1.0;
+    lat_ctx c0 = {path, rng, keep, u};
+    uint64_t packets = client_packets(proto, t, first->client_first);
+    double start = attempt_start(&c0, proto, packets);
+    /* the handshake: its own start, then the retry if any */
+    lat_ctx c = c0;
+    ms[0] = attempt_finish(&c, proto, t, first, start);
+    if (ms[0] >= 0.0 && retry) {
+        double again = attempt_ms(&c, proto, t, retry);
+        ms[0] = again < 0.0 ? again : ms[0] + again;
+    }
+    for (size_t i = 0; i < nbase; i++) {
+        uint64_t bp = client_packets(proto, t, base[i].client_first);
+        c = c0;
+        if (bp == packets) {
+            ms[1 + i] = attempt_finish(&c, proto, t, &base[i], start);
+        } else {
+            c.u = u;
+            ms[1 + i] = attempt_ms(&c, proto, t, &base[i]);
+        }
+    }
+    return 0;
 }
 
 double web_latency_sign_ms(mtc_sig_alg alg)

@@ -122,24 +122,20 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
         flights(co, sh->name_len, ch_ext[i], enc[i], sign, &f[i]);
     /* MTC and the baselines see the same loss (common random numbers):
      * each pricing takes at most one draw, the stream's next, so it is
-     * drawn once here and handed to the three (web_latency_ms_u).
-     * Whether a pricing draws depends only on the path (every attempt
-     * sends a SYN or a ClientHello), hence the test. */
-    double u = -1.0;
-    if (1.0 - path.loss_prob != 1.0)
-        u = gsl_rng_uniform(r);
-    web_lat_proto proto = proto_of(co);
-    double ms = web_latency_ms_u(proto, &co->fl.t, &path, &f[0],
-                                 n > 1 ? &f[1] : NULL, r, u);
-    if (ms >= 0)
-        sim_hist_observe(wb->m.lat, k, ms);
-    /* the baselines: no trust_anchors, no retry, the site's own key */
-    for (int i = 0; i < 2; i++) {
-        web_lat_flights b;
-        flights(co, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed, sign, &b);
-        ms = web_latency_ms_u(proto, &co->fl.t, &path, &b, NULL, r, u);
-        if (ms >= 0)
-            sim_hist_observe(wb->m.lat_base[i], k, ms);
+     * drawn once and shared by the three (web_latency_ms_paired), which
+     * also prices the set-up and the client's first flight once.
+     * the baselines: no trust_anchors, no retry, the site's own key */
+    web_lat_flights b[2];
+    for (int i = 0; i < 2; i++)
+        flights(co, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed, sign, &b[i]);
+    double ms[3];
+    if (web_latency_ms_paired(proto_of(co), &co->fl.t, &path, &f[0],
+                              n > 1 ? &f[1] : NULL, b, 2, r, -1.0, ms) == 0) {
+        if (ms[0] >= 0)
+            sim_hist_observe(wb->m.lat, k, ms[0]);
+        for (int i = 0; i < 2; i++)
+            if (ms[1 + i] >= 0)
+                sim_hist_observe(wb->m.lat_base[i], k, ms[1 + i]);
     }
     p->n = ps.n;
 }

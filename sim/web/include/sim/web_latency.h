@@ -98,6 +98,25 @@ double web_latency_ms_u(web_lat_proto proto, const tls_transport *t,
                         const web_lat_path *path, const web_lat_flights *first,
                         const web_lat_flights *retry, gsl_rng *rng, double u);
 
+/*
+ * One connection priced several ways with one loss uniform (common
+ * random numbers): ms[0] gets `first` (then `retry`, when non-NULL) and
+ * ms[1 + i] the baseline flights base[i], i < nbase; each exactly what
+ * web_latency_ms_u(..., u) would give it, negative when that would be.
+ * u outside [0, 1): drawn here from `rng` once, when the path loses
+ * packets. The set-up and the client's first flight are priced once for
+ * every pricing whose first flight is as many packets as first's (they
+ * depend on nothing else). Returns 0, or -1 for invalid arguments (as
+ * web_latency_ms_u, or NULL ms, or nbase > 0 with NULL base), writing
+ * nothing.
+ */
+int web_latency_ms_paired(web_lat_proto proto, const tls_transport *t,
+                          const web_lat_path *path,
+                          const web_lat_flights *first,
+                          const web_lat_flights *retry,
+                          const web_lat_flights *base, size_t nbase,
+                          gsl_rng *rng, double u, double *ms);
+
 /* Round trips the server's first flight of `bytes` takes after the
  * client's first flight (1 when it fits the first window): the same
  * windows as tls_extra_rtt_tcp and tls_extra_rtt_quic_rx, plus one.
