@@ -661,7 +661,54 @@ TEST(bin_is_the_edges_bin)
     }
 }
 
+/* Values are kept in fixed point, v x 2^32 rounded to the nearest
+ * integer, ties to even (nearbyint), NaN as 0 and saturated far out:
+ * at ties, next to the bounds of the conversion's fast path (2^51 in
+ * units of 2^-32) and at random magnitudes. */
+TEST(fixed_point_rounds_to_nearest_even)
+{
+    sim_metrics *m;
+    sim_metric *g;
+    ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+    ASSERT_OK(sim_metrics_gauge(m, "g", "", 1, 0, &g));
+    const double one = 4294967296.0, edge = 0x1p51 / 4294967296.0;
+    double vs[64];
+    size_t n = 0;
+    for (int k = -3; k <= 3; k++)    /* ties around 0: -1.5 ... 3.5 units */
+        vs[n++] = ((double)k + 0.5) / one;
+    vs[n++] = 0.0;
+    vs[n++] = -0.0;
+    vs[n++] = 0.4 / one;
+    vs[n++] = -0.6 / one;
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+        vs[n++] = sgn * edge;
+        vs[n++] = sgn * nextafter(edge, 0.0);
+        vs[n++] = sgn * nextafter(edge, INFINITY);
+        vs[n++] = sgn * (edge - 0.5 / one);   /* a tie just inside */
+        vs[n++] = sgn * (edge - 1.5 / one);
+        vs[n++] = sgn * 1e12;
+        vs[n++] = sgn * 1e30;               /* saturates */
+    }
+    vs[n++] = NAN;
+    gsl_rng *r = sim_rng_alloc_stream(14, 0, SIM_STREAM_TEST, 12);
+    for (int i = 0; i < 20000; i++) {
+        double v = i < (int)n ? vs[i]
+                 : (gsl_rng_uniform(r) - 0.5) * pow(10.0, 16.0 * gsl_rng_uniform(r) - 10.0);
+        double x = nearbyint(v * one), want;
+        if (isnan(x))
+            want = 0.0;
+        else
+            want = (x >= 8.5e37 ? 8.5e37 : x <= -8.5e37 ? -8.5e37 : x) / one;
+        sim_gauge_set(g, 0, v);
+        double got = sim_gauge_value(g, 0);
+        ASSERT_TRUE(got == want);
+    }
+    gsl_rng_free(r);
+    sim_metrics_destroy(m);
+}
+
 static const test_case cases[] = {
+    {"fixed_point_rounds_to_nearest_even", fixed_point_rounds_to_nearest_even},
     {"bin_is_the_edges_bin", bin_is_the_edges_bin},
     {"observe_n_equals_repeated_observe", observe_n_equals_repeated_observe},
     {"observe_u32_equals_observe", observe_u32_equals_observe},

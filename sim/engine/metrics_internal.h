@@ -82,12 +82,17 @@ struct sim_metrics {
 /* v in fixed point, rounded to nearest: NaN gives 0, out of range saturates. */
 static inline sim__fx_t sim__to_fx(double v)
 {
-    double s = nearbyint(v * SIM__FX_ONE);
-    /* the common case through a 64-bit conversion (one instruction; the
-     * 128-bit one is a library call): s is integral, so both give the
-     * same value */
-    if (s > -9.2e18 && s < 9.2e18)
-        return (sim__fx_t)(int64_t)s;
+    double x = v * SIM__FX_ONE;
+    /* The common case without library calls, the same value: below 2^51
+     * in magnitude, adding and taking away 1.5 x 2^52 rounds x to the
+     * nearest integer, ties to even, as nearbyint does in the default
+     * rounding mode (nothing in this program changes it), and the 64-bit
+     * conversion of an integral value is exact. */
+    if (x > -0x1p51 && x < 0x1p51) {
+        double r = (x + 0x1.8p52) - 0x1.8p52;
+        return (sim__fx_t)(int64_t)r;
+    }
+    double s = nearbyint(x);
     if (!(s == s))
         return 0;
     if (s >= 8.5e37)
