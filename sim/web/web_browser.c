@@ -651,8 +651,9 @@ int web_create(web **out, const web_env *env,
     wb->nus = env->pki->us_count(env->pki->ctx);
     wb->site_cfg = calloc(nsites ? nsites : 1, sizeof *wb->site_cfg);
     wb->cohorts = calloc(ncohorts ? ncohorts : 1, sizeof *wb->cohorts);
+    wb->wire_scratch = malloc(WEB_WIRE_SCRATCH);
     int rc = MTC_ERR_NOMEM;
-    if (!wb->site_cfg || !wb->cohorts) {
+    if (!wb->site_cfg || !wb->cohorts || !wb->wire_scratch) {
         snprintf(err, errlen, "web: out of memory");
         goto fail;
     }
@@ -710,6 +711,7 @@ void web_destroy(web *wb)
     web__handshake_destroy(wb);
     free(wb->site_cfg);
     free(wb->cohorts);
+    free(wb->wire_scratch);
     free(wb);
 }
 

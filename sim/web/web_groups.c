@@ -178,8 +178,9 @@ void web__groups_slow_check(web *wb, size_t us, uint32_t apub, const web_site *s
     tmp.adv_log = calloc(slots + 1, sizeof(uint64_t));
     tmp.adv_lm = calloc(slots + 1, sizeof(uint64_t));
     tmp.adv_max_active = calloc(slots + 1, sizeof(uint64_t));
-    static uint8_t buf[70000];
-    if (!ids || !mem || !tmp.adv_log || !tmp.adv_lm || !tmp.adv_max_active)
+    /* its own buffer: the list parsed from it is read below */
+    uint8_t *buf = malloc(WEB_WIRE_SCRATCH);
+    if (!ids || !mem || !tmp.adv_log || !tmp.adv_lm || !tmp.adv_max_active || !buf)
         goto done;
     /* the client's list again, from the views */
     for (size_t ca = 0; ca < wb->nca; ca++) {
@@ -191,10 +192,11 @@ void web__groups_slow_check(web *wb, size_t us, uint32_t apub, const web_site *s
     }
     size_t nids = web__groups_ids(wb, us, apub, &tmp, ids), len = 0;
     int bad = tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids, buf,
-                                           sizeof buf, &len) != MTC_OK ||
-              len != adv->ch_ext_len || tmp.group_version != adv->group_version;
+                                           WEB_WIRE_SCRATCH, &len) != MTC_OK ||
+              len < 4 || len != adv->ch_ext_len ||
+              tmp.group_version != adv->group_version;
     tls_ta_list l;
-    bad |= tls_ta_list_parse(buf + 4, len - 4, 0, &l) != MTC_OK;
+    bad = bad || tls_ta_list_parse(buf + 4, len - 4, 0, &l) != MTC_OK;
     /* the server: landmark-relative first, then standalone; newest first */
     uint32_t pick = WEB_NO_CERT;
     for (int pass = 0; pass < 2 && pick == WEB_NO_CERT && !bad; pass++)
@@ -212,6 +214,7 @@ void web__groups_slow_check(web *wb, size_t us, uint32_t apub, const web_site *s
     if (bad)
         wb->st.invariant_violations++;
 done:
+    free(buf);
     free(ids);
     free(mem);
     free(tmp.adv_log);

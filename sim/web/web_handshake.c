@@ -111,10 +111,10 @@ const web_pubinfo *web__pubinfo(web *wb, size_t us, uint32_t pub)
     }
     if (web__groups_on(wb, us))
         nids = web__groups_ids(wb, us, pub, pi, ids);
-    static uint8_t buf[65536 + 8];
     size_t len = 0;
-    if (tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids, buf,
-                                     sizeof buf, &len) != MTC_OK)
+    if (tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids,
+                                     wb->wire_scratch, WEB_WIRE_SCRATCH,
+                                     &len) != MTC_OK)
         len = 0;
     free(ids);
     pi->ch_ext_len = (uint32_t)len;
@@ -486,9 +486,16 @@ static void slow_check(web *wb, const web_cohort *co, uint32_t apub,
 {
     size_t nids = 0;
     mtc_taid *ids = calloc(wb->nca * (SIM_CA_MAX_LOGS + 1), sizeof *ids);
-    static uint8_t buf[70000];
-    if (!ids)
+    /* its own buffer: the parsed list points into it, and it then takes
+     * the Certificate message (a standalone certificate with many
+     * cosignatures can pass 64 KiB) */
+    enum { CHECK_BUF = 70000 };
+    uint8_t *buf = malloc(CHECK_BUF);
+    if (!ids || !buf) {
+        free(ids);
+        free(buf);
         return;
+    }
     for (size_t ca = 0; ca < wb->nca; ca++) {
         const sim_ca_view *v = wb->pki->pub_view(wb->pki->ctx, co->us, apub, ca);
         const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, ca);
@@ -502,10 +509,10 @@ static void slow_check(web *wb, const web_cohort *co, uint32_t apub,
     }
     size_t len = 0;
     int bad = tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids, buf,
-                                           sizeof buf, &len) != MTC_OK ||
-              len != adv->ch_ext_len;
+                                           CHECK_BUF, &len) != MTC_OK ||
+              len < 4 || len != adv->ch_ext_len;
     tls_ta_list l;
-    bad |= tls_ta_list_parse(buf + 4, len - 4, 0, &l) != MTC_OK;
+    bad = bad || tls_ta_list_parse(buf + 4, len - 4, 0, &l) != MTC_OK;
     /* Server: the newest landmark-relative certificate in an advertised
      * group, else the newest standalone one whose CA ID is listed or
      * contained in a listed group. */
@@ -546,12 +553,13 @@ static void slow_check(web *wb, const web_cohort *co, uint32_t apub,
         const web_cert *c = &wb->certs[fast_id];
         tls_cert_entry e = {c->der, c->der_len};
         bad |= tls_certificate_encode(wb->env.tls.codepoint, &e, 1, fast_matched, buf,
-                                      sizeof buf, &len) != MTC_OK ||
+                                      CHECK_BUF, &len) != MTC_OK ||
                len != c->msg_len[fast_matched];
     }
     if (bad)
         wb->st.invariant_violations++;
     free(ids);
+    free(buf);
 }
 
 static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,

@@ -323,7 +323,15 @@ struct web {
     web_stats st;
     struct web_staple *stp; /* learning from staples (web_staple.c); NULL: off */
     int64_t epoch;
+    /* Scratch for an extension encoded only for its length (the
+     * ClientHello's trust_anchors): WEB_WIRE_SCRATCH bytes, owned here,
+     * valid inside one encoding call; nothing keeps its contents. */
+    uint8_t *wire_scratch;
 };
+
+/* trust_anchors is a 16-bit list of IDs (under 65,536 bytes) plus its
+ * extension header. */
+#define WEB_WIRE_SCRATCH (65536 + 8)
 
 /* Zeroed memory for a big, randomly accessed table (clients, memo):
  * 2 MiB aligned and, where the kernel allows (THP "madvise" mode), backed

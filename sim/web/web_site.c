@@ -166,7 +166,7 @@ static int site_new_key(web *wb, web_site *s)
         memcpy(content + 64, "TLS 1.3, server CertificateVerify", 33);
         content[97] = 0;
         mtc_sha256(s->spki, spl, (mtc_hash *)(content + 98));
-        static uint8_t sig[MTC_SIG_MAX];
+        uint8_t sig[MTC_SIG_MAX];
         size_t sl;
         rc = mtc_sig_sign(key, content, sizeof content, sig, &sl);
         if (rc == MTC_OK)

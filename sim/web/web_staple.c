@@ -262,9 +262,9 @@ const web_pubinfo *web__staple_view(web *wb, const web_client *c, size_t us,
         if (nids == before)
             ids[nids++] = ci->ca_id;
     }
-    static uint8_t buf[64 * 260 + 8];
-    if (tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids, buf,
-                                     sizeof buf, &len) != MTC_OK)
+    if (tls_ext_trust_anchors_encode(wb->env.tls.codepoint, ids, nids,
+                                     wb->wire_scratch, WEB_WIRE_SCRATCH,
+                                     &len) != MTC_OK)
         len = 0;
     sc->ch_ext_len = (uint32_t)len;
     return sc;
