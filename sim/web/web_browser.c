@@ -114,6 +114,43 @@ static int browser_defaults(void *p)
     return rc;
 }
 
+/* The steady start's horizon (warm_start): eight mean session cycles or
+ * update intervals, whichever is longer, in s, at most 400 days; *cyc
+ * gets the mean session cycle, cut to an eighth of the horizon. */
+static double warm_horizon(const web_browsers_config *k, double *cyc)
+{
+    double cy = 86400.0 / k->sessions_per_day + sim_dist_mean(k->session_duration);
+    if (k->away_prob > 0)
+        cy += k->away_prob * sim_dist_mean(k->away_duration);
+    double mi = sim_dist_mean(k->update_interval);
+    double h = 8 * (cy > mi ? cy : mi);
+    if (!(h < 400 * 86400.0))
+        h = 400 * 86400.0;
+    if (!(cy < h))
+        cy = h / 8;
+    *cyc = cy;
+    return h;
+}
+
+/* At most this many sessions and update checks per client, in
+ * expectation, in the steady start: it runs before the simulation, as
+ * one uninterruptible loop per client. Realistic cohorts need tens. */
+#define WARM_STEPS_MAX 1e5
+
+/* Expected sessions and checks per client in the steady start: h / cyc
+ * sessions and, online for a share min(1, duration / cyc) of the
+ * horizon, one check per mean update interval (a renewal process). */
+static double warm_steps(const web_browsers_config *k)
+{
+    double cyc, h = warm_horizon(k, &cyc);
+    if (k->never_updates)
+        return h / cyc;
+    double online = sim_dist_mean(k->session_duration) / cyc;
+    if (!(online < 1))
+        online = 1;
+    return h / cyc + h * online / sim_dist_mean(k->update_interval);
+}
+
 static int browser_validate(const void *p, char *err, size_t errlen)
 {
     const web_browsers_config *c = p;
@@ -142,6 +179,24 @@ static int browser_validate(const void *p, char *err, size_t errlen)
         snprintf(err, errlen, "away_prob: needs %s",
                  !c->away_duration ? "away_duration" : "sessions_per_day > 0");
         return MTC_ERR_CONFIG;
+    }
+    /* Clients present at the start with a random phase are warmed up
+     * (warm_start); a check interval far shorter than the sessions, or
+     * sessions far shorter than the check interval, would make that
+     * loop run for hours before the first event (0 s: forever). */
+    if (c->count > 0 && c->sessions_per_day > 0 && c->arrival_spread <= 0 &&
+        c->update_phase == WEB_PHASE_RANDOM) {
+        double w = warm_steps(c);
+        if (!(w <= WARM_STEPS_MAX)) {
+            snprintf(err, errlen,
+                     "update_interval: a mean of %g s with sessions every %g s: "
+                     "the steady start would simulate about %.3g sessions "
+                     "and update checks per client before the run (at most %g); "
+                     "lengthen the shorter one, or set update_phase = \"start\"",
+                     sim_dist_mean(c->update_interval),
+                     86400.0 / c->sessions_per_day, w, WARM_STEPS_MAX);
+            return MTC_ERR_CONFIG;
+        }
     }
     if (!c->rtt && (c->rtt_jitter || c->bandwidth > 0 || c->loss_prob > 0)) {
         snprintf(err, errlen, "%s: needs rtt (the path is off without it)",
@@ -313,15 +368,7 @@ static void arrive(web *wb, web_client *c, web_cohort *co, sim_time now, gsl_rng
 static void warm_start(web_client *c, web_cohort *co, sim_time now, gsl_rng *r)
 {
     const web_browsers_config *k = &co->cfg;
-    double cyc = 86400.0 / k->sessions_per_day + sim_dist_mean(k->session_duration);
-    if (k->away_prob > 0)
-        cyc += k->away_prob * sim_dist_mean(k->away_duration);
-    double mi = sim_dist_mean(k->update_interval);
-    double h = 8 * (cyc > mi ? cyc : mi);
-    if (!(h < 400 * 86400.0))
-        h = 400 * 86400.0;
-    if (!(cyc < h))
-        cyc = h / 8;
+    double cyc, h = warm_horizon(k, &cyc);
     sim_time end_w = now + (sim_time)ceil(h / 86400.0) * SIM_DAY;
     sim_time due = k->never_updates ? SIM_TIME_MAX : web__random_phase_due(co, r, now);
     /* The first session is looked for from a uniform point of the first
