@@ -183,6 +183,11 @@ expect 2 "s.lua:4: .*update_interval: a mean of 0 s with sessions every 43200 s:
 mtcsim.ca{ name = "le" }
 mtcsim.update_service{ name = "u" }
 mtcsim.browsers{ name = "b", count = 20, sessions_per_day = 2, update_interval = 0 }'
+expect 2 "s.lua:4: .*update_interval: a mean of -0 s .* about inf" \
+  'mtcsim.world{ duration = hours(1), start = "empty" }
+mtcsim.ca{ name = "le" }
+mtcsim.update_service{ name = "u" }
+mtcsim.browsers{ name = "b", count = 20, sessions_per_day = 2, update_interval = minutes(-0.0) }'
 expect 2 "s.lua:4: .*the steady start would simulate about [0-9.e+]+ sessions and update checks per client before the run \(at most 100000\)" \
   'mtcsim.world{ duration = hours(1), start = "empty" }
 mtcsim.ca{ name = "le" }

@@ -145,10 +145,13 @@ static double warm_steps(const web_browsers_config *k)
     double cyc, h = warm_horizon(k, &cyc);
     if (k->never_updates)
         return h / cyc;
+    double mi = sim_dist_mean(k->update_interval);
+    if (!(mi > 0)) /* 0 and -0 too: a check every nanosecond */
+        return INFINITY;
     double online = sim_dist_mean(k->session_duration) / cyc;
     if (!(online < 1))
         online = 1;
-    return h / cyc + h * online / sim_dist_mean(k->update_interval);
+    return h / cyc + h * online / mi;
 }
 
 static int browser_validate(const void *p, char *err, size_t errlen)
