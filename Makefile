@@ -35,7 +35,7 @@ ifeq ($(SAN),1)
 OPT     := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDSAN   := -fsanitize=address,undefined
 else
-OPT     := -O2 -g
+OPT     := -O3 -g
 LDSAN   :=
 endif
 # The sim layers (engine, world, pki, web, results, scaleout) each keep

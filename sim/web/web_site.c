@@ -518,7 +518,13 @@ int web__sites_create(web *wb, char *err, size_t errlen)
         for (size_t i = 0; i < c->ca_shares.count; i++) {
             char name[WEB_NAME_MAX];
             double v;
-            parse_share(c->ca_shares.item[i], name, sizeof name, &v);
+            /* validated with the declaration (site_validate); checked again
+             * so that v is never read unset */
+            if (parse_share(c->ca_shares.item[i], name, sizeof name, &v)) {
+                snprintf(err, errlen, "%s: ca_shares: \"%s\" is not NAME:SHARE",
+                         c->name, c->ca_shares.item[i]);
+                return MTC_ERR_CONFIG;
+            }
             size_t k;
             for (k = 0; k < wb->nca; k++)
                 if (!strcmp(wb->pki->ca(wb->pki->ctx, k)->name, name))
