@@ -169,6 +169,139 @@ TEST(histogram_bins_quantiles)
     sim_metrics_destroy(m);
 }
 
+/* The bin an observation lands in is the one its edges bound, whatever
+ * way the bin is found (bin table or settling the first guess): each
+ * edge, the doubles either side of it, and log-uniform values, over
+ * ranges with tables of every size and one too wide for a table. */
+static int lands_in_its_bin(sim_metric *h, double x)
+{
+    size_t nb = sim_hist_nbins(h), want;
+    if (!(x >= sim_hist_edge(h, 0)))
+        want = 0;
+    else if (x >= sim_hist_edge(h, nb))
+        want = nb + 1;
+    else {
+        /* edge(want - 1) <= x < edge(want), by bisection */
+        size_t a = 0, b = nb;
+        while (b - a > 1) {
+            size_t c = a + (b - a) / 2;
+            if (x < sim_hist_edge(h, c))
+                b = c;
+            else
+                a = c;
+        }
+        want = b;
+    }
+    uint64_t before = sim_hist_bin(h, 0, want);
+    sim_hist_observe(h, 0, x);
+    return sim_hist_bin(h, 0, want) == before + 1;
+}
+
+TEST(histogram_bin_is_the_edges)
+{
+    struct { double lo, hi; unsigned per_decade; } def[] = {
+        {0.1, 1e6, 100},   /* handshake_ms: 700 bins */
+        {1.0, 1e4, 10},
+        {1e-6, 1e6, 10},
+        {1.0, 65536.0, 1},
+        {1e-30, 1e30, 1000}, /* too wide for a table */
+        {1.0, 1.5, 1000},
+    };
+    gsl_rng *r = sim_rng_alloc_stream(5, 0, SIM_STREAM_TEST, 0);
+    for (size_t d = 0; d < sizeof def / sizeof def[0]; d++) {
+        sim_metrics *m;
+        sim_metric *h;
+        ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+        ASSERT_OK(sim_metrics_histogram(m, "x", "", 1, 0, def[d].lo, def[d].hi,
+                                        def[d].per_decade, &h));
+        size_t nb = sim_hist_nbins(h);
+        for (size_t i = 0; i <= nb; i++) {
+            double e = sim_hist_edge(h, i);
+            ASSERT_TRUE(lands_in_its_bin(h, e));
+            ASSERT_TRUE(lands_in_its_bin(h, nextafter(e, 0.0)));
+            ASSERT_TRUE(lands_in_its_bin(h, nextafter(e, INFINITY)));
+        }
+        double l0 = log(def[d].lo), l1 = log(sim_hist_edge(h, nb));
+        for (int k = 0; k < 20000; k++)
+            ASSERT_TRUE(lands_in_its_bin(h, exp(l0 + (l1 - l0) * gsl_rng_uniform(r))));
+        ASSERT_TRUE(lands_in_its_bin(h, 0.0));
+        ASSERT_TRUE(lands_in_its_bin(h, -1.0));
+        ASSERT_TRUE(lands_in_its_bin(h, INFINITY));
+        sim_metrics_destroy(m);
+    }
+    gsl_rng_free(r);
+}
+
+/* Deferred observations: a source counts while the registry records and
+ * records n at a time when flushed; the histogram ends bit for bit as
+ * the same observations recorded at once. */
+typedef struct pending {
+    sim_metric *h;
+    double x[3];
+    uint64_t n[3];
+    int calls;
+} pending;
+
+static void pending_flush(void *ctx)
+{
+    pending *p = ctx;
+    p->calls++;
+    for (int i = 0; i < 3; i++) {
+        sim_hist_observe_n(p->h, 0, p->x[i], p->n[i]);
+        p->n[i] = 0;
+    }
+}
+
+TEST(deferred_observations_exact)
+{
+    sim_time clock = 0;
+    sim_metrics_config cfg = {50, 0, 0, 0};
+    sim_metrics *now_m, *late_m;
+    sim_metric *now_h, *late_h;
+    ASSERT_OK(sim_metrics_create(&now_m, &cfg, &clock));
+    ASSERT_OK(sim_metrics_create(&late_m, &cfg, &clock));
+    ASSERT_OK(sim_metrics_histogram(now_m, "h", "B", 1, 0, 10, 1e6, 100, &now_h));
+    ASSERT_OK(sim_metrics_histogram(late_m, "h", "B", 1, 0, 10, 1e6, 100, &late_h));
+    pending p = {late_h, {1234.5, 7261.0, 0.3}, {0, 0, 0}, 0};
+    pending q = {late_h, {1.0, 2.0, 3.0}, {0, 0, 0}, 0};
+    ASSERT_OK(sim_metrics_add_flush(late_m, pending_flush, &p));
+    ASSERT_OK(sim_metrics_add_flush(late_m, pending_flush, &q));
+    sim_metrics_remove_flush(late_m, pending_flush, &q);
+    gsl_rng *r = sim_rng_alloc_stream(9, 0, SIM_STREAM_TEST, 0);
+    for (int k = 0; k < 3000; k++) {
+        clock = k / 10;
+        int i = (int)gsl_rng_uniform_int(r, 3);
+        sim_hist_observe(now_h, 0, p.x[i]);
+        /* the warm-up: nothing counted before 50 */
+        ASSERT_EQ(sim_metrics_recording(late_m), clock >= 50);
+        if (sim_metrics_recording(late_m))
+            p.n[i]++;
+        if (k == 1000) {
+            sim_metrics_flush(late_m);
+            ASSERT_EQ(sim_hist_count(late_h, 0), sim_hist_count(now_h, 0));
+        }
+    }
+    ASSERT_TRUE(sim_hist_count(late_h, 0) < sim_hist_count(now_h, 0));
+    sim_metrics_finish(now_m, clock);
+    sim_metrics_finish(late_m, clock);
+    ASSERT_FALSE(sim_metrics_recording(late_m));
+    ASSERT_EQ(p.calls, 2);
+    ASSERT_EQ(q.calls, 0);
+    ASSERT_EQ_U64(sim_hist_count(late_h, 0), sim_hist_count(now_h, 0));
+    ASSERT_TRUE(sim_hist_sum(late_h, 0) == sim_hist_sum(now_h, 0));
+    ASSERT_TRUE(sim_hist_min(late_h, 0) == sim_hist_min(now_h, 0));
+    ASSERT_TRUE(sim_hist_max(late_h, 0) == sim_hist_max(now_h, 0));
+    for (size_t b = 0; b < sim_hist_nbins(now_h) + 2; b++)
+        ASSERT_EQ_U64(sim_hist_bin(late_h, 0, b), sim_hist_bin(now_h, 0, b));
+    /* finished: a further flush records nothing */
+    p.n[0] = 5;
+    sim_metrics_flush(late_m);
+    ASSERT_EQ_U64(sim_hist_count(late_h, 0), sim_hist_count(now_h, 0));
+    gsl_rng_free(r);
+    sim_metrics_destroy(now_m);
+    sim_metrics_destroy(late_m);
+}
+
 /* Quantiles of a lognormal sample agree with the law within a bin. */
 TEST(histogram_vs_law)
 {
@@ -716,6 +849,8 @@ static const test_case cases[] = {
     {"series_and_warmup", series_and_warmup},
     {"series_cap", series_cap},
     {"histogram_bins_quantiles", histogram_bins_quantiles},
+    {"histogram_bin_is_the_edges", histogram_bin_is_the_edges},
+    {"deferred_observations_exact", deferred_observations_exact},
     {"histogram_vs_law", histogram_vs_law},
     {"merge_exact_associative", merge_exact_associative},
     {"merge_mismatch_and_replicated", merge_mismatch_and_replicated},

@@ -372,6 +372,8 @@ static int s_metric(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
+    /* a histogram's deferred observations, recorded before it is read */
+    sim_metrics_flush(lw->metrics);
     size_t c = cohort_arg(L, m, 3);
     switch (sim_metric_kind(m)) {
     case SIM_METRIC_COUNTER:

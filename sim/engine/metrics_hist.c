@@ -8,7 +8,10 @@
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "sim/status.h"
 
 #include "metrics_internal.h"
 
@@ -29,12 +32,10 @@ static double approx_log2(double y)
            (2.8212026 + (-1.4699568 + (0.44717955 - 0.056570851 * m) * m) * m) * m;
 }
 
-static size_t bin_index(const sim_metric *h, double x)
+/* The bin of x, lo <= x < edges[nbins], from the first guess settled
+ * against the stored edges. */
+static size_t bin_settle(const sim_metric *h, double x)
 {
-    if (!(x >= h->lo))
-        return 0;
-    if (x >= h->edges[h->nbins])
-        return h->nbins + 1;
     /* per_decade x log10(x / lo), as log2(x) x per_decade x log10(2)
      * less the same of lo; x is finite and >= lo > 0 here (a subnormal x
      * only spoils the guess, which the edges correct) */
@@ -49,6 +50,82 @@ static size_t bin_index(const sim_metric *h, double x)
     while (i + 1 < h->nbins && x >= h->edges[i + 1])
         i++;
     return i + 1;
+}
+
+static uint64_t bits_of(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static double double_of(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+static size_t bin_index(const sim_metric *h, double x)
+{
+    if (!(x >= h->lo))
+        return 0;
+    if (x >= h->edges[h->nbins])
+        return h->nbins + 1;
+    if (!h->bin_tab)
+        return bin_settle(h, x);
+    /* x > 0 here, so its bits order as its values do: the cell is the
+     * bits above the shift. An entry is the bin of the cell's least value,
+     * doubled, plus 1 when the cell holds that bin's upper edge (never
+     * more than one edge: sim__hist_table_build). */
+    uint32_t e = h->bin_tab[(bits_of(x) >> h->bin_tab_shift) - h->bin_tab_key0];
+    size_t b = e >> 1;
+    if ((e & 1) && x >= h->edges[b])
+        b++;
+    return b;
+}
+
+int sim__hist_table_build(sim_metric *h)
+{
+    free(h->bin_tab);
+    h->bin_tab = NULL;
+    /* the greatest value below the overflow bin */
+    double top = nextafter(h->edges[h->nbins], 0.0);
+    if (!(top >= h->lo))
+        return SIM_OK;
+    /* cells of 2^-k of an octave, k as small as lets no cell hold two
+     * edges; none when the table would outgrow SIM__BIN_TAB_MAX */
+    for (unsigned k = 1; k <= 12; k++) {
+        unsigned shift = 52 - k;
+        uint64_t key0 = bits_of(h->lo) >> shift, key1 = bits_of(top) >> shift;
+        size_t len = (size_t)(key1 - key0 + 1);
+        if (len > SIM__BIN_TAB_MAX)
+            return SIM_OK;
+        uint32_t *tab = malloc(len * sizeof *tab);
+        if (!tab)
+            return SIM_ERR_NOMEM;
+        int fits = 1;
+        for (size_t j = 0; j < len && fits; j++) {
+            uint64_t key = key0 + j;
+            double a = double_of(key << shift);
+            double z = double_of(((key + 1) << shift) - 1);
+            if (a < h->lo)
+                a = h->lo;
+            if (z > top)
+                z = top;
+            size_t b0 = bin_settle(h, a), b1 = bin_settle(h, z);
+            fits = b1 - b0 <= 1 && b0 <= UINT32_MAX >> 1;
+            tab[j] = (uint32_t)(b0 << 1 | (b1 > b0));
+        }
+        if (fits) {
+            h->bin_tab = tab;
+            h->bin_tab_shift = shift;
+            h->bin_tab_key0 = key0;
+            return SIM_OK;
+        }
+        free(tab);
+    }
+    return SIM_OK;
 }
 
 void sim_hist_observe(sim_metric *h, size_t cohort, double x)

@@ -25,6 +25,8 @@ __extension__ typedef __int128 sim__fx_t;
 
 #define SIM__FX_ONE 4294967296.0 /* 2^32 */
 #define SIM__HCACHE 64
+/* the most entries of a histogram's bin table (16 KiB) */
+#define SIM__BIN_TAB_MAX 4096
 #define SIM__NAME_MAX_LEN 127
 #define SIM__UNIT_MAX_LEN 31
 #define SIM__LABEL_MAX_LEN 63
@@ -60,6 +62,12 @@ struct sim_metric {
      * bin_scale = per_decade * log10(2) and bin_offset = bin_scale *
      * log2(lo): no division per observation (set with the edges) */
     double bin_scale, bin_offset;
+    /* bin_index's table (sim__hist_table_build; NULL: none, the guess is
+     * settled against the edges): one entry per cell of the doubles'
+     * bits above bin_tab_shift, from lo's cell; owned */
+    uint32_t *bin_tab;
+    unsigned bin_tab_shift;
+    uint64_t bin_tab_key0;
     uint64_t *bins;     /* ncells * (nbins + 2) */
     uint64_t *hcount;
     sim__fx_t *hsum;
@@ -77,6 +85,9 @@ struct sim_metrics {
     sim_metric **v;
     size_t n, cap;
     int finished;
+    /* deferred-observation sources (sim_metrics_add_flush), borrowed */
+    struct sim__flush { sim_metrics_flush_fn fn; void *ctx; } *flush;
+    size_t nflush, cap_flush;
 };
 
 /* v in fixed point, rounded to nearest: NaN gives 0, out of range saturates. */
@@ -139,6 +150,12 @@ void sim__metric_free(sim_metric *mt);
 int sim__metric_same_def(const sim_metric *a, const sim_metric *b);
 /* Allocates mt's labels "0", "1", ... and empty cells of its kind. */
 int sim__metric_alloc_cells(sim_metric *mt);
+
+/* metrics_hist.c, for alloc_cells: */
+/* (Re)builds histogram h's bin table from its edges, or leaves none when
+ * the range needs more than SIM__BIN_TAB_MAX cells; the bins observed are
+ * the same either way. SIM_ERR_NOMEM when out of memory. */
+int sim__hist_table_build(sim_metric *h);
 /* Appends mt to m, which then owns it; SIM_OK or SIM_ERR_NOMEM. */
 int sim__metrics_add(sim_metrics *m, sim_metric *mt);
 /* Get-or-create: the metric of this name and same definition, else new. */

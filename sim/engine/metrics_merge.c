@@ -25,6 +25,7 @@ static int clone_into(sim_metrics *dst, const sim_metric *s)
     mt->ser_cnt = NULL;
     mt->ser_lvl = NULL;
     mt->edges = NULL;
+    mt->bin_tab = NULL;
     mt->bins = NULL;
     mt->hcount = NULL;
     mt->hsum = NULL;

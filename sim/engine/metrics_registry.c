@@ -46,6 +46,7 @@ void sim__metric_free(sim_metric *mt)
     free(mt->ser_cnt);
     free(mt->ser_lvl);
     free(mt->edges);
+    free(mt->bin_tab);
     free(mt->bins);
     free(mt->hcount);
     free(mt->hsum);
@@ -61,6 +62,7 @@ void sim_metrics_destroy(sim_metrics *m)
     for (size_t i = 0; i < m->n; i++)
         sim__metric_free(m->v[i]);
     free(m->v);
+    free(m->flush);
     free(m);
 }
 
@@ -131,6 +133,10 @@ int sim__metric_alloc_cells(sim_metric *mt)
             mt->edges[i] = mt->lo * pow(10.0, (double)i / mt->per_decade);
         mt->bin_scale = (double)mt->per_decade * 0.30102999566398120;
         mt->bin_offset = mt->bin_scale * log2(mt->lo);
+        mt->bin_tab = NULL;
+        int rc = sim__hist_table_build(mt);
+        if (rc != SIM_OK)
+            return rc;
         for (size_t i = 0; i < c; i++) {
             mt->hmin[i] = INFINITY;
             mt->hmax[i] = -INFINITY;

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/status.h"
+
 #include "metrics_internal.h"
 
 /* ---- series ---- */
@@ -115,10 +117,49 @@ void sim_gauge_add(sim_metric *g, size_t cohort, double dv)
     g->lvl[cohort] = sim__add_fx(g->lvl[cohort], sim__to_fx(dv));
 }
 
+int sim_metrics_add_flush(sim_metrics *m, sim_metrics_flush_fn fn, void *ctx)
+{
+    if (m->nflush == m->cap_flush) {
+        size_t cap = m->cap_flush ? 2 * m->cap_flush : 4;
+        struct sim__flush *f = realloc(m->flush, cap * sizeof *f);
+        if (!f)
+            return SIM_ERR_NOMEM;
+        m->flush = f;
+        m->cap_flush = cap;
+    }
+    m->flush[m->nflush].fn = fn;
+    m->flush[m->nflush].ctx = ctx;
+    m->nflush++;
+    return SIM_OK;
+}
+
+void sim_metrics_remove_flush(sim_metrics *m, sim_metrics_flush_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < m->nflush; i++)
+        if (m->flush[i].fn == fn && m->flush[i].ctx == ctx) {
+            memmove(&m->flush[i], &m->flush[i + 1],
+                    (m->nflush - i - 1) * sizeof *m->flush);
+            m->nflush--;
+            return;
+        }
+}
+
+void sim_metrics_flush(sim_metrics *m)
+{
+    for (size_t i = 0; i < m->nflush; i++)
+        m->flush[i].fn(m->flush[i].ctx);
+}
+
+int sim_metrics_recording(const sim_metrics *m)
+{
+    return !m->finished && sim__now_of(m) >= m->cfg.warmup_end;
+}
+
 void sim_metrics_finish(sim_metrics *m, sim_time end)
 {
     if (m->finished)
         return;
+    sim_metrics_flush(m);
     for (size_t i = 0; i < m->n; i++)
         if (sim__has_series(m->v[i]))
             catch_up(m->v[i], end, 1);

@@ -731,7 +731,8 @@ int web_create(web **out, const web_env *env,
     if ((rc = web__handshake_init(wb, err, errlen)) != MTC_OK ||
         (rc = web__sites_create(wb, err, errlen)) != MTC_OK ||
         (rc = web__clients_create(wb, err, errlen)) != MTC_OK ||
-        (rc = web__staple_create(wb, err, errlen)) != MTC_OK)
+        (rc = web__staple_create(wb, err, errlen)) != MTC_OK ||
+        (rc = web__base_defer_create(wb)) != MTC_OK)
         goto fail;
     *out = wb;
     return MTC_OK;
@@ -754,6 +755,7 @@ void web_destroy(web *wb)
 {
     if (!wb)
         return;
+    web__base_defer_destroy(wb);
     web__staple_destroy(wb);
     if (wb->cohorts)
         web__clients_destroy(wb);

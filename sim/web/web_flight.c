@@ -185,6 +185,8 @@ static int base_chain(web *wb, mtc_sig_alg chain, mtc_sig_alg leaf, const char *
 
 void web__site_baselines_sync(web *wb, web_site *s)
 {
+    /* handshakes counted under the bytes about to change keep them */
+    web__base_flush_site(wb, s->id);
     web_site_hot *h = &wb->siteh[s->id];
     h->key = (uint8_t)wb->site_cfg[s->group].key_alg;
     h->name_len = s->name_len;

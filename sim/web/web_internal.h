@@ -316,6 +316,10 @@ struct web {
     uint32_t enc_fixed;     /* EncryptedExtensions without extensions +
                                Finished: enc = srv_auth + enc_fixed */
     web_metrics m;
+    /* baseline observations deferred (web__base_defer_create): per site
+     * and cohort, the full handshakes whose baseline bytes and round trips
+     * are still to be recorded; NULL before the sites exist */
+    uint64_t *base_pend;
     sim_rng *path_rng;      /* the path streams' generator (NULL: no latency),
                                apart from env.rng so that a connection's
                                latency draws leave the client's stream
@@ -416,6 +420,15 @@ void web__connect(web *wb, web_client *c, uint32_t site, sim_time now,
 void web__site_set_changed(web *wb, web_site *s);
 /* Refreshes certh[id] from certs[id] (keeps the memo front entry). */
 void web__cert_sync(web *wb, uint32_t id);
+/* Defers the baseline histograms' observations (sim/metrics.h, deferred
+ * observations): a full handshake counts one per site and cohort, and the
+ * counts are recorded when the registry flushes, or for one site before
+ * its baseline bytes change (web__base_flush_site). Registers the flush
+ * with the registry; web__base_defer_destroy unregisters it. */
+int web__base_defer_create(web *wb);
+void web__base_defer_destroy(web *wb);
+/* Records the deferred baseline observations of site `site` now. */
+void web__base_flush_site(web *wb, uint32_t site);
 
 /* web_groups.c: timestamped multi-CA landmark groups */
 /* 1 when service us has a landmark group. */

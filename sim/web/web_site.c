@@ -521,7 +521,9 @@ int web__sites_create(web *wb, char *err, size_t errlen)
             /* validated with the declaration (site_validate); checked again
              * so that v is never read unset */
             if (parse_share(c->ca_shares.item[i], name, sizeof name, &v)) {
-                snprintf(err, errlen, "%s: ca_shares: \"%s\" is not NAME:SHARE",
+                snprintf(err, errlen,
+                         "%s: ca_shares: item \"%s\" is not \"ca_name:share\" "
+                         "with a share >= 0",
                          c->name, c->ca_shares.item[i]);
                 return MTC_ERR_CONFIG;
             }

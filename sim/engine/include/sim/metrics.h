@@ -109,8 +109,33 @@ void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x);
 /* Exactly n calls of sim_hist_observe(h, cohort, x), in one. */
 void sim_hist_observe_n(sim_metric *h, size_t cohort, double x, uint64_t n);
 
-/* Fills series points up to `end` (inclusive) and freezes the registry:
- * later updates are ignored. Call once, at the end of the run. */
+/* ---- deferred observations ----
+ * A histogram keeps no order: count, bins, fixed-point sum and extremes
+ * are the same whichever way its observations arrive. So a model that
+ * records the same value into the same cell many times may count those
+ * observations and record them later, n at a time (sim_hist_observe_n),
+ * and the metric ends bit for bit as if each had been recorded at once.
+ * Such a model counts only while sim_metrics_recording() (what
+ * the observation would have counted), and registers a flush function
+ * that records everything it holds. The registry calls every flush
+ * function in sim_metrics_flush() and at the start of
+ * sim_metrics_finish(); whoever reads histograms before the end (a
+ * scenario's callback) calls sim_metrics_flush() first. */
+typedef void (*sim_metrics_flush_fn)(void *ctx);
+/* Registers fn(ctx), which must stay valid until removed or the registry
+ * is destroyed. Error: SIM_ERR_NOMEM. */
+int sim_metrics_add_flush(sim_metrics *m, sim_metrics_flush_fn fn, void *ctx);
+/* Unregisters fn(ctx) without calling it; no-op if not registered. */
+void sim_metrics_remove_flush(sim_metrics *m, sim_metrics_flush_fn fn, void *ctx);
+/* Calls every registered flush function, in registration order. */
+void sim_metrics_flush(sim_metrics *m);
+/* Whether counters and histograms count an observation now: the registry
+ * is not finished and the clock has reached the warm-up's end. */
+int sim_metrics_recording(const sim_metrics *m);
+
+/* Flushes deferred observations (sim_metrics_flush), fills series points
+ * up to `end` (inclusive) and freezes the registry: later updates are
+ * ignored. Call once, at the end of the run. */
 void sim_metrics_finish(sim_metrics *m, sim_time end);
 
 /* Adds src into dst: metrics matched by name (missing ones are copied),

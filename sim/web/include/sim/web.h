@@ -274,6 +274,11 @@ typedef struct web_stats {
     uint64_t auth_bytes_sum;    /* over full handshakes */
     uint64_t standalone_bytes_mismatch; /* with no landmarks: auth bytes that
                                    differ from the standalone encoding */
+    /* check_invariants only (0 otherwise): over full handshakes while the
+     * metrics record, the baseline bytes (classical, ML-DSA-44, today's)
+     * as of each handshake, against which the baseline histograms, whose
+     * observations are deferred, are checked */
+    uint64_t base_auth_sum[3];
 } web_stats;
 
 /* Totals over everything since creation (no warm-up applied). */
