@@ -2,6 +2,8 @@
  * metrics_series.c - counters and gauges: recording, reading, and the series
  * each fills lazily on the grid (sim_metrics_finish closes it). Together
  * because every update catches its series up first, inline on the hot path.
+ * Also the registry's deferred-observation sources, which
+ * sim_metrics_finish flushes before it freezes the registry.
  */
 #include "sim/metrics.h"
 
