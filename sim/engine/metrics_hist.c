@@ -132,7 +132,7 @@ void sim_hist_observe(sim_metric *h, size_t cohort, double x)
 {
     assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);
     sim_metrics *m = h->reg;
-    if (m->finished || sim__now_of(m) < m->cfg.warmup_end || isnan(x))
+    if (!sim__counting(m) || isnan(x))
         return;
     h->bins[cohort * (h->nbins + 2) + bin_index(h, x)]++;
     h->hcount[cohort]++;
@@ -147,7 +147,7 @@ void sim_hist_observe_n(sim_metric *h, size_t cohort, double x, uint64_t n)
 {
     assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);
     sim_metrics *m = h->reg;
-    if (n == 0 || m->finished || sim__now_of(m) < m->cfg.warmup_end || isnan(x))
+    if (n == 0 || !sim__counting(m) || isnan(x))
         return;
     h->bins[cohort * (h->nbins + 2) + bin_index(h, x)] += n;
     h->hcount[cohort] += n;
@@ -165,7 +165,7 @@ void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x)
 {
     assert(h->kind == SIM_METRIC_HISTOGRAM && cohort < h->ncells);
     sim_metrics *m = h->reg;
-    if (m->finished || sim__now_of(m) < m->cfg.warmup_end)
+    if (!sim__counting(m))
         return;
     size_t slot = (size_t)((x * UINT32_C(0x9e3779b1)) >> 26);
     size_t b;

@@ -137,6 +137,13 @@ static inline sim_time sim__now_of(const sim_metrics *m)
     return m->clock ? *m->clock : 0;
 }
 
+/* Whether counters and histograms count an observation now: not finished
+ * and past the warm-up (sim_metrics_recording, and every observation). */
+static inline int sim__counting(const sim_metrics *m)
+{
+    return !m->finished && sim__now_of(m) >= m->cfg.warmup_end;
+}
+
 /* Nonzero when mt records a series: SIM_METRIC_SERIES and a grid step. */
 static inline int sim__has_series(const sim_metric *mt)
 {

@@ -154,7 +154,7 @@ void sim_metrics_flush(sim_metrics *m)
 
 int sim_metrics_recording(const sim_metrics *m)
 {
-    return !m->finished && sim__now_of(m) >= m->cfg.warmup_end;
+    return sim__counting(m);
 }
 
 void sim_metrics_finish(sim_metrics *m, sim_time end)
