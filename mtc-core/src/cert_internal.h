@@ -1,6 +1,6 @@
 /*
- * cert_internal.h - parsing helpers shared by entry.c, cert.c and cacert.c
- * (not part of the public API).
+ * cert_internal.h - parsing helpers shared by entry.c and cert.c (whose CA
+ * certificate uses them too); not part of the public API.
  *
  * TBSCertificate and TBSCertificateLogEntry share most of their fields, so
  * the strict field parsers live in one place (entry.c).

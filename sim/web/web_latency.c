@@ -2,7 +2,7 @@
  * web_latency.c - handshake completion time from bytes, path and transport.
  *
  * Priced per handshake, millions of times a run, so it walks the rounds
- * of a flight with integer windows (the same windows as sim/tls.c's
+ * of a flight with integer windows (the same windows as tls.c's
  * extra-round-trip counts), draws one uniform per handshake and only
  * when the path loses packets, and touches libm only for flights of more
  * than 32 packets.

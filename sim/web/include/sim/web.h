@@ -1,7 +1,8 @@
 /*
  * sim/web.h - the web side of the world model: sites (authenticating
  * parties), browser cohorts (relying parties) and the TLS certificate
- * negotiation between them (DESIGN.md "Sites", "Browsers", "Handshake").
+ * negotiation between them. The model and its assumptions: docs/model.md;
+ * the tour of the files: sim/web/README.md.
  *
  * The web side talks to the PKI only through web_pki, a table of the
  * sim/world.h queries it uses (issue, revoke, CA facts and landmarks,
