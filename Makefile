@@ -17,7 +17,7 @@
 BUILD   ?= build
 SAN     ?= 0
 CC      ?= cc
-PKGS    := libcrypto gsl sqlite3 lua5.4
+PKGS    := libcrypto gsl sqlite3 lua5.4 libbrotlienc libbrotlidec libzstd
 
 # Open MPI is optional: with it, mtcsim can shard a run over ranks
 # (sim/shard.h); without it, everything builds and runs single-process.
