@@ -10,7 +10,8 @@
 #    --resume reruns, and the finished run's on_finish output is already in
 #    the redirected stdout; resuming a finished experiment does nothing;
 #  - a scenario changed since the experiment ran is refused (exit 2), as
-#    are other options next to --resume, and -j under a bad value;
+#    are a seed other than the experiment's, --out next to --resume, and
+#    -j under a bad value;
 #  - a run failing in a worker: exit 1, recorded as failed.
 # The second run waits while a file "gate" exists beside the scenario, so
 # the test interrupts it at a known place.
@@ -68,20 +69,20 @@ cmp -s a b || fail "-j 2 printed another output: $(diff a b)"
 touch gate
 "$m" run gated.lua --out r.db >r1.txt 2>r1.err & pid=$!
 wait_running r.db 2
-"$m" run --resume r.db >/dev/null 2>live.err; [ $? -eq 2 ] || fail "resume of a live run must exit 2"
+"$m" run gated.lua --resume r.db >/dev/null 2>live.err; [ $? -eq 2 ] || fail "resume of a live run must exit 2"
 grep -q 'run 2 (point 0, replication 1) is still running' live.err || fail "live run: $(cat live.err)"
 kill -INT $pid; rm gate
 wait $pid; rc=$?; pid=
 [ $rc -eq 1 ] || fail "interrupted sweep must exit 1 (got $rc)"
 [ "$(sqlite3 r.db "select group_concat(status) from run")" = "completed,interrupted" ] \
   || fail "after the interrupt: $(sqlite3 r.db 'select * from run')"
-"$m" ls r.db | grep -q '3 to do (mtcsim run --resume FILE.db)' || fail "ls: runs to do"
-"$m" run --resume r.db -j 2 >r2.txt 2>r2.err || fail "resume: $(cat r2.err)"
+"$m" ls r.db | grep -q '3 to do (mtcsim run SCENARIO --resume FILE.db)' || fail "ls: runs to do"
+"$m" run gated.lua --resume r.db -j 2 >r2.txt 2>r2.err || fail "resume: $(cat r2.err)"
 grep -q '^# resuming experiment 1 of r.db: 3 of 4 runs to do' r2.txt || fail "resume line: $(cat r2.txt)"
 $dbdiff j1.db r.db 1 1 || fail "resumed sweep differs from one run through"
 [ "$(sqlite3 r.db "select count(*) from run where status = 'completed'")" = 4 ] || fail "completed runs"
 [ "$(sqlite3 r.db "select count(*) from experiment")" = 1 ] || fail "resume made a new experiment"
-"$m" run --resume r.db >done.txt 2>&1 || fail "resume of a complete experiment"
+"$m" run gated.lua --resume r.db >done.txt 2>&1 || fail "resume of a complete experiment"
 grep -q '0 of 4 runs to do' done.txt || fail "nothing to do: $(cat done.txt)"
 
 # ---- killed outright: an abandoned run ----
@@ -92,18 +93,19 @@ kill -KILL $pid; wait $pid 2>/dev/null; pid=; rm gate
 # the first run's on_finish output reached the file before the kill
 [ "$(grep -c '^run done' k.out)" = 1 ] || fail "on_finish output lost with stdout redirected: $(cat k.out)"
 "$m" ls k.db | grep -q '1 abandoned' || fail "ls: abandoned run: $("$m" ls k.db)"
-"$m" run --resume k.db --quiet >/dev/null 2>err || fail "resume after kill: $(cat err)"
+"$m" run gated.lua --resume k.db --quiet >/dev/null 2>err || fail "resume after kill: $(cat err)"
 $dbdiff j1.db k.db 1 1 || fail "resumed after kill differs"
 
 # ---- refusals ----
 cp r.db c.db
 sqlite3 c.db "update run set status = 'failed' where run_id = 4" || fail "sqlite3"
 echo "-- an edit" >> gated.lua
-"$m" run --resume c.db >/dev/null 2>err; [ $? -eq 2 ] || fail "changed scenario must exit 2"
+"$m" run gated.lua --resume c.db >/dev/null 2>err; [ $? -eq 2 ] || fail "changed scenario must exit 2"
 grep -q 'gated.lua has changed since experiment 1 ran' err || fail "changed scenario: $(cat err)"
-"$m" run --resume c.db --seed 3 >/dev/null 2>err; [ $? -eq 2 ] || fail "--resume with --seed must exit 2"
-grep -q 'only -j, --quiet' err || fail "--resume options: $(cat err)"
-"$m" run --resume nope.db >/dev/null 2>&1; [ $? -eq 2 ] || fail "--resume of a missing file"
+"$m" run gated.lua --resume c.db --seed 3 >/dev/null 2>err; [ $? -eq 2 ] || fail "--resume with --seed must exit 2"
+grep -q -- '--seed 1 then, 3 now' err || fail "--resume options: $(cat err)"
+"$m" run gated.lua --resume c.db --out x.db >/dev/null 2>err; [ $? -eq 2 ] || fail "--resume with --out must exit 2"
+"$m" run gated.lua --resume nope.db >/dev/null 2>&1; [ $? -eq 2 ] || fail "--resume of a missing file"
 [ ! -e nope.db ] || fail "--resume created a database"
 
 # ---- a failing run in a worker ----

@@ -234,7 +234,7 @@ static void ls_experiment(sqlite3 *db, sqlite3_stmt *ex, const stale_set *stale,
            (long long)npts, npts == 1 ? "" : "s", (long long)reps,
            reps == 1 ? "" : "s", planned, c[0], c[1], c[2], c[3], abandoned,
            planned > done ? planned - done : 0,
-           planned > done && !c[3] ? " (mtcsim run --resume FILE.db)" : "");
+           planned > done && !c[3] ? " (mtcsim run SCENARIO --resume FILE.db)" : "");
     ls_points(db, exp, stale);
     if (show & SHOW_RUNS)
         ls_runs(db, exp, stale);

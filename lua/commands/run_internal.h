@@ -50,6 +50,7 @@ typedef struct run_opts {
     int jobs;               /* -j N: local worker processes (1: none) */
     const char *resume;     /* --resume FILE.db[:EXP], or NULL */
     int strict;             /* --strict: implausible values are errors */
+    int accept_changes;     /* --resume despite other options or files */
     char resume_db[LHOST_PATH_MAX]; /* --resume: the database (o->out) */
     uint64_t max_instr;
     uint64_t max_mem_mb;
@@ -137,9 +138,13 @@ typedef struct run_ctx {
 /* Prints the --help text to f. */
 void run_usage(FILE *f);
 /* Fills o (zeroed by the caller) from argv; HOST_OK or HOST_USAGE
- * (message printed). With --resume the scenario and --out are checked
- * later (run_check_args) on the rebuilt options. */
+ * (message printed). With --resume the scenario and the database are
+ * checked later (run_resume_open). */
 int run_parse_args(int argc, char **argv, run_opts *o);
+/* The parsing alone, messages to errs (NULL: none), nothing checked on
+ * disk: also for a command line read back from a database, which is only
+ * compared, never obeyed. */
+int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs);
 /* Checks the scenario (readable) and --out (its directory) of o, filling
  * o->out_dir; HOST_OK or HOST_USAGE (printed). */
 int run_check_args(run_opts *o);
@@ -213,15 +218,17 @@ int run_record_param_list(sim_results *db, int64_t run, char *const *quads,
                           size_t n, const plan *pl);
 
 /* run_resume.c */
-/* --resume FILE.db[:EXP]: opens the database for appending, finds the
- * experiment and rebuilds the options it ran with into o (keeping o's -j,
- * --quiet, --summary, and its scenario path when one was given). HOST_OK
- * or HOST_USAGE (message printed). */
+/* --resume FILE.db[:EXP]: opens the database for appending and finds the
+ * experiment. The options of the resume are o's, as typed: the stored
+ * command line is only compared with them (--set, --seed,
+ * --replications), and a difference is refused unless --accept-changes.
+ * HOST_OK or HOST_USAGE (message printed). */
 int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
                     size_t maxargs, sim_results **db, int64_t *exp);
-/* After planning: refuses a changed scenario (SHA-256) or grid, and lists
- * the runs to redo (missing, failed, interrupted, abandoned) into todo.
- * HOST_OK (*ntodo may be 0: nothing to do) or HOST_USAGE (printed). */
+/* After planning: refuses a changed scenario (SHA-256) unless
+ * --accept-changes, or another grid, and lists the runs to redo (missing,
+ * failed, interrupted, abandoned) into todo. HOST_OK (*ntodo may be 0:
+ * nothing to do) or HOST_USAGE (printed). */
 int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
                     const plan *pl, const char *sha, size_t *todo, size_t *ntodo);
 

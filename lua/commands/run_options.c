@@ -4,6 +4,7 @@
  * itself because it touches nothing but argv, the scenario path and --out.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@ void run_usage(FILE *f)
         "                  [--replications R] [--out FILE.db] [--quiet] [--unsafe]\n"
         "                  [--max-instructions N] [--max-memory MIB] [--params]\n"
         "                  [--summary short|all] [-j N] [--strict]\n"
-        "       mtcsim run --resume FILE.db[:EXP] [SCENARIO.lua] [-j N] [--quiet]\n\n"
+        "       mtcsim run SCENARIO.lua --resume FILE.db[:EXP] [the experiment's\n"
+        "                  --set, --seed, --replications] [other options]\n\n"
         "Runs a scenario: every sweep point it declares times R replications,\n"
         "each a fresh world, recorded in FILE.db (runs, every effective\n"
         "parameter, metrics), then prints a summary table.\n\n"
@@ -46,8 +48,10 @@ void run_usage(FILE *f)
         "                      those of -j 1 (wall-clock and measured CPU aside)\n"
         "  --resume FILE.db[:EXP]  finish experiment EXP (default: the latest):\n"
         "                      rerun its missing, failed, interrupted and abandoned\n"
-        "                      runs with the options and seeds it ran with; refused\n"
-        "                      when the scenario file changed since\n"
+        "                      runs, with the options of this command line (nothing\n"
+        "                      is taken from the database); refused when they or\n"
+        "                      the scenario's files differ from the experiment's\n"
+        "  --accept-changes    resume even so (the experiment then mixes the two)\n"
         "  --strict            implausible parameter values (a unit slip such as\n"
         "                      update_interval = 5) are errors, not warnings\n"
         "  --spread-runs       under mpirun: give whole runs (sweep points x\n"
@@ -57,14 +61,25 @@ void run_usage(FILE *f)
         "a scenario error found before the simulation. See docs/scenarios.md.\n");
 }
 
-static int parse_u64(const char *opt, const char *v, uint64_t *out)
+/* Parsing messages go to errs; NULL: none (a command line read back from a
+ * database is parsed only to compare it, and its text is not printed raw). */
+static void perr(FILE *errs, const char *fmt, ...)
+{
+    if (!errs)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(errs, fmt, ap);
+    va_end(ap);
+}
+
+static int parse_u64(FILE *errs, const char *opt, const char *v, uint64_t *out)
 {
     char *end;
     errno = 0;
     unsigned long long x = strtoull(v, &end, 10);
     if (!*v || *end || errno || v[0] == '-') {
-        fprintf(stderr, "mtcsim run: %s '%s' is not a non-negative integer\n",
-                opt, v);
+        perr(errs, "mtcsim run: %s '%s' is not a non-negative integer\n", opt, v);
         return -1;
     }
     *out = x;
@@ -104,7 +119,7 @@ void run_format_cmdline(int argc, char **argv, char *buf, size_t n)
     }
 }
 
-int run_parse_args(int argc, char **argv, run_opts *o)
+int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
 {
     o->seed = 1;
     o->reps = -1;
@@ -126,17 +141,19 @@ int run_parse_args(int argc, char **argv, run_opts *o)
             o->spread = 1;
         } else if (!strcmp(a, "--strict")) {
             o->strict = 1;
+        } else if (!strcmp(a, "--accept-changes")) {
+            o->accept_changes = 1;
         } else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && has_v) {
             uint64_t j;
-            if (parse_u64(a, argv[++i], &j) || j < 1 || j > 1024) {
-                fprintf(stderr, "mtcsim run: %s must be 1..1024\n", a);
+            if (parse_u64(errs, a, argv[++i], &j) || j < 1 || j > 1024) {
+                perr(errs, "mtcsim run: %s must be 1..1024\n", a);
                 return HOST_USAGE;
             }
             o->jobs = (int)j;
         } else if (!strncmp(a, "-j", 2) && a[2] >= '0' && a[2] <= '9') {
             uint64_t j;
-            if (parse_u64("-j", a + 2, &j) || j < 1 || j > 1024) {
-                fprintf(stderr, "mtcsim run: -j must be 1..1024\n");
+            if (parse_u64(errs, "-j", a + 2, &j) || j < 1 || j > 1024) {
+                perr(errs, "mtcsim run: -j must be 1..1024\n");
                 return HOST_USAGE;
             }
             o->jobs = (int)j;
@@ -146,50 +163,50 @@ int run_parse_args(int argc, char **argv, run_opts *o)
                    (!strcmp(argv[i + 1], "all") || !strcmp(argv[i + 1], "short"))) {
             o->summary_all = !strcmp(argv[++i], "all");
         } else if (!strcmp(a, "--summary")) {
-            fprintf(stderr, "mtcsim run: --summary takes 'short' or 'all'\n");
+            perr(errs, "mtcsim run: --summary takes 'short' or 'all'\n");
             return HOST_USAGE;
         } else if (!strcmp(a, "--set") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--replications") || !strcmp(a, "--out") ||
                    !strcmp(a, "--max-instructions") ||
                    !strcmp(a, "--max-memory")) {
             if (!has_v) {
-                fprintf(stderr, "mtcsim run: %s needs a value\n", a);
+                perr(errs, "mtcsim run: %s needs a value\n", a);
                 return HOST_USAGE;
             }
             const char *v = argv[++i];
             if (!strcmp(a, "--set")) {
                 char *eq = strchr(v, '=');
                 if (!eq || eq == v) {
-                    fprintf(stderr, "mtcsim run: --set '%s': expected NAME=VALUE\n", v);
+                    perr(errs, "mtcsim run: --set '%s': expected NAME=VALUE\n", v);
                     return HOST_USAGE;
                 }
                 *eq = 0;
                 for (size_t s = 0; s < o->nsets; s++)
                     if (!strcmp(o->set_name[s], v)) {
-                        fprintf(stderr, "mtcsim run: --set %s given twice\n", v);
+                        perr(errs, "mtcsim run: --set %s given twice\n", v);
                         return HOST_USAGE;
                     }
                 o->set_name[o->nsets] = v;
                 o->set_value[o->nsets++] = eq + 1;
             } else if (!strcmp(a, "--seed")) {
-                if (parse_u64(a, v, &o->seed))
+                if (parse_u64(errs, a, v, &o->seed))
                     return HOST_USAGE;
             } else if (!strcmp(a, "--replications")) {
                 uint64_t r;
-                if (parse_u64(a, v, &r) || r < 1 || r > 100000) {
-                    fprintf(stderr, "mtcsim run: --replications must be 1..100000\n");
+                if (parse_u64(errs, a, v, &r) || r < 1 || r > 100000) {
+                    perr(errs, "mtcsim run: --replications must be 1..100000\n");
                     return HOST_USAGE;
                 }
                 o->reps = (long)r;
             } else if (!strcmp(a, "--max-memory")) {
-                if (parse_u64(a, v, &o->max_mem_mb) || o->max_mem_mb < 16 ||
+                if (parse_u64(errs, a, v, &o->max_mem_mb) || o->max_mem_mb < 16 ||
                     o->max_mem_mb > ((uint64_t)1 << 30)) {
-                    fprintf(stderr, "mtcsim run: --max-memory must be >= 16 (MiB)\n");
+                    perr(errs, "mtcsim run: --max-memory must be >= 16 (MiB)\n");
                     return HOST_USAGE;
                 }
             } else if (!strcmp(a, "--max-instructions")) {
-                if (parse_u64(a, v, &o->max_instr) || o->max_instr < 100000) {
-                    fprintf(stderr, "mtcsim run: --max-instructions must be "
+                if (parse_u64(errs, a, v, &o->max_instr) || o->max_instr < 100000) {
+                    perr(errs, "mtcsim run: --max-instructions must be "
                                     ">= 100000\n");
                     return HOST_USAGE;
                 }
@@ -197,19 +214,26 @@ int run_parse_args(int argc, char **argv, run_opts *o)
                 o->out = v;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "mtcsim run: unknown option '%s'\n", a);
+            perr(errs, "mtcsim run: unknown option '%s'\n", a);
             return HOST_USAGE;
         } else if (!o->scenario) {
             o->scenario = a;
         } else {
-            fprintf(stderr, "mtcsim run: unexpected argument '%s'\n", a);
+            perr(errs, "mtcsim run: unexpected argument '%s'\n", a);
             return HOST_USAGE;
         }
     }
-    if (o->resume)
-        return HOST_OK;     /* the rest is checked once the options are rebuilt */
+    return HOST_OK;
+}
+
+int run_parse_args(int argc, char **argv, run_opts *o)
+{
+    int rc = run_parse_only(argc, argv, o, stderr);
+    if (rc != HOST_OK || o->resume)
+        return rc;      /* --resume: checked with its database (run_resume.c) */
     return run_check_args(o);
 }
+
 
 int run_check_args(run_opts *o)
 {

@@ -2,13 +2,16 @@
  * run_resume.c - `mtcsim run --resume FILE.db[:EXP]`: finish an experiment
  * that was interrupted, killed or partly failed, as if it had run through.
  *
- * The experiment's own command line (stored shell-quoted) gives back its
- * options, so the rerun runs use the same --set values, seed and
- * replications; the same (point, replication) gets the same random
- * streams, so a resumed run equals the one that was lost. What would make
- * the experiment a mixture is refused before anything runs: a scenario
- * file whose SHA-256 differs from the one recorded, a grid of another
- * shape, or a run that is still running. Runs already completed are kept;
+ * A database may come from someone else, so nothing in it is obeyed: the
+ * resume runs with the options typed now (the scenario, --set, --seed,
+ * --replications, limits, -j, --unsafe), and the experiment's stored
+ * command line is only compared with them. With the same options the
+ * same (point, replication) gets the same random streams, so a resumed
+ * run equals the one that was lost. What would make the experiment a
+ * mixture is refused before anything runs, unless --accept-changes: other
+ * --set, --seed or --replications than the stored ones, a scenario file
+ * whose SHA-256 differs from the one recorded; always refused: a grid of
+ * another shape, or a run that is still running. Runs already completed are kept;
  * failed, interrupted and abandoned rows stay as the record of what
  * happened, and their replacements are appended to the same experiment.
  */
@@ -18,6 +21,7 @@
 
 #include "host.h"
 #include "rdb.h"
+#include "safetext.h"
 #include "run_internal.h"
 #include "mtc/error.h"
 
@@ -72,16 +76,75 @@ static long shell_split(const char *line, char *buf, size_t buflen, char **argv,
     return (long)n;
 }
 
+/* Appends "; " + text to the differences list d (n bytes). */
+static void differ(char *d, size_t n, const char *fmt, const char *x, const char *y)
+{
+    size_t k = strlen(d);
+    if (k + 3 >= n)
+        return;
+    if (k)
+        k += (size_t)snprintf(d + k, n - k, "; ");
+    char ex[300], ey[300];
+    snprintf(d + k, n - k, fmt, safetext(x, ex, sizeof ex), safetext(y, ey, sizeof ey));
+}
+
+/* The value o gives NAME with --set, or NULL. */
+static const char *set_of(const run_opts *o, const char *name)
+{
+    for (size_t i = 0; i < o->nsets; i++)
+        if (!strcmp(o->set_name[i], name))
+            return o->set_value[i];
+    return NULL;
+}
+
+/* What differs between the options that make an experiment (--set,
+ * --seed, --replications) of `was` (its stored command line) and `now`,
+ * into d ("" when nothing). */
+static void compare_options(const run_opts *was, const run_opts *now, char *d,
+                            size_t n)
+{
+    char a[32], b[32];
+    d[0] = 0;
+    if (was->seed != now->seed) {
+        snprintf(a, sizeof a, "%llu", (unsigned long long)was->seed);
+        snprintf(b, sizeof b, "%llu", (unsigned long long)now->seed);
+        differ(d, n, "--seed %s then, %s now", a, b);
+    }
+    if (was->reps != now->reps) {
+        snprintf(a, sizeof a, "%ld", was->reps);
+        snprintf(b, sizeof b, "%ld", now->reps);
+        differ(d, n, "--replications %s then, %s now", was->reps < 0 ? "not given" : a,
+               now->reps < 0 ? "not given" : b);
+    }
+    for (size_t i = 0; i < was->nsets; i++) {
+        const char *v = set_of(now, was->set_name[i]);
+        if (!v || strcmp(v, was->set_value[i])) {
+            char then[600];
+            snprintf(then, sizeof then, "%s=%s", was->set_name[i], was->set_value[i]);
+            differ(d, n, "--set %s then, %s now", then, v ? v : "not given");
+        }
+    }
+    for (size_t i = 0; i < now->nsets; i++)
+        if (!set_of(was, now->set_name[i]))
+            differ(d, n, "--set %s=%s now, not then", now->set_name[i],
+                   now->set_value[i]);
+}
+
 int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
                     size_t maxargs, sim_results **db, int64_t *exp)
 {
     char path[LHOST_PATH_MAX], err[1024];
     rdb_split_spec(o->resume, path, sizeof path, exp);
-    if (o->nsets || o->seed != 1 || o->reps != -1 || o->unsafe ||
-        o->list_params || o->spread || o->out) {
-        fprintf(stderr, "mtcsim run: --resume reruns the experiment with the "
-                        "options it ran with; only -j, --quiet, --summary, "
-                        "--strict and the scenario's path may be given\n");
+    if (o->list_params || o->spread || o->out) {
+        fprintf(stderr, "mtcsim run: --resume appends to its own database: --out, "
+                        "--params and --spread-runs cannot be given with it\n");
+        return HOST_USAGE;
+    }
+    if (!o->scenario) {
+        fprintf(stderr, "mtcsim run: --resume: give the scenario and the options "
+                        "the experiment ran with (mtcsim run SCENARIO.lua --resume "
+                        "%s [--set ...]); nothing is taken from the database\n",
+                path);
         return HOST_USAGE;
     }
     if (sim_results_open(path, SIM_RESULTS_APPEND, db, err, sizeof err)) {
@@ -96,6 +159,8 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
                 *exp < 0 ? "holds no experiment" : "has no such experiment");
         return HOST_USAGE;
     }
+    /* The stored command line is data: it is compared with this one, and
+     * nothing of it (above all not --unsafe, limits or -j) is used. */
     char line[sizeof o->cmdline] = "";
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(q, "SELECT coalesce(command_line, '') FROM experiment "
@@ -105,36 +170,30 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
             snprintf(line, sizeof line, "%s", (const char *)sqlite3_column_text(st, 0));
         sqlite3_finalize(st);
     }
+    char diff[2048] = "";
     long n = shell_split(line, argbuf, arglen, argv_store, maxargs);
-    if (n < 3 || strcmp(argv_store[0], "mtcsim") || strcmp(argv_store[1], "run")) {
-        fprintf(stderr, "mtcsim run: --resume: experiment %lld of %s was not made "
-                        "by `mtcsim run` (command line: '%s')\n", (long long)*exp,
-                path, line);
-        return HOST_USAGE;
-    }
     run_opts was;
     memset(&was, 0, sizeof was);
-    if (run_parse_args((int)n - 1, argv_store + 1, &was) != HOST_OK || was.resume) {
-        fprintf(stderr, "mtcsim run: --resume: the command line of experiment "
-                        "%lld no longer parses: %s\n", (long long)*exp, line);
-        free(was.set_name);
-        free(was.set_value);
-        return HOST_USAGE;
+    if (n < 3 || strcmp(argv_store[0], "mtcsim") || strcmp(argv_store[1], "run") ||
+        run_parse_only((int)n - 1, argv_store + 1, &was, NULL) != HOST_OK ||
+        was.resume)
+        snprintf(diff, sizeof diff, "its stored command line is not one of "
+                                    "`mtcsim run`, so nothing can be compared");
+    else
+        compare_options(&was, o, diff, sizeof diff);
+    free(was.set_name);
+    free(was.set_value);
+    if (diff[0]) {
+        char shown[1200];
+        fprintf(stderr, "mtcsim run: --resume: %s experiment %lld of %s ran with "
+                        "other options than this command gives (%s); its command "
+                        "line: %s\n%s", o->accept_changes ? "warning:" : "",
+                (long long)*exp, path, diff, safetext(line, shown, sizeof shown),
+                o->accept_changes ? "" : "mtcsim run: give the same --set, --seed "
+                "and --replications, or --accept-changes to resume with these\n");
+        if (!o->accept_changes)
+            return HOST_USAGE;
     }
-    /* the experiment's options, with this invocation's way of running */
-    free(o->set_name);
-    free(o->set_value);
-    const char *scenario = o->scenario;
-    int jobs = o->jobs, quiet = o->quiet, all = o->summary_all, strict = o->strict;
-    const char *resume = o->resume;
-    *o = was;
-    if (scenario)
-        o->scenario = scenario;
-    o->jobs = jobs ? jobs : was.jobs;
-    o->quiet = quiet;
-    o->summary_all = all;
-    o->strict = strict || was.strict;
-    o->resume = resume;
     snprintf(o->resume_db, sizeof o->resume_db, "%s", path);
     o->out = o->resume_db;
     return run_check_args(o);
@@ -173,12 +232,17 @@ int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
     while (status == HOST_OK && sqlite3_step(st) == SQLITE_ROW) {
         const char *was = (const char *)sqlite3_column_text(st, 0);
         if (was && strcmp(was, sha)) {
-            fprintf(stderr, "mtcsim run: --resume: the scenario %s has changed since "
-                            "experiment %lld ran (SHA-256 %.12s... then, %.12s... "
-                            "now); resuming would mix two scenarios in one "
-                            "experiment: run it as a new experiment instead\n",
-                    o->scenario, (long long)exp, was, sha);
-            status = HOST_USAGE;
+            char shown[80];
+            fprintf(stderr, "mtcsim run: --resume: %sthe scenario %s has changed "
+                            "since experiment %lld ran (SHA-256 %.12s... then, "
+                            "%.12s... now); resuming would mix two scenarios in one "
+                            "experiment%s\n", o->accept_changes ? "warning: " : "",
+                    o->scenario, (long long)exp, safetext(was, shown, sizeof shown),
+                    sha, o->accept_changes ? " (--accept-changes)" :
+                    ": run it as a new experiment instead, or give --accept-changes");
+            if (!o->accept_changes)
+                status = HOST_USAGE;
+            break;
         }
     }
     sqlite3_finalize(st);
