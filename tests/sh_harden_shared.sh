@@ -6,6 +6,12 @@
 #    instruction limit or -j changes nothing (the resume runs with what is
 #    typed now); other --set/--seed than the experiment's are refused unless
 #    --accept-changes; the scenario must be named;
+#  - the output folder: NAME.files as a link (to a directory outside or
+#    inside the results directory) or as a file is refused before anything
+#    runs; links inside it (a subdirectory, a file, the manifest) are
+#    neither read nor written through; a folder replaced by a link while a
+#    run writes keeps receiving the run's files (it is opened once, and
+#    every file relative to that handle);
 set -u
 b=${1:-build}
 root=$(pwd)
@@ -62,4 +68,69 @@ grep -q 'x1b\[2J' err || fail "escaped command line: $(cat err)"
 grep -q 'warning:' err || fail "--accept-changes must still say what differs: $(cat err)"
 [ "$(sqlite3 s2.db "select count(*) from run where status = 'completed'")" = 1 ] || fail "accepted resume did not run"
 [ ! -e pwned ] || fail "resume ran unsafe"
+
+# ---- the output folder: links at every level ----
+mkdir -p arc home/.ssh
+printf 'PRIVATE\n' > home/.ssh/id_rsa
+ls -la home/.ssh > ssh.before
+cat > arc/leak.lua <<'LUA'
+local F = param("folder", "", "the output folder, absolute")
+local sub = param("sub", "", "a path below it to read and write")
+mtcsim.world{ duration = hours(2), start = "empty" }
+mtcsim.update_service{ name = "us" }
+local function try(what, f)
+  local ok, r = pcall(f)
+  print(what .. " " .. (ok and r and "OK" or "REFUSED") .. " " .. tostring(r))
+end
+sim:at(hours(1), function()
+  try("read", function() local f = io.open(F .. "/" .. sub .. "id_rsa"); local t = f and f:read("a"); if f then f:close() end; return t end)
+  try("write", function() local f = io.open(sub .. "authorized_keys", "w"); if f then f:write("evil"); f:close() end; return f end)
+  try("first", function() local f = io.open("a.txt", "w"); f:write("a"); f:close(); return true end)
+  local g = io.open("gate")
+  while g do g:close(); g = io.open("gate") end
+  try("second", function() local f = io.open("b.txt", "w"); f:write("b"); f:close(); return true end)
+  try("reread", function() local f = io.open(F .. "/a.txt"); local t = f and f:read("a"); if f then f:close() end; return t end)
+end)
+LUA
+F="$d/arc/results.files"
+run_leak() {  # expected exit code, then extra arguments
+  code=$1; shift
+  "$m" run arc/leak.lua --out arc/results.db --quiet --set folder="$F" "$@" >out 2>err; rc=$?
+  [ $rc -eq "$code" ] || fail "exit $rc (expected $code): $(cat err)"
+  grep -q PRIVATE out && fail "the scenario read a private key through a link: $(cat out)"
+  ls -la home/.ssh > ssh.after
+  cmp -s ssh.before ssh.after || fail "the scenario changed the linked directory: $(cat ssh.after)"
+  [ ! -e arc/results.db ] || [ "$code" -ne 2 ] || fail "a refused run created the database"
+}
+# the folder itself: a link outside, a link inside the results directory, a file
+ln -s ../home/.ssh "$F"
+run_leak 2; grep -q 'results.files is a symbolic link: refused' err || fail "folder link: $(cat err)"
+rm "$F"; mkdir arc/real; ln -s real "$F"
+run_leak 2; grep -q 'is a symbolic link' err || fail "folder link inside: $(cat err)"
+rm "$F"; echo x > "$F"
+run_leak 2; grep -q 'is not a directory' err || fail "folder file: $(cat err)"
+rm "$F"; mkdir "$F"
+# a subdirectory, a file and the manifest as links
+ln -s ../../home/.ssh "$F/sub"
+run_leak 0 --set sub=sub/
+grep -q '^read REFUSED' out && grep -q '^write REFUSED' out || fail "link subdirectory: $(cat out)"
+rm "$F/sub"; ln -s ../../home/.ssh/id_rsa "$F/id_rsa"
+run_leak 0
+grep -q '^read REFUSED' out || fail "link file: $(cat out)"
+rm -rf "$F"; mkdir "$F"; touch home/.ssh/authorized_keys; ls -la home/.ssh > ssh.before
+ln -s ../../home/.ssh/authorized_keys "$F/.mtcsim-files"
+run_leak 0
+grep -q '^write REFUSED' out && grep -q '^first REFUSED' out || fail "manifest link: $(cat out)"
+[ -s home/.ssh/authorized_keys ] && fail "appended to the manifest's link target"
+# replaced by a link while the run writes: the run keeps its folder
+rm -rf "$F"; touch arc/gate
+"$m" run arc/leak.lua --out arc/results.db --quiet --set folder="$F" >out 2>err & pid=$!
+n=0; while [ ! -e "$F/a.txt" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done
+[ -e "$F/a.txt" ] || { kill $pid; fail "the run never wrote a.txt: $(cat err)"; }
+mv "$F" arc/moved.files; ln -s ../home/.ssh "$F"; rm arc/gate
+wait $pid || fail "swapped folder run: $(cat err)"
+[ -e arc/moved.files/b.txt ] || fail "the file written after the swap did not reach the run's folder: $(cat out)"
+grep -q '^reread REFUSED' out || fail "read through the swapped link: $(cat out)"
+ls -la home/.ssh > ssh.after
+cmp -s ssh.before ssh.after || fail "the swap let the scenario write into the link's target"
 echo "shared data ok"

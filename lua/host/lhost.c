@@ -694,6 +694,7 @@ lhost *lhost_create(const lhost_config *cfg, char *err, size_t errlen)
         return NULL;
     }
     h->cfg = *cfg;
+    h->parent_fd = h->folder_fd = -1;
     h->max_output = LHOST_DEFAULT_MAX_OUTPUT;
     if (cfg->unsafe) {
         h->cfg.max_instructions = 0;
@@ -713,10 +714,8 @@ lhost *lhost_create(const lhost_config *cfg, char *err, size_t errlen)
         free(h);
         return NULL;
     }
-    if (cfg->out_dir && lhost__resolve_folder(cfg->out_dir, h->out_dir)) {
-        snprintf(err, errlen, "output folder %s: %s", cfg->out_dir,
-                 strerror(errno));
-        free(h);
+    if (cfg->out_dir && lhost__open_folder(h, cfg->out_dir, err, errlen)) {
+        lhost_destroy(h);
         return NULL;
     }
     h->cfg.out_dir = h->out_dir[0] ? h->out_dir : NULL;
@@ -725,7 +724,7 @@ lhost *lhost_create(const lhost_config *cfg, char *err, size_t errlen)
     lua_State *L = lua_newstate(l_alloc, h);
     if (!L) {
         snprintf(err, errlen, "cannot create the Lua state");
-        free(h);
+        lhost_destroy(h);
         return NULL;
     }
     h->L = L;
@@ -777,6 +776,10 @@ void lhost_destroy(lhost *h)
         return;
     if (h->L)
         lua_close(h->L);
+    if (h->folder_fd >= 0)
+        close(h->folder_fd);
+    if (h->parent_fd >= 0)
+        close(h->parent_fd);
     free(h);
 }
 

@@ -54,7 +54,8 @@ typedef struct lhost_config {
     size_t max_memory;              /* bytes; 0 = unlimited */
     /* The run's dedicated output folder (lhost_output_folder), or NULL:
      * no writes. Created on the first write if missing (its parent must
-     * exist). */
+     * exist); lhost_create fails when it is a symbolic link or not a
+     * directory. */
     const char *out_dir;
 } lhost_config;
 

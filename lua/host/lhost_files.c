@@ -2,9 +2,12 @@
  * lhost_files.c - what a sandboxed scenario may read and write, and the
  * loaders (loadfile, dofile, require) confined to its directory.
  *
+ * The output folder is refused when it is a symbolic link, and opened once
+ * (lhost__open_folder, or on the first write): every file of it is opened
+ * relative to that descriptor, one component at a time with O_NOFOLLOW,
+ * so nothing in it is resolved by name later.
  * Reading: regular files that resolve inside the scenario's directory or
- * the output folder, no dotfiles. Writing: only inside the output folder,
- * every component opened by descriptor with O_NOFOLLOW, new files created
+ * the output folder, no dotfiles. Writing: only inside the output folder, new files created
  * exclusively and listed in the folder's manifest, existing files opened
  * only when listed there, and every byte counted against max_output on
  * its way to the disk (a FILE from fopencookie). The run's results
@@ -91,9 +94,11 @@ static int resolve_read(lhost *h, const char *path, char out[LHOST_PATH_MAX],
         errno = e;
         return P_ERRNO;
     }
-    const char *base = below(h->scenario_dir, out) ? h->scenario_dir
-                       : below(h->out_dir, out)    ? h->out_dir
-                                                   : NULL;
+    /* the folder first: it may lie inside the scenario's directory, and
+     * its files are opened from its descriptor (open_read) */
+    const char *base = below(h->out_dir, out)        ? h->out_dir
+                       : below(h->scenario_dir, out) ? h->scenario_dir
+                                                     : NULL;
     if (!base)
         return P_REFUSED;
     const char *rel = out + strlen(base);
@@ -122,11 +127,19 @@ static int open_regular(const char *res, int flags, const char **why)
     return fd;
 }
 
+static int open_in_folder(lhost *h, const char *rel, const char **why);
+
 static int open_read(lhost *h, const char *path, const char **why)
 {
     char res[LHOST_PATH_MAX];
     int rc = resolve_read(h, path, res, why);
-    return rc == P_OK ? open_regular(res, O_RDONLY | O_NOFOLLOW, why) : rc;
+    if (rc != P_OK)
+        return rc;
+    if (h->out_dir[0] && below(h->out_dir, res)) {
+        const char *rel = res + strlen(h->out_dir);
+        return open_in_folder(h, rel + (*rel == '/'), why);
+    }
+    return open_regular(res, O_RDONLY | O_NOFOLLOW, why);
 }
 
 /* ---- the output folder ---------------------------------------------------- */
@@ -242,17 +255,175 @@ static uint64_t manifest_usage(int dirfd, const char *m)
     return sum;
 }
 
-/* Creates the folder if missing and opens it. -1 with why on failure. */
-static int open_folder(lhost *h, const char **why)
+/* The folder's descriptor (the host's: not to be closed), the folder made
+ * first when missing and create is set. -1 with why (or errno ENOENT when
+ * it is missing and create is 0). */
+static int folder_fd(lhost *h, int create, const char **why)
 {
-    if (mkdir(h->out_dir, 0777) && errno != EEXIST) {
+    if (h->folder_fd >= 0)
+        return h->folder_fd;
+    const char *name = strrchr(h->out_dir, '/');
+    name = name ? name + 1 : h->out_dir;
+    if (h->parent_fd < 0 || !*name) {
+        *why = "there is no output folder";
+        return -1;
+    }
+    if (create && mkdirat(h->parent_fd, name, 0777) && errno != EEXIST) {
         *why = "the output folder cannot be created";
         return -1;
     }
-    int fd = open(h->out_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        *why = "the output folder is not a directory";
+    int fd = openat(h->parent_fd, name,
+                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT && !create)
+            return -1;
+        *why = errno == ELOOP || errno == ENOTDIR
+                   ? "the output folder is a symbolic link or not a directory"
+                   : "the output folder cannot be opened";
+        return -1;
+    }
+    h->folder_fd = fd;
     return fd;
+}
+
+/* Opens the directory holding the last component of rel (a relative path
+ * below the folder fd), every component with O_NOFOLLOW; *last is that
+ * component. A new descriptor, or -1 (errno; why set when a component is
+ * a link or no directory). */
+static int walk_to_parent(int folder, const char *rel, const char **last,
+                          const char **why)
+{
+    const char *l = strrchr(rel, '/');
+    *last = l ? l + 1 : rel;
+    int dir = dup(folder);
+    const char *c = rel;
+    char comp[LHOST_PATH_MAX];
+    while (dir >= 0 && c != *last) {
+        const char *sl = strchr(c, '/');
+        size_t n = (size_t)(sl - c);
+        if (n >= sizeof comp) {
+            close(dir);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(comp, c, n);
+        comp[n] = 0;
+        int next = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
+            *why = "the sandbox never opens a file of the output folder through "
+                   "a symbolic link";
+        int e = errno;
+        close(dir);
+        errno = e;
+        dir = next;
+        c = sl + 1;
+    }
+    return dir;
+}
+
+/* Opens rel (below the output folder, resolved: no link in it when it was
+ * resolved) for reading from the folder's descriptor, never through a
+ * link that replaced a component since. A descriptor, P_ERRNO or
+ * P_REFUSED (why). */
+static int open_in_folder(lhost *h, const char *rel, const char **why)
+{
+    const char *fwhy = NULL, *last;
+    int folder = folder_fd(h, 0, &fwhy);
+    if (folder < 0) {
+        if (!fwhy)
+            return P_ERRNO;     /* not made yet: ENOENT */
+        *why = fwhy;
+        return P_REFUSED;
+    }
+    if (!*rel) {
+        *why = "the sandbox opens only regular files";
+        return P_REFUSED;
+    }
+    const char *wwhy = NULL;
+    int dir = walk_to_parent(folder, rel, &last, &wwhy);
+    if (dir < 0) {
+        if (wwhy)
+            *why = wwhy;
+        return wwhy ? P_REFUSED : P_ERRNO;
+    }
+    int fd = openat(dir, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int e = errno;
+    close(dir);
+    if (fd < 0) {
+        errno = e;
+        if (e == ELOOP) {
+            *why = "the sandbox never opens a file of the output folder through "
+                   "a symbolic link";
+            return P_REFUSED;
+        }
+        return P_ERRNO;
+    }
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        *why = "the sandbox opens only regular files";
+        return P_REFUSED;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+int lhost__open_folder(lhost *h, const char *cfg_dir, char *err, size_t errlen)
+{
+    char tmp[LHOST_PATH_MAX], parent[LHOST_PATH_MAX];
+    size_t n = (size_t)snprintf(tmp, sizeof tmp, "%s", cfg_dir);
+    if (n >= sizeof tmp) {
+        snprintf(err, errlen, "output folder %s: %s", cfg_dir, strerror(ENAMETOOLONG));
+        return -1;
+    }
+    while (n > 1 && tmp[n - 1] == '/')
+        tmp[--n] = 0;
+    char *slash = strrchr(tmp, '/');
+    const char *name = slash ? slash + 1 : tmp, *pdir = ".";
+    if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
+        snprintf(err, errlen, "output folder %s: not a folder name", cfg_dir);
+        return -1;
+    }
+    if (slash) {
+        *slash = 0;
+        pdir = *tmp ? tmp : "/";
+    }
+    /* the parent is the directory the user named (--out): resolved once */
+    if (!realpath(pdir, parent) ||
+        snprintf(h->out_dir, sizeof h->out_dir, "%s/%s",
+                 strcmp(parent, "/") ? parent : "", name) >= (int)sizeof h->out_dir) {
+        snprintf(err, errlen, "output folder %s: %s", cfg_dir, strerror(errno));
+        h->out_dir[0] = 0;
+        return -1;
+    }
+    h->parent_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (h->parent_fd < 0) {
+        snprintf(err, errlen, "output folder %s: %s: %s", cfg_dir, parent,
+                 strerror(errno));
+        return -1;
+    }
+    /* the folder itself: never a link (an unpacked archive's
+     * NAME.files -> ~/.ssh would hand the scenario that directory) */
+    struct stat st;
+    if (fstatat(h->parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "the output folder %s is %s: refused (it must be a "
+                                  "directory of its own; move it away or choose "
+                                  "another --out)", h->out_dir,
+                     S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+            return -1;
+        }
+        const char *why = NULL;
+        if (folder_fd(h, 0, &why) < 0) {
+            snprintf(err, errlen, "the output folder %s: %s", h->out_dir,
+                     why ? why : strerror(errno));
+            return -1;
+        }
+    } else if (errno != ENOENT) {
+        snprintf(err, errlen, "output folder %s: %s", h->out_dir, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 /* A file open for writing: its growth is counted against max_output. */
@@ -334,9 +505,8 @@ static FILE *open_write(lhost *h, const char *path, const char *mode,
         }
         rel = path + n + 1;
     }
-    char comp[LHOST_PATH_MAX];
     size_t rl = strlen(rel);
-    if (rl == 0 || rl >= sizeof comp || rel[rl - 1] == '/') {
+    if (rl == 0 || rl >= LHOST_PATH_MAX || rel[rl - 1] == '/') {
         *why = "not a file name";
         return NULL;
     }
@@ -362,12 +532,11 @@ static FILE *open_write(lhost *h, const char *path, const char *mode,
     if (append)
         flags |= O_APPEND;
 
-    int folder = open_folder(h, why);
+    int folder = folder_fd(h, 1, why);
     if (folder < 0)
         return NULL;
     char *man = manifest_read(folder);
     if (!man) {
-        close(folder);
         *why = "the output folder's manifest is unreadable";
         return NULL;
     }
@@ -376,19 +545,10 @@ static FILE *open_write(lhost *h, const char *path, const char *mode,
         h->out_measured = 1;
     }
     /* walk the directories below the folder, never through a link */
-    int dir = dup(folder);
-    const char *c = rel;
-    while (dir >= 0 && c != last) {
-        const char *sl = strchr(c, '/');
-        memcpy(comp, c, (size_t)(sl - c));
-        comp[sl - c] = 0;
-        int next = openat(dir, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (next < 0 && (errno == ELOOP || errno == ENOTDIR))
-            *why = "the sandbox never writes through a symbolic link";
-        close(dir);
-        dir = next;
-        c = sl + 1;
-    }
+    const char *wwhy = NULL;
+    int dir = walk_to_parent(folder, rel, &last, &wwhy);
+    if (dir < 0 && wwhy)
+        *why = "the sandbox never writes through a symbolic link";
     FILE *f = NULL;
     int fd = -1, created = 0;
     uint64_t size = 0;
@@ -457,7 +617,6 @@ done:;
         close(fd);
     if (dir >= 0)
         close(dir);
-    close(folder);
     free(man);
     errno = e;
     return f;
@@ -710,42 +869,6 @@ int lhost__require(lua_State *L)
     lua_pushvalue(L, -1);
     lua_setfield(L, 2, name);
     return 1;
-}
-
-/* The output folder, resolved; when it does not exist yet, its parent
- * resolved and its own name (it is made on the first write). */
-int lhost__resolve_folder(const char *dir, char out[LHOST_PATH_MAX])
-{
-    if (realpath(dir, out))
-        return 0;
-    if (errno != ENOENT)
-        return -1;
-    char tmp[LHOST_PATH_MAX], parent[LHOST_PATH_MAX];
-    size_t n = (size_t)snprintf(tmp, sizeof tmp, "%s", dir);
-    if (n >= sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    while (n > 1 && tmp[n - 1] == '/')
-        tmp[--n] = 0;
-    char *slash = strrchr(tmp, '/');
-    const char *name = slash ? slash + 1 : tmp, *pdir = ".";
-    if (!*name || !strcmp(name, ".") || !strcmp(name, "..")) {
-        errno = EINVAL;
-        return -1;
-    }
-    if (slash) {
-        *slash = 0;
-        pdir = *tmp ? tmp : "/";
-    }
-    if (!realpath(pdir, parent))
-        return -1;
-    if (snprintf(out, LHOST_PATH_MAX, "%s/%s", strcmp(parent, "/") ? parent : "",
-                 name) >= LHOST_PATH_MAX) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    return 0;
 }
 
 int lhost__load_scenario(lua_State *L, const char *path)

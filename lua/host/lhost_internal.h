@@ -14,6 +14,12 @@ struct lhost {
     lhost_config cfg;
     char scenario_dir[LHOST_PATH_MAX];
     char out_dir[LHOST_PATH_MAX];   /* the output folder; "" when none */
+    /* The folder's parent (resolved once, at creation) and the folder
+     * itself (opened once, with O_NOFOLLOW, at creation when it exists,
+     * else on the first write): every file of the folder is opened
+     * relative to folder_fd, so no name is resolved through a link that
+     * appears later. -1 when not open. */
+    int parent_fd, folder_fd;
     size_t mem_used, mem_peak;      /* Lua's allocator */
     size_t ext_used;                /* C memory charged by the bindings */
     uint64_t instr_left;
@@ -46,9 +52,10 @@ int lhost__load_builtin(lua_State *L, const char *name, int found_locally);
  * pushed; a FIFO or device is refused rather than read. */
 int lhost__load_scenario(lua_State *L, const char *path);
 
-/* Resolves the output folder dir into out; when it does not exist yet,
- * its parent resolved plus its name (made on the first write). 0, or -1
- * with errno. */
-int lhost__resolve_folder(const char *dir, char out[LHOST_PATH_MAX]);
+/* Opens the output folder cfg_dir of h: its parent resolved (the
+ * directory the user named), the folder itself never through a symbolic
+ * link. Fills h->out_dir, h->parent_fd and, when the folder exists,
+ * h->folder_fd. 0, or -1 with a message in err. */
+int lhost__open_folder(lhost *h, const char *cfg_dir, char *err, size_t errlen);
 
 #endif
