@@ -82,15 +82,17 @@ static const mtc_chain_profile profiles[] = {
      "1.3.6.1.4.1.11129.2.5.3", "",
      "http://i.pki.goog/wr2.crt", "http://o.pki.goog/s/wr2/Xk8", "http://c.pki.goog/wr2/oQ6nyr8F0m0.crl",
      "http://i.pki.goog/r1.crt", "http://c.pki.goog/r/r1.crl"},
-    {"gts-ecdsa-multi",
-     "Google's own multi-domain certificates (one leaf for many of its domains): P-256 leaf "
-     "with 100 names from WE2 (P-256) under GTS Root R4, R4 cross-signed by GlobalSign Root CA",
-     P256, P256, P384, R2K, NO, 100, 3, 1, 0,
-     "Google Trust Services", "WE2", "Google Trust Services LLC", "GTS Root R4",
+    {"google-multi",
+     "Google's own multi-domain certificates, one leaf for many of its domains: P-256 leaf "
+     "with 100 names from GTS CA 1C3 (RSA 2,048) under GTS Root R1 (RSA 4,096), R1 "
+     "cross-signed by GlobalSign Root CA (RSA 2,048)",
+     P256, R2K, R4K, R2K, NO, 100, 3, 0, 1,
+     "Google Trust Services LLC", "GTS CA 1C3", "Google Trust Services LLC", "GTS Root R1",
      "GlobalSign nv-sa", "GlobalSign Root CA", NULL, NULL,
      "1.3.6.1.4.1.11129.2.5.3", "",
-     "http://i.pki.goog/we2.crt", "", "http://c.pki.goog/we2/GSyT1N4PBrg.crl",
-     "http://i.pki.goog/r4.crt", "http://c.pki.goog/r/r4.crl"},
+     "http://pki.goog/repo/certs/gts1c3.der", "http://ocsp.pki.goog/gts1c3",
+     "http://crls.pki.goog/gts1c3/zdATt0Ex_Fk.crl",
+     "http://pki.goog/repo/certs/gtsr1.der", "http://crl.pki.goog/gtsr1/gtsr1.crl"},
     {"digicert-rsa-ov",
      "DigiCert, organisation-validated: RSA 2,048 leaf from DigiCert Global G2 TLS RSA SHA256 "
      "2020 CA1 (RSA 2,048) under DigiCert Global Root G2 (RSA 2,048)",

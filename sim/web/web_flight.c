@@ -17,20 +17,23 @@
  * directly. With check_invariants every handshake is compared with the
  * direct computation (web_handshake.c).
  *
- * Baselines. The same handshake priced with a classical (ECDSA P-256) and
- * an ML-DSA-44 chain - leaf with two SCTs and intermediate, built and
- * signed for real by mtc_baseline_build_leaf - around the site's own key,
- * with the site's own CertificateVerify, so that the difference is the
- * certificate mechanism alone; and today's deployment (ECDSA P-256 key
- * and chain) as a separate figure. The chains' lengths depend on the
- * algorithms and on the length of the site's name (in the leaf's subject
- * and SAN), so each distinct (chain, key, name length) is built once per
- * run: a handful of chains, a few milliseconds each.
+ * Baselines. The same handshake priced with the X.509 chain the site
+ * drew from its group's chain_mix (mtc/chain.h, every byte encoded and
+ * signed for real): around the site's own key with the site's own
+ * CertificateVerify ("classical": the difference is the certificate
+ * mechanism alone), the same chain post-quantum (every CA and log key
+ * ML-DSA-44, cross-signs left out, the site's own key), and the chain as
+ * served today (its own leaf key and CertificateVerify) as a separate
+ * figure. The chains' lengths depend on the profile, the algorithms and
+ * the length of the site's name (in the leaf's subject and SANs), so each
+ * distinct (profile, leaf key, CA keys, name length) is built once per
+ * run: a few dozen chains, some milliseconds each (RSA 4,096 signing).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mtc/chain.h"
 #include "mtc/error.h"
 #include "web_internal.h"
 
@@ -143,21 +146,23 @@ int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen)
 /* ---- baselines ----------------------------------------------------------- */
 
 struct web_base_chain {
-    mtc_sig_alg chain, leaf;
+    uint16_t profile;
+    mtc_chain_alg leaf, ca;
     uint32_t name_len;
-    uint32_t msg_len;       /* Certificate message: leaf + intermediate */
+    uint32_t msg_len;       /* Certificate message: the chain's certificates */
     uint32_t cv_len;        /* CertificateVerify by the chain's own leaf key */
 };
 
-/* The chain for (chain, leaf, strlen(dns)), built on first use; *out is
- * a copy (the table moves when it grows). */
-static int base_chain(web *wb, mtc_sig_alg chain, mtc_sig_alg leaf, const char *dns,
-                      struct web_base_chain *out)
+/* The chain of `profile` with leaf key `leaf` and CA keys `ca` (NONE: the
+ * profile's; else cross-signs dropped) for a name of strlen(dns), built on
+ * first use; *out is a copy (the table moves when it grows). */
+static int base_chain(web *wb, uint16_t profile, mtc_chain_alg leaf, mtc_chain_alg ca,
+                      const char *dns, struct web_base_chain *out)
 {
     uint32_t nl = (uint32_t)strlen(dns);
     for (size_t i = 0; i < wb->nbase; i++)
-        if (wb->base[i].chain == chain && wb->base[i].leaf == leaf &&
-            wb->base[i].name_len == nl) {
+        if (wb->base[i].profile == profile && wb->base[i].leaf == leaf &&
+            wb->base[i].ca == ca && wb->base[i].name_len == nl) {
             *out = wb->base[i];
             return MTC_OK;
         }
@@ -165,21 +170,24 @@ static int base_chain(web *wb, mtc_sig_alg chain, mtc_sig_alg leaf, const char *
     if (!n)
         return MTC_ERR_NOMEM;
     wb->base = n;
-    mtc_baseline *b = malloc(sizeof *b);
-    if (!b)
+    mtc_chain *c = malloc(sizeof *c);
+    if (!c)
         return MTC_ERR_NOMEM;
-    int rc = mtc_baseline_build_leaf(chain, leaf, dns, wb->epoch, 7 * 86400, b);
+    size_t np;
+    const mtc_chain_profile *p = &mtc_chain_profiles(&np)[profile];
+    mtc_chain_opts o = {dns, wb->epoch, 7 * 86400, leaf, ca, ca != MTC_CHAIN_ALG_NONE};
+    int rc = mtc_chain_build(p, &o, c);
     if (rc == MTC_OK) {
-        size_t lens[2] = {b->leaf_len, b->intermediate_len};
         struct web_base_chain *e = &wb->base[wb->nbase++];
-        e->chain = chain;
+        e->profile = profile;
         e->leaf = leaf;
+        e->ca = ca;
         e->name_len = nl;
-        e->msg_len = (uint32_t)tls_certificate_len(lens, 2, 0);
-        e->cv_len = (uint32_t)tls_certificate_verify_len(b->handshake_sig_len);
+        e->msg_len = (uint32_t)tls_certificate_len(c->len, c->ncerts, 0);
+        e->cv_len = (uint32_t)tls_certificate_verify_len(c->handshake_sig_len);
         *out = *e;
     }
-    free(b);
+    free(c);
     return rc;
 }
 
@@ -203,11 +211,13 @@ int web__site_baselines(web *wb, web_site *s)
     if (nl == 0 || nl > UINT8_MAX)
         return MTC_ERR_CONFIG;
     s->name_len = (uint8_t)nl;
+    mtc_chain_alg own = mtc_chain_alg_of_sig((mtc_sig_alg)s->alg);
     struct web_base_chain cl, pq, today;
     int rc;
-    if ((rc = base_chain(wb, MTC_SIG_ECDSA_P256, (mtc_sig_alg)s->alg, dns, &cl)) != MTC_OK ||
-        (rc = base_chain(wb, MTC_SIG_MLDSA44, (mtc_sig_alg)s->alg, dns, &pq)) != MTC_OK ||
-        (rc = base_chain(wb, MTC_SIG_ECDSA_P256, MTC_SIG_ECDSA_P256, dns, &today)) != MTC_OK)
+    if ((rc = base_chain(wb, s->chain, own, MTC_CHAIN_ALG_NONE, dns, &cl)) != MTC_OK ||
+        (rc = base_chain(wb, s->chain, own, MTC_CHAIN_ALG_MLDSA44, dns, &pq)) != MTC_OK ||
+        (rc = base_chain(wb, s->chain, MTC_CHAIN_ALG_NONE, MTC_CHAIN_ALG_NONE, dns,
+                         &today)) != MTC_OK)
         return rc;
     s->base_msg[0] = cl.msg_len;
     s->base_msg[1] = pq.msg_len;

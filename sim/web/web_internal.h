@@ -122,6 +122,7 @@ typedef struct web_site {
     uint8_t spki[2700];     /* DER SPKI of the current key */
     uint16_t spki_len;
     uint8_t name_len;       /* strlen of its DNS name */
+    uint16_t chain;         /* its chain profile (index in mtc_chain_profiles) */
     /* Certificate messages of the baseline chains around this site's key
      * (classical, ML-DSA-44), and today's Certificate + CertificateVerify */
     uint32_t base_msg[2], base_today;
@@ -287,6 +288,8 @@ struct web {
     web_site *sites;
     size_t nsites;
     double *ca_share;       /* per group x CA cumulative share */
+    double *chain_w;        /* per group x chain profile: chain_mix weight */
+    size_t nprof;           /* chain profiles (mtc_chain_profiles) */
     /* certificates */
     web_cert *certs;
     web_cert_hot *certh;    /* parallel to certs (same capacity) */

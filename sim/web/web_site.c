@@ -19,6 +19,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "mtc/cert.h"
+#include "mtc/chain.h"
 #include "mtc/error.h"
 #include "mtc/hash.h"
 #include "web_internal.h"
@@ -47,6 +48,25 @@ static const sim_param_desc site_params[] = {
     {"compromise_fraction", SIM_PARAM_REAL, SO(compromise_fraction), 0, 0, 1, NULL, "", "share of this group's sites compromised then"},
     {"dns_suffix", SIM_PARAM_STRING, SO(dns_suffix), WEB_NAME_MAX, 0, 0, NULL, "", "site names are s<id>.<suffix>"},
     {"traffic_share", SIM_PARAM_REAL, SO(traffic_share), 0, 0, 1e9, NULL, "", "weight of this group in every cohort's site choice, Zipf within the group (0: its share of all sites; independent of declaration order)"},
+    {"chain_mix", SIM_PARAM_LIST, SO(chain_mix), 0, 0, 0, NULL, "", "\"profile:weight\" items: the X.509 chains (mtc/chain.h profiles) these sites serve today, one drawn per site; default: the top-sites mix of docs/model.md \"Today's chains\""},
+};
+
+/*
+ * The default chain_mix: the chains popular sites served when the chain
+ * sizes of docs/sources.md [web-chains] were measured (the Tranco top
+ * 10,000, 2023), by CA family and key type. Derived from the CA and key
+ * shares and the chains each CA served then, not fitted to the sizes:
+ * docs/model.md "Today's chains" gives the reasoning, the assumptions
+ * and how far the result is from the measured percentiles.
+ */
+static const struct {
+    const char *profile;
+    double weight;
+} today_mix[] = {
+    {"le-ecdsa-cross", 6},  {"le-rsa-cross", 12},     {"gts-ecdsa-cross", 6},
+    {"gts-rsa-cross", 10},  {"google-multi", 3},   {"digicert-rsa-ov", 18},
+    {"digicert-ecdsa-ov", 4}, {"ecdsa-int-rsa-root", 3}, {"sectigo-rsa-cross", 18},
+    {"amazon-rsa-cross2", 15},
 };
 
 static int site_defaults(void *p)
@@ -64,6 +84,10 @@ static int site_defaults(void *p)
     c->compromise_at = 0;
     c->compromise_fraction = 0;
     snprintf(c->dns_suffix, sizeof c->dns_suffix, "example.com");
+    c->chain_mix.count = sizeof today_mix / sizeof today_mix[0];
+    for (size_t i = 0; i < c->chain_mix.count; i++)
+        snprintf(c->chain_mix.item[i], sizeof c->chain_mix.item[i], "%s:%g",
+                 today_mix[i].profile, today_mix[i].weight);
     return MTC_OK;
 }
 
@@ -98,6 +122,32 @@ static int site_validate(const void *p, char *err, size_t errlen)
     }
     if (c->ca_shares.count && !(sum > 0)) {
         snprintf(err, errlen, "ca_shares: the shares sum to 0");
+        return MTC_ERR_CONFIG;
+    }
+    double csum = 0;
+    for (size_t i = 0; i < c->chain_mix.count; i++) {
+        char name[WEB_NAME_MAX];
+        double w;
+        if (parse_share(c->chain_mix.item[i], name, sizeof name, &w)) {
+            snprintf(err, errlen,
+                     "chain_mix: item \"%s\" is not \"profile:weight\" with a weight >= 0",
+                     c->chain_mix.item[i]);
+            return MTC_ERR_CONFIG;
+        }
+        if (!mtc_chain_profile_by_name(name)) {
+            size_t np;
+            const mtc_chain_profile *all = mtc_chain_profiles(&np);
+            int n = snprintf(err, errlen, "chain_mix: no chain profile \"%s\" (known:", name);
+            for (size_t k = 0; k < np && n > 0 && (size_t)n < errlen; k++)
+                n += snprintf(err + n, errlen - (size_t)n, " %s", all[k].name);
+            if (n > 0 && (size_t)n < errlen)
+                snprintf(err + n, errlen - (size_t)n, ")");
+            return MTC_ERR_CONFIG;
+        }
+        csum += w;
+    }
+    if (!(csum > 0)) {
+        snprintf(err, errlen, "chain_mix: give at least one profile a weight > 0");
         return MTC_ERR_CONFIG;
     }
     if (c->compromise_fraction > 0 && c->compromise_at == 0) {
@@ -174,6 +224,29 @@ static int site_new_key(web *wb, web_site *s)
     }
     mtc_sig_key_free(key);
     return rc;
+}
+
+/* The chain profile site `id` of group g serves: one draw of its own
+ * stream from the group's chain_mix weights. */
+static uint16_t site_chain_draw(web *wb, size_t g, size_t id)
+{
+    const double *w = &wb->chain_w[g * wb->nprof];
+    double sum = 0;
+    for (size_t k = 0; k < wb->nprof; k++)
+        sum += w[k];
+    sim_stream st;
+    double u = gsl_rng_uniform(site_rng(wb, &st, WEB_STREAM_SITE_CHAIN, id)) * sum;
+    size_t k = 0, last = 0;
+    for (; k < wb->nprof; k++) {
+        if (w[k] > 0) {
+            last = k;
+            if (u < w[k])
+                break;
+            u -= w[k];
+        }
+    }
+    /* rounding can leave u just above the last weight: the last profile */
+    return (uint16_t)(k < wb->nprof ? k : last);
 }
 
 /* ---- certificate table --------------------------------------------------- */
@@ -503,7 +576,10 @@ int web__sites_create(web *wb, char *err, size_t errlen)
         memset(wb->siteh, 0, hbytes);
     wb->ca_share = wb->siteh ? calloc(wb->nsite_groups * wb->nca + 1, sizeof(double))
                              : NULL;
-    if (!wb->sites || !wb->siteh || !wb->ca_share) {
+    mtc_chain_profiles(&wb->nprof);
+    wb->chain_w = wb->ca_share ? calloc(wb->nsite_groups * wb->nprof + 1, sizeof(double))
+                               : NULL;
+    if (!wb->sites || !wb->siteh || !wb->ca_share || !wb->chain_w) {
         web__nomem(wb, "sites", err, errlen);
         return MTC_ERR_NOMEM;
     }
@@ -537,6 +613,25 @@ int web__sites_create(web *wb, char *err, size_t errlen)
                 return MTC_ERR_CONFIG;
             }
             sh[k] += v;
+        }
+    }
+    /* chain mixes per group, resolved by profile name (validated with
+     * the declaration; checked again so that no weight is read unset) */
+    for (size_t g = 0; g < wb->nsite_groups; g++) {
+        const web_sites_config *c = &wb->site_cfg[g];
+        const mtc_chain_profile *all = mtc_chain_profiles(&wb->nprof);
+        for (size_t i = 0; i < c->chain_mix.count; i++) {
+            char name[WEB_NAME_MAX];
+            double v;
+            const mtc_chain_profile *p = NULL;
+            if (parse_share(c->chain_mix.item[i], name, sizeof name, &v) ||
+                !(p = mtc_chain_profile_by_name(name))) {
+                snprintf(err, errlen, "%s: chain_mix: item \"%s\" is not \"profile:weight\" "
+                         "with a known profile and a weight >= 0",
+                         c->name, c->chain_mix.item[i]);
+                return MTC_ERR_CONFIG;
+            }
+            wb->chain_w[g * wb->nprof + (size_t)(p - all)] += v;
         }
     }
     if (wb->env.steady_sites)
@@ -589,6 +684,7 @@ int web__sites_create(web *wb, char *err, size_t errlen)
             s->renew_at = (sim_time)(first * (double)spread);
             double comp = gsl_rng_uniform(r);
             s->compromised_pending = c->compromise_at > 0 && comp < c->compromise_fraction;
+            s->chain = site_chain_draw(wb, g, id);
             sim_event_init(&s->ev, site_event, s);
             int rc = site_new_key(wb, s);
             if (rc == MTC_OK)
@@ -624,4 +720,5 @@ void web__sites_destroy(web *wb)
     free(wb->sites);
     free(wb->siteh);
     free(wb->ca_share);
+    free(wb->chain_w);
 }

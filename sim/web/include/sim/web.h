@@ -33,6 +33,10 @@
  *                           update_apply_delay (a stream of its own, so that
  *                           a cohort with and without the policy makes the
  *                           same draws everywhere else: common random numbers)
+ *   WEB_STREAM_SITE_CHAIN (69) id = site id: draw 0, the X.509 chain
+ *                           profile the site serves today (chain_mix; a
+ *                           stream of its own so that the other site draws
+ *                           are those of a run without it)
  *   WEB_STREAM_CLIENT_PATH (68) id = client id: draw 0, the client's rtt;
  *                           then per connection its jitter and loss draws
  *                           (only in cohorts with an rtt; a stream of its
@@ -67,12 +71,16 @@
  * (sim/tls.h), precomputed per certificate, per site certificate set and
  * per client state; transport framing is counted by formula.
  *
- * Baselines. Each full handshake is also priced with a classical (ECDSA
- * P-256) and an ML-DSA-44 X.509 chain with two SCTs around the site's own
- * key, with the site's own CertificateVerify: the difference is the
- * certificate mechanism alone. Today's deployment (ECDSA P-256 key and
- * chain) is a separate figure. Round trips of the baseline flights use
- * the same cohort key share and transport.
+ * Baselines. Each site draws the X.509 chain it serves today from its
+ * group's chain_mix (a profile of mtc/chain.h: leaf with SCTs,
+ * intermediate, cross-signed roots, real encodings). Each full handshake
+ * is also priced with that chain around the site's own key, with the
+ * site's own CertificateVerify ("classical": the difference is the
+ * certificate mechanism alone), and with the same chain post-quantum
+ * (every CA and log key ML-DSA-44, cross-signs left out, the site's own
+ * key). Today's deployment (the drawn chain with its own leaf key and
+ * CertificateVerify) is a separate figure. Round trips of the baseline
+ * flights use the same cohort key share and transport.
  *
  * Ownership: the engine, metrics, rng and PKI table are borrowed and must
  * outlive the web state. Not thread-safe.
@@ -95,7 +103,8 @@ enum {
     WEB_STREAM_SITE = 65,
     WEB_STREAM_SITEKEY = 66,
     WEB_STREAM_CLIENT_POLICY = 67,
-    WEB_STREAM_CLIENT_PATH = 68
+    WEB_STREAM_CLIENT_PATH = 68,
+    WEB_STREAM_SITE_CHAIN = 69
 };
 
 /* update_on_start: when a session start triggers a check */
@@ -157,6 +166,8 @@ typedef struct web_sites_config {
     double compromise_fraction; /* share of sites compromised then */
     char dns_suffix[WEB_NAME_MAX];
     double traffic_share;       /* weight in site choice; 0: count / all sites */
+    sim_param_list chain_mix;   /* "profile:weight" items (mtc/chain.h): the
+                                   chains these sites serve today */
 } web_sites_config;
 
 typedef struct web_browsers_config {
