@@ -1,8 +1,9 @@
 # mtcsim build.
 #
-# Two commands matter: `make run` and `make test`. Both first run `make deps`
-# (installs missing Debian packages), then re-enter make so that pkg-config is
-# evaluated after the install.
+# Two commands matter: `make run` and `make test` (with `make check`, its
+# quick tier for daily work). Each first runs `make deps` (installs missing
+# Debian packages), then re-enters make so that pkg-config is evaluated
+# after the install.
 #
 # Layout of outputs:
 #   build/          optimized programs, libraries and test binaries
@@ -65,7 +66,7 @@ LIBSIM := $(BUILD)/libsim.a
 PROGS  := $(BUILD)/mtc $(if $(HOST_SRC),$(BUILD)/mtcsim)
 TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps run test test-built check san-tests bench clean fuzz
+.PHONY: all deps run test test-built check check-built bench clean fuzz
 .DEFAULT_GOAL := all
 # Keep objects make considers intermediate (test objects): no rebuilds.
 .SECONDARY:
@@ -101,7 +102,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(
 
 # The user-facing targets: install what is missing, then build in a fresh make
 # so that the pkg-config flags above see the installed packages.
-# Builds use every core; tests then run one at a time (tests/run.sh).
+# Builds and tests use every core (tests/run.sh runs tests in parallel).
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 run: deps
@@ -111,13 +112,19 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) test-built
 
-# Everything the tests need, then the optimized suite, then the sanitizer
-# suite (separate build tree, same sources).
+check: deps
+	@$(MAKE) --no-print-directory -j$(NPROC) check-built
+
+# Everything: the optimized build and the sanitizer build (separate tree,
+# same sources), then every test of the first and the C tests and a named
+# subset of shell tests of the second (tests/run.sh lists it and says why).
 test-built: all
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 all
-	@sh tests/run.sh $(BUILD) $(BUILD)/san
+	@sh tests/run.sh -j $(NPROC) full $(BUILD) $(BUILD)/san
 
-check: test
+# The quick tier: the optimized build, its C tests and the fast shell tests.
+check-built: all
+	@sh tests/run.sh -j $(NPROC) check $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,31 +1,127 @@
 #!/bin/sh
-# Runs every test: the C test binaries of each build tree given as argument
-# (optimized first, then sanitized), then the shell tests tests/sh_*.sh with
-# each build tree. Prints one line per test and a summary; exits 1 on failure.
+# The test runner of `make check` and `make test`:
+#
+#   sh tests/run.sh [-j N] check BUILD          the quick tier
+#   sh tests/run.sh [-j N] full BUILD [SANBUILD] everything
+#
+# check runs BUILD's C tests (tests/test_*.c) and the shell tests listed in
+# CHECK_SH below. full runs BUILD's C tests and every shell test
+# tests/sh_*.sh, then SANBUILD's (AddressSanitizer + UBSan) C tests and the
+# shell tests listed in SAN_SH. A new test file is picked up by full with
+# no edit here; add it to CHECK_SH or SAN_SH to put it in those tiers too.
+#
+# Tests run N at a time (default: every core), the longest first by the
+# durations of the last run. Each test gets its own empty TMPDIR and its
+# log in BUILD/test-logs/NAME.log; a line per test as it ends, then a
+# summary, then the logs of the failed tests. Exits 1 when a test failed.
+# ONLY="NAME ..." in the environment keeps only the tests of those names
+# (test_x, sh_y) within the tier.
 set -u
-fail=0; count=0
-start_all=$(date +%s)
-for build in "$@"; do
-  # Sanitized builds run 5-20x slower: tests may shrink their sizes.
+
+# The quick tier's shell tests: each takes a few seconds at most on the
+# optimized build (measured; `make test` prints the times), and together
+# they reach every layer the C tests do not: the mtc and mtcsim command
+# lines, the Lua API and its errors, the sandbox, the results database and
+# its readers, one scenario run end to end under MPI, and the tree's layout.
+CHECK_SH="sh_layout sh_units sh_mtc_inputs sh_mtc_tree sh_mldsa_cli sh_mtcsim_cli
+          sh_lua_api sh_lua_errors sh_lua_sandbox sh_lua_hardening sh_certs_demo
+          sh_harden_results sh_compare sh_mpi_shard"
+
+# The sanitized pass's shell tests. The C tests already run sanitized; these
+# are the shell tests that drive C code no C test reaches: the fuzz corpora
+# through the parsers, the Lua host and bindings fed hostile or wrong
+# scenarios (sandbox, limits, errors, API checks), the results database's
+# writers and readers on damaged files, the command-line parsers of mtc and
+# mtcsim, and one sharded engine run (single process; Open MPI trips
+# LeakSanitizer). The others run whole scenarios whose code the optimized
+# pass covers and the C tests check sanitized on small worlds.
+SAN_SH="sh_fuzz_replay sh_lua_sandbox sh_lua_hardening sh_lua_errors sh_lua_api
+        sh_harden_host sh_harden_results sh_mtc_inputs sh_mldsa_cli sh_mtcsim_cli
+        sh_certs_bundle sh_mpi_shard"
+
+# --one KIND BUILD FILE: runs one test (KIND c or sh), writes its log and
+# result, prints its line. Called by xargs below.
+if [ "${1:-}" = "--one" ]; then
+  kind=$2; build=$3; file=$4
+  name=$(basename "$file" .sh)
+  logs="$build/test-logs"; log="$logs/$name.log"
   case "$build" in */san) export MTC_TEST_SCALE=0.2 SAN_BUILD=1 ;; *) unset MTC_TEST_SCALE SAN_BUILD ;; esac
-  for t in "$build"/tests/test_*; do
-    [ -x "$t" ] || continue
-    count=$((count+1)); s=$(date +%s)
-    if "$t" >"$t.log" 2>&1; then
-      printf 'PASS %-40s %3ss  %s\n' "$t" "$(( $(date +%s) - s ))" "$(tail -n 1 "$t.log")"
-    else
-      fail=$((fail+1)); printf 'FAIL %s\n' "$t"; sed 's/^/    /' "$t.log" | tail -n 40
-    fi
+  # short and absolute: tests may cd, Open MPI puts sockets there
+  TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/mtcsim-$name.XXXXXX") || exit 1
+  # traversable: tests check read-only access as another user below it
+  chmod 755 "$TMPDIR"; export TMPDIR
+  s=$(date +%s.%N)
+  if [ "$kind" = sh ]; then sh "$file" "$build" >"$log" 2>&1
+  elif [ -x "$file" ]; then "$file" >"$log" 2>&1
+  else echo "$file is not built" >"$log"; false; fi
+  rc=$?
+  e=$(date +%s.%N)
+  rm -rf "$TMPDIR"
+  secs=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.1f", e - s }')
+  verdict=PASS; [ $rc -eq 0 ] || verdict=FAIL
+  echo "$verdict $secs" > "$logs/$name.result"
+  last=$(tail -n 1 "$log" | cut -c1-100)
+  printf '%s %6ss  %-10s %-24s %s\n' "$verdict" "$secs" "$build" "$name" "$last"
+  exit 0
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ "${1:-}" = "-j" ]; then jobs=$2; shift 2; fi
+tier=${1:-}; build=${2:-}; san=${3:-}
+case "$tier" in check|full) ;; *) echo "usage: sh tests/run.sh [-j N] check|full BUILD [SANBUILD]" >&2; exit 2 ;; esac
+[ -n "$build" ] || { echo "tests/run.sh: no build tree given" >&2; exit 2; }
+
+in_list() { case " $(echo $2) " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# One line per test: "SECONDS KIND BUILD FILE", SECONDS from the last run
+# (unknown: 1000, so new tests start early).
+list=$(mktemp) || exit 1
+trap 'rm -f "$list" "$list.sorted"' EXIT
+add() {  # KIND BUILD FILE
+  name=$(basename "$3" .sh)
+  [ -z "${ONLY:-}" ] || in_list "$name" "$ONLY" || return 0
+  prev=1000
+  [ -f "$2/test-logs/$name.result" ] && prev=$(cut -d' ' -f2 "$2/test-logs/$name.result")
+  echo "$prev $1 $2 $3" >> "$list"
+}
+plan() {  # BUILD SHELL-LIST ("all" for every shell test)
+  mkdir -p "$1/test-logs"
+  for src in tests/test_*.c; do
+    [ -f "$src" ] && add c "$1" "$1/tests/$(basename "$src" .c)"
   done
   for t in tests/sh_*.sh; do
     [ -f "$t" ] || continue
-    count=$((count+1)); s=$(date +%s); log="$build/$(basename "$t").log"
-    if sh "$t" "$build" >"$log" 2>&1; then
-      printf 'PASS %-40s %3ss  %s\n' "$t [$build]" "$(( $(date +%s) - s ))" "$(tail -n 1 "$log")"
-    else
-      fail=$((fail+1)); printf 'FAIL %s [%s]\n' "$t" "$build"; sed 's/^/    /' "$log" | tail -n 40
-    fi
+    if [ "$2" = all ] || in_list "$(basename "$t" .sh)" "$2"; then add sh "$1" "$t"; fi
   done
+}
+# Every listed test must exist: a renamed test must not drop out silently.
+for n in $CHECK_SH $SAN_SH; do
+  [ -f "tests/$n.sh" ] || { echo "tests/run.sh: listed test tests/$n.sh does not exist" >&2; exit 2; }
 done
-echo "tests: $((count-fail))/$count passed in $(( $(date +%s) - start_all ))s"
+if [ "$tier" = check ]; then
+  plan "$build" "$CHECK_SH"
+else
+  plan "$build" all
+  [ -z "$san" ] || plan "$san" "$SAN_SH"
+fi
+sort -k1,1 -g -r "$list" > "$list.sorted"
+count=$(wc -l < "$list.sorted")
+echo "running $count tests ($tier tier), $jobs at a time"
+start=$(date +%s)
+# The results of this run only: clear the previous ones first (the
+# durations were read above).
+while read -r _ _ b f; do rm -f "$b/test-logs/$(basename "$f" .sh).result"; done < "$list.sorted"
+cut -d' ' -f2- "$list.sorted" | xargs -P "$jobs" -L 1 sh "$0" --one
+fail=0; failed=""
+while read -r _ _ b f; do
+  r="$b/test-logs/$(basename "$f" .sh).result"
+  if [ ! -f "$r" ] || [ "$(cut -d' ' -f1 "$r")" != PASS ]; then
+    fail=$((fail+1)); failed="$failed $b/test-logs/$(basename "$f" .sh).log"
+  fi
+done < "$list.sorted"
+for l in $failed; do
+  echo "=== FAILED: $l (last 60 lines)"
+  tail -n 60 "$l" | sed 's/^/    /'
+done
+echo "tests: $((count-fail))/$count passed in $(( $(date +%s) - start ))s ($tier tier, $jobs at a time)"
 [ $fail -eq 0 ]
