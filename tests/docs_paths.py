@@ -12,7 +12,14 @@ Four checks, each printing one line per disagreement:
     every tracked file of its folder that no deeper README covers;
  4. every function (`name()`) and identifier (`snake_case`, `UPPER_CASE`)
     that docs/*.md or a README.md names in backticks occurs in a tracked
-    source file, so a rename that leaves the prose behind fails here.
+    source file, so a rename that leaves the prose behind fails here
+    (docs/architecture.md's walk-throughs name the functions and files
+    they touch, and it and mtc-core/README.md must exist);
+ 5. the layer table of docs/architecture.md (`| folder | what | uses |`)
+    is what the code includes: every C file belongs to a row, and each
+    quoted #include resolves to a file of its own row or of a row the
+    `uses` cell names, each library header (OpenSSL, GSL, SQLite, Lua,
+    MPI) to a library the cell names (`anything` allows all).
 """
 import fnmatch, os, re, subprocess, sys
 
@@ -189,6 +196,67 @@ def comments(f, text):
     return '\n'.join(l[l.index(mark):] for l in text.split('\n') if mark in l)
 
 
+LIBS = {'openssl': 'OpenSSL', 'gsl': 'GSL', 'sqlite3.h': 'SQLite',
+        'lua.h': 'Lua', 'lauxlib.h': 'Lua', 'lualib.h': 'Lua', 'mpi.h': 'MPI'}
+
+
+def resolve_include(f, name):
+    """The tracked file a quoted #include of f names, or None."""
+    cands = [os.path.normpath(os.path.join(os.path.dirname(f), name))]
+    cands += [i + '/' + name for i in include_dirs]
+    for c in cands:
+        if c in fileset:
+            return c
+    hits = [x for x in files if x.endswith('/' + name)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def check_layers(doc, text):
+    rows = {}
+    for line in text.split('\n'):
+        cells = [c.strip() for c in line.strip().strip('|').split('|')]
+        if len(cells) < 3 or not re.fullmatch(r'`[\w./-]+/`', cells[0]):
+            continue
+        rows[cells[0].strip('`').rstrip('/')] = cells[-1]
+    if not rows:
+        problems.append('%s: no layer table (| `folder/` | what | uses |)' % doc)
+        return
+
+    def row_of(path):
+        best = None
+        for r in rows:
+            if path.startswith(r + '/') and (best is None or len(r) > len(best)):
+                best = r
+        return best
+
+    for f in files:
+        if not f.endswith(('.c', '.h')):
+            continue
+        r = row_of(f)
+        if r is None:
+            problems.append('%s: %s is in no row of the layer table' % (doc, f))
+            continue
+        uses = rows[r]
+        if uses == 'anything':
+            continue
+        allowed = set(re.findall(r'`([\w./-]+)/`', uses))
+        for m in re.finditer(r'^\s*#\s*include\s*([<"])([^">]+)[">]', read(f), re.M):
+            name = m.group(2)
+            if m.group(1) == '<':
+                lib = LIBS.get(name.split('/')[0])
+                if lib and lib not in uses:
+                    problems.append('%s: %s includes <%s>, but %s is not in the uses of `%s/`'
+                                    % (doc, f, name, lib, r))
+                continue
+            target = resolve_include(f, name)
+            if target is None:
+                continue   # not ours (the compiler finds what is missing)
+            t = row_of(target)
+            if t != r and t not in allowed:
+                problems.append('%s: %s includes "%s" (%s), but `%s/` is not in the uses of `%s/`'
+                                % (doc, f, name, target, t, r))
+
+
 def read(f):
     with open(f, encoding='utf-8', errors='replace') as fh:
         return fh.read()
@@ -203,7 +271,8 @@ for f in prose:
     check_paths(f, text, os.path.basename(f) == 'README.md')
     # a scenario file a doc names bare is the reader's own (my.lua)
     check_bare(f, text, tuple(e for e in BARE_EXT if e not in ('.lua', '.cc', '.py', '.mjs')))
-    check_tour(f, text)
+    if os.path.basename(f) == 'README.md':
+        check_tour(f, text)
 for f in code:
     text = read(f)
     check_paths(f, text, False)
@@ -211,6 +280,11 @@ for f in code:
 corpus = '\n'.join(read(f) for f in code)
 for doc in prose:
     check_idents(doc, read(doc), corpus)
+for doc in ('docs/architecture.md', 'mtc-core/README.md'):
+    if doc not in fileset:
+        problems.append('%s is missing' % doc)
+if 'docs/architecture.md' in fileset:
+    check_layers('docs/architecture.md', read('docs/architecture.md'))
 
 for p in problems:
     print(p)

@@ -1,8 +1,10 @@
 #!/bin/sh
 # The prose agrees with the tree (usage: sh_docs_paths.sh [BUILD]): every
 # repository path that docs/*.md, a README.md or a source comment names
-# exists, every tour README names each file of its folder, and every
-# function or identifier the docs name in backticks is in the code. tests/docs_paths.py says
+# exists, every tour README names each file of its folder, every
+# function or identifier the docs name in backticks is in the code (the
+# walk-throughs of docs/architecture.md among them), and the layer table
+# of docs/architecture.md is what the C files include. tests/docs_paths.py says
 # how each check reads the text; it needs only git and python3.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }

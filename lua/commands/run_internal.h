@@ -1,7 +1,7 @@
 /*
  * run_internal.h - what the files of `mtcsim run` share (cmd_run.c: the
- * command and its run loop; run_options.c, run_plan.c, run_summary.c,
- * run_spread.c). Not for other subcommands.
+ * command; run_options.c, run_plan.c, run_loop.c, run_workers.c,
+ * run_resume.c, run_summary.c, run_spread.c). Not for other subcommands.
  */
 #ifndef MTCSIM_RUN_INTERNAL_H
 #define MTCSIM_RUN_INTERNAL_H

@@ -4,10 +4,10 @@
  * landmarks, update service, revocation) and the web side (sites,
  * browsers, TLS negotiation).
  *
- * This header is the contract between three parts built in parallel: the
- * PKI side (sim/pki/), the web side (sim/web/) and the Lua
- * binding (lua/), which drives everything through the entity-kind registry
- * and the action table below without knowing any model.
+ * This header is the contract between three parts: the PKI side
+ * (sim/pki/), the web side (sim/web/) and the Lua binding (lua/), which
+ * drives everything through the entity-kind registry and the action table
+ * below without knowing any model.
  *
  * Entities. Every configurable thing is an entity of a *kind* ("ca",
  * "cosigner", "update_service", "sites", "browsers"); its configuration is
@@ -94,8 +94,7 @@ extern const sim_param_schema sim_world_config_schema;     /* "world" */
 extern const sim_param_schema sim_ca_schema;               /* "ca" */
 extern const sim_param_schema sim_cosigner_schema;         /* "cosigner" */
 extern const sim_param_schema sim_update_service_schema;   /* "update_service" */
-/* Web side (defined by sim/web/web_*.c; registered in world_modules.c
- * once the web module lands): */
+/* Web side (defined by sim/web/web_site.c and web_browser.c): */
 extern const sim_param_schema sim_sites_schema;            /* "sites" */
 extern const sim_param_schema sim_browsers_schema;         /* "browsers" */
 

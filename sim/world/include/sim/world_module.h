@@ -3,8 +3,8 @@
  *
  * The world (world.c) owns entity configs and the lifecycle; each model
  * part is a module: the kinds it owns and its hooks. world_modules.c lists
- * the modules, the schemas and the actions; adding the web side means
- * adding its rows there. Modules start in table order (PKI before web, so the web
+ * the modules, the schemas and the actions; a new model part is a row
+ * there (docs/architecture.md, "How to add"). Modules start in table order (PKI before web, so the web
  * side may query CAs and update services from its start hook) and are
  * destroyed in reverse order.
  */
