@@ -21,6 +21,7 @@
 #include "sim/metrics.h"
 #include "sim/shard.h"
 #include "sim/world.h"
+#include "sim/world_prof.h"
 
 typedef struct lworld lworld;
 
@@ -46,6 +47,18 @@ typedef struct lworld_param {
 int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
                  const sim_shard *shard, lworld **out, char *err,
                  size_t errlen);
+
+/*
+ * lworld_build with a CPU profile (sim/prof.h, with the phases and parts
+ * of sim/world_prof.h; NULL: none, the same as lworld_build). The build is
+ * charged to the setup phase; lworld_run then moves it to warm-up, window
+ * and finish (it runs the engine to the warm-up end, then on: the same
+ * events in the same order). prof must outlive lw; the caller charges
+ * what it does after the run (results writing) itself.
+ */
+int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
+                      const sim_shard *shard, sim_prof *prof, lworld **out,
+                      char *err, size_t errlen);
 
 /*
  * Runs to the world's duration. `interrupt` (may be NULL) is polled

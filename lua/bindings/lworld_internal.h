@@ -80,6 +80,7 @@ struct lworld {
     lworld_progress_fn progress;
     void *progress_ctx;
     uint32_t tick;
+    sim_prof *prof;         /* NULL: no profile (borrowed) */
     char err[4096];
 };
 

@@ -84,12 +84,22 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
                  const sim_shard *shard, lworld **out,
                  char *err, size_t errlen)
 {
+    return lworld_build_prof(h, seed, replication, shard, NULL, out, err,
+                             errlen);
+}
+
+int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
+                      const sim_shard *shard, sim_prof *prof, lworld **out,
+                      char *err, size_t errlen)
+{
     lua_State *L = lhost_state(h);
     *out = NULL;
     lworld *lw = calloc(1, sizeof *lw);
     if (!lw)
         return MTC_ERR_NOMEM;
     lw->h = h;
+    lw->prof = prof;
+    sim_prof_phase(prof, SIM_PHASE_SETUP);
     *out = lw;
     char e[1024];
     int rc;
@@ -119,6 +129,8 @@ int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
         rc = sim_rng_create(&lw->rng, seed, replication);
     if (rc == MTC_OK)
         rc = sim_engine_create(&lw->engine, NULL);
+    if (rc == MTC_OK)
+        sim_engine_set_prof(lw->engine, prof, SIM_PART_OTHER);
     if (rc == MTC_OK)
         rc = sim_metrics_create(&lw->metrics, &mc, sim_engine_clock(lw->engine));
     if (rc != MTC_OK) {
@@ -318,14 +330,29 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
     lw->progress = progress;
     lw->progress_ctx = progress_ctx;
     sim_engine_set_stop_predicate(lw->engine, stop_pred, lw);
-    sim_engine_set_stop_time(lw->engine, lw->wc.duration);
-    int reason = sim_engine_run(lw->engine);
+    int reason = SIM_RUN_STOP_TIME;
+    if (lw->prof && lw->wc.warmup > sim_now(lw->engine) &&
+        lw->wc.warmup < lw->wc.duration) {
+        /* the same events in the same order, with the phase moved between
+         * the last event at or before the warm-up end and the first after */
+        sim_prof_phase(lw->prof, SIM_PHASE_WARMUP);
+        sim_engine_set_stop_time(lw->engine, lw->wc.warmup);
+        reason = sim_engine_run(lw->engine);
+    }
+    sim_prof_phase(lw->prof, SIM_PHASE_WINDOW);
+    if (reason == SIM_RUN_STOP_TIME) {
+        sim_engine_set_stop_time(lw->engine, lw->wc.duration);
+        reason = sim_engine_run(lw->engine);
+    }
+    sim_prof_phase(lw->prof, SIM_PHASE_FINISH);
+    int prev = sim_prof_enter(lw->prof, SIM_PART_METRICS);
     int interrupted = interrupt && *interrupt && !lw->failed;
     if (reason < 0 && !lw->failed) {
         lw->failed = 1;
         snprintf(lw->err, sizeof lw->err, "engine: %s", mtc_strerror(reason));
     }
     sim_world_finish(lw->world);
+    sim_prof_leave(lw->prof, prev);
     /* Sharded: every rank reaches this merge (it is collective), whatever
      * happened to its own shard; rank 0 then holds the whole run. */
     if (lw->shard && lw->shard->size > 1) {
@@ -341,6 +368,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
         sum_events(lw);
     int finish_here = !lw->shard || lw->shard->rank == 0;
     if (!lw->failed && !interrupted && finish_here) {
+        sim_prof_enter(lw->prof, SIM_PART_SCENARIO);
         lua_State *L = lhost_state(lw->h);
         lworld__push_reg_table(L, K_FINISH);
         size_t n = lua_rawlen(L, -1);
@@ -354,6 +382,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
                 lw->failed = 1;
         }
         lua_pop(L, 1);
+        sim_prof_leave(lw->prof, prev);
     }
     lw->running = 0;
     lw->done = 1;

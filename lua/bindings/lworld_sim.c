@@ -50,6 +50,7 @@ static void call_fire(sim_engine *sim, void *arg);
 
 int lworld__schedule_call(lworld *lw, lcall *c, sim_time at)
 {
+    sim_prof_handler(lw->prof, (sim_handler)call_fire, SIM_PART_SCENARIO);
     return sim_call_at(lw->engine, at, call_fire, c);
 }
 

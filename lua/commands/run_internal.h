@@ -51,6 +51,7 @@ typedef struct run_opts {
     const char *resume;     /* --resume FILE.db[:EXP], or NULL */
     int strict;             /* --strict: implausible values are errors */
     int accept_changes;     /* --resume despite other options or files */
+    int profile;            /* --profile: CPU time by phase and part */
     char resume_db[LHOST_PATH_MAX]; /* --resume: the database (o->out) */
     uint64_t max_instr;
     uint64_t max_mem_mb;
@@ -235,6 +236,11 @@ int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
 /* Records the scenario's scheduled sim:at world actions of state h as run
  * attributes "action.NNNN" (lrecord.h); MTC_OK or the results error. */
 int run_record_actions(sim_results *db, int64_t run, lhost *h);
+
+/* run_profile.c */
+/* Prints the profile of run `label` (phases x parts, work, the clock's
+ * own cost) to f as comment lines. */
+void run_print_profile(FILE *f, const sim_prof *p, const char *label);
 
 /* run_spread.c */
 /* Appends rr's record to bb (bb->failed on out of memory). */

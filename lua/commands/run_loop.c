@@ -18,6 +18,7 @@
 #include "run_internal.h"
 #include "mtc/error.h"
 #include "sim/progress.h"
+#include "sim/status.h"
 
 typedef struct prog_ctx {
     sim_progress p;
@@ -103,13 +104,24 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
             run_free_plan(&cur);
             break;
         }
-        int rc = lworld_build(h, o->seed, (uint64_t)r, c->spread ? NULL : shard,
-                              &lw, err, sizeof err);
+        sim_prof *prof = NULL;
+        if (o->profile &&
+            sim_prof_create(&prof, sim_world_prof_names()) != SIM_OK) {
+            fprintf(stderr, "mtcsim run: --profile: out of memory\n");
+            c->status = HOST_FAIL;
+            lhost_destroy(h);
+            run_free_plan(&cur);
+            break;
+        }
+        int rc = lworld_build_prof(h, o->seed, (uint64_t)r,
+                                   c->spread ? NULL : shard, prof, &lw, err,
+                                   sizeof err);
         if (rc != MTC_OK) {
             lsuggest_entity(h, err, sizeof err);
             fprintf(stderr, "mtcsim run: %s\n", err);
             c->status = c->nruns ? HOST_FAIL : HOST_USAGE;
             lworld_destroy(lw);
+            sim_prof_destroy(prof);
             lhost_destroy(h);
             run_free_plan(&cur);
             break;
@@ -170,6 +182,8 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
             run_remote_put(c->mine, &rr);
             free(enc);
         }
+        sim_prof_phase(prof, SIM_PHASE_RESULTS);
+        int pprev = sim_prof_enter(prof, SIM_PART_RESULTS);
         if (c->db && c->status == HOST_OK) {
             if (run_store(c->db, o->out, run_id, lworld_metrics(lw), rs,
                           sim_now(eng), lworld_events(lw), err) != MTC_OK) {
@@ -179,6 +193,8 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                 c->last_stored = p + 1;
             }
         }
+        sim_prof_leave(prof, pprev);
+        sim_prof_stop(prof);
         if (c->status == HOST_OK && rs != SIM_RUN_COMPLETED)
             c->status = HOST_FAIL;
         if (c->status == HOST_OK) {
@@ -194,10 +210,17 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                 printf("# sharded over %d ranks: %zu bytes of metrics "
                        "gathered on rank 0\n", shard->size, lworld_merge_bytes(lw));
         }
+        if (prof && (c->status == HOST_OK || rs == SIM_RUN_COMPLETED)) {
+            char plabel[96];
+            snprintf(plabel, sizeof plabel, "run %zu/%zu point %zu replication %ld",
+                     k + 1, ntodo, p, r);
+            run_print_profile(stdout, prof, plabel);
+        }
         /* the scenario's output of this run reaches a file or pipe now,
          * not at exit (nor never, if the process is killed) */
         fflush(stdout);
         lworld_destroy(lw);
+        sim_prof_destroy(prof);
         lhost_destroy(h);
         run_free_plan(&cur);
         if (run_summarize_after(c, todo, ntodo, k) != HOST_OK)

@@ -43,6 +43,10 @@ void run_usage(FILE *f)
         "  --max-instructions N  sandbox limit per scenario entry (default 1e10)\n"
         "  --max-memory MIB    sandbox limit on the scenario's Lua memory (default 4096)\n"
         "  --params            list the scenario's parameters and sweeps, run nothing\n"
+        "  --profile           after each run, its CPU time by phase (setup, warm-up,\n"
+        "                      window, finish, results) and part (log, signing,\n"
+        "                      verification, update channel, handshakes, metrics,\n"
+        "                      ...), measured with the thread's CPU clock (-j 1)\n"
         "  -j N, --jobs N      N local worker processes run the runs (sweep points x\n"
         "                      replications) side by side; the database rows are\n"
         "                      those of -j 1 (wall-clock and measured CPU aside)\n"
@@ -139,6 +143,8 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
             o->list_params = 1;
         } else if (!strcmp(a, "--spread-runs")) {
             o->spread = 1;
+        } else if (!strcmp(a, "--profile")) {
+            o->profile = 1;
         } else if (!strcmp(a, "--strict")) {
             o->strict = 1;
         } else if (!strcmp(a, "--accept-changes")) {
@@ -222,6 +228,11 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
             perr(errs, "mtcsim run: unexpected argument '%s'\n", a);
             return HOST_USAGE;
         }
+    }
+    if (o->profile && o->jobs > 1) {
+        perr(errs, "mtcsim run: --profile measures the runs of this "
+                   "process: use it without -j\n");
+        return HOST_USAGE;
     }
     return HOST_OK;
 }

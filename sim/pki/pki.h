@@ -30,6 +30,7 @@
 #include "mtc/tree.h"
 #include "sim/dist.h"
 #include "sim/world.h"
+#include "sim/world_prof.h"
 
 /* Random stream kinds of the PKI side (sim/rng.h; 16..63 are ours). */
 enum {
@@ -474,6 +475,9 @@ uint64_t pki_log_bytes(const pki_log *l, uint64_t a, uint64_t b);
 size_t pki_log_memory(const pki_log *l);
 
 /* pki_ca_checkpoint.c */
+/* Registers the checkpoint job's event handlers with the engine's profile
+ * (none: nothing). */
+void pki__checkpoint_prof(sim_prof *pf);
 /* Node source over a view of a log (pki_view_src as ctx). */
 void pki_view_source(pki_view_src *v, mtc_node_source *src);
 /* A cosigner answered (pki_cosigner.c calls back). */

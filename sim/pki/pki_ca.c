@@ -133,6 +133,10 @@ int pki_ca_start(pki_state *ps, pki_ca *ca)
     ca->next_arrival = sim_nhpp_next(ca->nhpp, r, now);
     sim_event_init(&ca->tick_ev, pki__tick_fire, ca);
     sim_event_init(&ca->prune_ev, pki__prune_fire, ca);
+    sim_prof *pf = sim_engine_prof(ps->env->engine);
+    sim_prof_handler(pf, pki__tick_fire, SIM_PART_LOG);
+    sim_prof_handler(pf, pki__prune_fire, SIM_PART_LOG);
+    pki__checkpoint_prof(pf);
     ca->next_tick = now + ca->cfg->checkpoint_interval;
     int rc = sim_schedule(ps->env->engine, &ca->tick_ev, ca->next_tick);
     if (rc == MTC_OK)

@@ -339,6 +339,12 @@ static void run_checkpoint(pki_ca *ca)
         return;
     }
     l->ckpt_size = to;
+    sim_prof *pf = sim_engine_prof(ENG(ca));
+    if (pf) {
+        sim_prof_work(pf, SIM_WORK_CKPT_SIGS + ca->cfg->algorithm, 1);
+        for (size_t k = 0; k < ca->quorum && k < ca->nslots; k++)
+            sim_prof_work(pf, SIM_WORK_CKPT_SIGS + ca->slot[k].cos->cfg->algorithm, 1);
+    }
     sim_counter_add(ps->m.checkpoints, ca->index, 1);
     job->log = l;
     job->from = from;
@@ -382,6 +388,13 @@ static void run_checkpoint(pki_ca *ca)
     sim_schedule_in(ENG(ca), &job->ev,
                     sim_dist_sample_duration(ca->cfg->sign_latency, r));
     sim_schedule_in(ENG(ca), &job->timeout_ev, ca->cfg->quorum_timeout);
+}
+
+void pki__checkpoint_prof(sim_prof *pf)
+{
+    sim_prof_handler(pf, send_fire, SIM_PART_LOG);
+    sim_prof_handler(pf, resend_fire, SIM_PART_LOG);
+    sim_prof_handler(pf, timeout_fire, SIM_PART_LOG);
 }
 
 void pki__tick_fire(sim_engine *sim, sim_event *ev)

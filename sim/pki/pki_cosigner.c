@@ -29,6 +29,8 @@
 #include "mtc/error.h"
 #include "pki.h"
 
+static void process_fire(sim_engine *sim, sim_event *ev);
+
 static void fail_fire(sim_engine *sim, sim_event *ev);
 
 static void schedule_failure(pki_cosigner *c)
@@ -87,7 +89,9 @@ int pki_cosigner_setup(pki_state *ps, pki_cosigner *c, char *err,
 
 int pki_cosigner_start(pki_state *ps, pki_cosigner *c)
 {
-    (void)ps;
+    sim_prof *pf = sim_engine_prof(ps->env->engine);
+    sim_prof_handler(pf, fail_fire, SIM_PART_LOG);
+    sim_prof_handler(pf, process_fire, SIM_PART_LOG);
     sim_event_init(&c->fail_ev, fail_fire, c);
     schedule_failure(c);
     return MTC_OK;

@@ -192,6 +192,7 @@ int pki_group_start(pki_state *ps, pki_update *u)
     if (!g)
         return MTC_OK;
     sim_event_init(&g->tick, tick_fire, g);
+    sim_prof_handler(sim_engine_prof(ps->env->engine), tick_fire, SIM_PART_UPDATE);
     return sim_schedule_in(ps->env->engine, &g->tick, u->cfg->group_interval);
 }
 

@@ -227,6 +227,10 @@ int pki_update_start(pki_state *ps, pki_update *u)
 {
     sim_event_init(&u->fetch_ev, fetch_fire, u);
     sim_event_init(&u->fail_ev, ufail_fire, u);
+    sim_prof *pf = sim_engine_prof(ps->env->engine);
+    sim_prof_handler(pf, fetch_fire, SIM_PART_UPDATE);
+    sim_prof_handler(pf, ufail_fire, SIM_PART_UPDATE);
+    sim_prof_handler(pf, pub_fire, SIM_PART_UPDATE);
     schedule_ufailure(u);
     int rc = pki_group_start(ps, u);
     return rc != MTC_OK ? rc

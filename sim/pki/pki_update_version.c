@@ -190,11 +190,15 @@ static int verify_reference(const pki_ca *ca, const pki_log *l)
 {
     int ca_ok = 0;
     unsigned ext = 0;
+    sim_prof *pf = sim_engine_prof(ca->ps->env->engine);
     for (size_t i = 0; i < l->nref_sigs; i++) {
         const pki_sig *s = &l->ref_sigs[i];
+        int prev = sim_prof_enter(pf, SIM_PART_VERIFY);
         int rc = mtc_cosig_verify(s->by->alg, s->by->pk, s->by->pk_len,
                                   &s->by->cos.id, &l->log_id, l->ref_ts, 0,
                                   l->ref_size, &l->ref_root, s->bytes, s->len);
+        sim_prof_leave(pf, prev);
+        sim_prof_work(pf, SIM_WORK_VERIFICATIONS, 1);
         if (rc != MTC_OK)
             continue;
         if (s->by == &ca->signer)

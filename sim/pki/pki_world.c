@@ -76,6 +76,7 @@ static uint64_t cpu_ns(void)
 
 static void account(pki_state *ps, pki_signer *s, uint64_t ns)
 {
+    sim_prof_work(sim_engine_prof(ps->env->engine), SIM_WORK_SIGNATURES, 1);
     sim_counter_add(ps->m.signatures, s->metric_cohort, 1);
     if (!ps->record_cpu)
         return;
@@ -117,10 +118,14 @@ int pki_sign_subtree(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
     int rc = sig_alloc(out, s);
     if (rc != MTC_OK)
         return rc;
+    sim_prof *pf = sim_engine_prof(ps->env->engine);
+    int prev = sim_prof_enter(pf, SIM_PART_SIGN);
     uint64_t t0 = cpu_ns();
     rc = mtc_cosign_subtree(&s->cos, log_id, start, end, h, out->bytes,
                             &out->len);
-    return sig_done(ps, s, out, rc, t0);
+    rc = sig_done(ps, s, out, rc, t0);
+    sim_prof_leave(pf, prev);
+    return rc;
 }
 
 int pki_sign_checkpoint(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
@@ -130,10 +135,14 @@ int pki_sign_checkpoint(pki_state *ps, pki_signer *s, const mtc_taid *log_id,
     int rc = sig_alloc(out, s);
     if (rc != MTC_OK)
         return rc;
+    sim_prof *pf = sim_engine_prof(ps->env->engine);
+    int prev = sim_prof_enter(pf, SIM_PART_SIGN);
     uint64_t t0 = cpu_ns();
     rc = mtc_cosign_checkpoint(&s->cos, log_id, ts, size, root, out->bytes,
                                &out->len);
-    return sig_done(ps, s, out, rc, t0);
+    rc = sig_done(ps, s, out, rc, t0);
+    sim_prof_leave(pf, prev);
+    return rc;
 }
 
 void pki_sig_free(pki_sig *s)

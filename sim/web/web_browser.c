@@ -603,6 +603,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
 int web__clients_start(web *wb, char *err, size_t errlen)
 {
     sim_time now = sim_now(wb->env.engine);
+    sim_prof_handler(sim_engine_prof(wb->env.engine), client_event, SIM_PART_WEB);
     for (size_t us = 0; us < wb->nus; us++)
         if (web__lml_ensure(wb, us, wb->pki->pub_latest(wb->pki->ctx, us)) != MTC_OK) {
             snprintf(err, errlen, "browsers: out of memory");

@@ -307,10 +307,13 @@ static int memo_grow(web *wb)
     return MTC_OK;
 }
 
-static int verify_direct(const sim_ca_view *v, const web_cert *c)
+static int verify_direct(web *wb, const sim_ca_view *v, const web_cert *c)
 {
+    sim_prof *pf = sim_engine_prof(wb->env.engine);
+    int prev = sim_prof_enter(pf, SIM_PART_VERIFY);
     mtc_rp_result res;
     mtc_rp_verify(v->rp, c->der, c->der_len, -1, &res);
+    sim_prof_leave(pf, prev);
     return (int)res.reason;
 }
 
@@ -337,14 +340,14 @@ static int verify_memo(web *wb, uint32_t id, size_t us, const sim_ca_view *v)
     if (fe->mode == mode && fe->version == version && fe->us == cus) {
         wb->st.verify_memo_hits++;
         if (wb->env.check_invariants &&
-            verify_direct(v, &wb->certs[id]) != (int)fe->reason)
+            verify_direct(wb, v, &wb->certs[id]) != (int)fe->reason)
             wb->st.invariant_violations++;
         return fe->reason;
     }
     int reason;
     if (wb->memo_used * 2 >= wb->memo_cap && memo_grow(wb) != MTC_OK) {
         wb->st.verify_runs++;
-        return verify_direct(v, &wb->certs[id]);
+        return verify_direct(wb, v, &wb->certs[id]);
     }
     size_t j = memo_slot(hc->obj, mode, cus, version, wb->memo_cap);
     for (;;) {
@@ -354,14 +357,14 @@ static int verify_memo(web *wb, uint32_t id, size_t us, const sim_ca_view *v)
         if (e->obj == hc->obj && e->mode == mode && e->version == version && e->us == cus) {
             wb->st.verify_memo_hits++;
             if (wb->env.check_invariants &&
-                verify_direct(v, &wb->certs[id]) != (int)e->reason)
+                verify_direct(wb, v, &wb->certs[id]) != (int)e->reason)
                 wb->st.invariant_violations++;
             reason = e->reason;
             goto front;
         }
         j = (j + 1) & (wb->memo_cap - 1);
     }
-    reason = verify_direct(v, &wb->certs[id]);
+    reason = verify_direct(wb, v, &wb->certs[id]);
     wb->st.verify_runs++;
     web_memo_entry *e = &wb->memo[j];
     e->obj = hc->obj;
@@ -666,6 +669,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
     }
     const web_cert_hot *c = &wb->certh[r.cert];
     wb->st.full++;
+    sim_prof_work(sim_engine_prof(wb->env.engine), SIM_WORK_HANDSHAKES, 1);
     wb->st.auth_bytes_sum += r.auth;
     sim_counter_add(wb->m.full, k, 1);
     sim_counter_add(wb->m.full_ca, c->ca, 1);

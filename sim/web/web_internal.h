@@ -17,6 +17,7 @@
 #include "mtc/baseline.h"
 #include "mtc/rp.h"
 #include "sim/web.h"
+#include "sim/world_prof.h"
 
 #define WEB_TICKETS 4       /* session tickets a client remembers */
 #define WEB_SITE_CERTS 4    /* certificates a site holds at most */

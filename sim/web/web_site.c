@@ -705,6 +705,7 @@ int web__sites_start(web *wb, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
+    sim_prof_handler(sim_engine_prof(wb->env.engine), site_event, SIM_PART_WEB);
     for (size_t i = 0; i < wb->nsites; i++)
         site_reschedule(wb, &wb->sites[i]);
     return MTC_OK;

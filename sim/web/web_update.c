@@ -397,6 +397,7 @@ void web__sampler_start(web *wb)
         g += (now - g + mc->grid_step - 1) / mc->grid_step * mc->grid_step;
     wb->sample_step = mc->grid_step;
     sim_event_init(&wb->sample_ev, sample_event, wb);
+    sim_prof_handler(sim_engine_prof(wb->env.engine), sample_event, SIM_PART_WEB);
     sim_schedule(wb->env.engine, &wb->sample_ev, g);
 }
 

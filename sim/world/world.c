@@ -17,6 +17,7 @@
 #include "mtc/error.h"
 #include "sim/status.h"
 #include "sim/world_module.h"
+#include "sim/world_prof.h"
 
 /* The engine's codes reach the host through the world and are named by
  * mtc_strerror(): each must equal its mtc/error.h twin (sim/status.h). */
@@ -447,4 +448,25 @@ int sim_world_set(sim_world *w, const char *entity_name, const char *param,
                     entity_name, scratch);
     return k->mod->set(w, module_state(w, k->mod), k->schema->kind, index, d,
                        value, err, errlen);
+}
+
+/* ---- profile names (sim/world_prof.h) ---- */
+
+const sim_prof_names *sim_world_prof_names(void)
+{
+    static const char *const phase[SIM_PHASE_COUNT] = {
+        "setup", "warm-up", "window", "finish", "results"};
+    static const char *const part[SIM_PART_COUNT] = {
+        "engine and other", "log appends and hashing", "signing",
+        "verification", "update channel", "handshakes and clients",
+        "metrics", "scenario (Lua)", "results writing"};
+    static const char *const work[SIM_WORK_COUNT] = {
+        "log entries", "log hash compressions", "signatures",
+        "signature verifications", "full handshakes",
+        "checkpoint signatures ed25519", "checkpoint signatures ecdsa-p256",
+        "checkpoint signatures ml-dsa-44", "checkpoint signatures ml-dsa-65",
+        "checkpoint signatures ml-dsa-87"};
+    static const sim_prof_names n = {part, SIM_PART_COUNT, phase,
+                                     SIM_PHASE_COUNT, work, SIM_WORK_COUNT};
+    return &n;
 }

@@ -162,4 +162,13 @@ int sim_reschedule(sim_engine *sim, sim_event *ev, sim_time at);
 typedef void (*sim_call_fn)(sim_engine *sim, void *arg);
 int sim_call_at(sim_engine *sim, sim_time at, sim_call_fn fn, void *arg);
 
+/* A profile (sim/prof.h; NULL: none, the default): before each event the
+ * engine moves it to the part registered for the handler (sim_prof_handler;
+ * for a sim_call_at event, its sim_call_fn cast to sim_handler), or to
+ * `dflt`. The caller owns prof; it must outlive its use here. */
+struct sim_prof;
+void sim_engine_set_prof(sim_engine *sim, struct sim_prof *prof, int dflt);
+/* The profile set, or NULL: model code reaches it through its engine. */
+struct sim_prof *sim_engine_prof(const sim_engine *sim);
+
 #endif

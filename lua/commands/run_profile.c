@@ -1,0 +1,54 @@
+/*
+ * run_profile.c - `mtcsim run --profile`: the report of one run's CPU
+ * profile (sim/prof.h, phases and parts of sim/world_prof.h).
+ *
+ * Every figure is the thread's CPU clock, read when the run moved from one
+ * (phase, part) cell to another; the report states how many reads that
+ * took and what they cost, so the measuring's own share is visible. The
+ * work lines are the counts a floor is computed from (make bench-study).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "run_internal.h"
+
+void run_print_profile(FILE *f, const sim_prof *p, const char *label)
+{
+    const sim_prof_names *n = sim_prof_get_names(p);
+    if (!n)
+        return;
+    double col[SIM_PROF_MAX_PHASES] = {0}, all = 0;
+    fprintf(f, "# profile of %s: thread CPU seconds, measured\n", label);
+    fprintf(f, "#   %-26s", "part");
+    for (size_t ph = 0; ph < n->nphases; ph++)
+        fprintf(f, " %9s", n->phase[ph]);
+    fprintf(f, " %9s\n", "total");
+    for (size_t pt = 0; pt < n->nparts; pt++) {
+        double row = 0;
+        for (size_t ph = 0; ph < n->nphases; ph++)
+            row += sim_prof_seconds(p, (int)ph, (int)pt);
+        if (row == 0)
+            continue;
+        fprintf(f, "#   %-26s", n->part[pt]);
+        for (size_t ph = 0; ph < n->nphases; ph++) {
+            double v = sim_prof_seconds(p, (int)ph, (int)pt);
+            col[ph] += v;
+            fprintf(f, " %9.3f", v);
+        }
+        all += row;
+        fprintf(f, " %9.3f\n", row);
+    }
+    fprintf(f, "#   %-26s", "all parts");
+    for (size_t ph = 0; ph < n->nphases; ph++)
+        fprintf(f, " %9.3f", col[ph]);
+    fprintf(f, " %9.3f\n", all);
+    for (size_t w = 0; w < n->nworks; w++) {
+        uint64_t v = sim_prof_work_count(p, (int)w);
+        if (v)
+            fprintf(f, "#   work: %-34s %" PRIu64 "\n", n->work[w], v);
+    }
+    uint64_t reads = sim_prof_reads(p);
+    fprintf(f, "#   clock reads %" PRIu64 ", %.2f us each: about %.3f s of "
+               "the total is the measuring itself\n", reads,
+            sim_prof_read_cost(p) * 1e6, (double)reads * sim_prof_read_cost(p));
+}
