@@ -54,8 +54,9 @@ TEST(cells_add_up_and_hold_their_work)
     ASSERT_TRUE(sim_prof_seconds(p, 0, 1) >= 0.05);
     ASSERT_TRUE(sim_prof_seconds(p, 1, 2) >= 0.03);
     ASSERT_TRUE(sim_prof_seconds(p, 1, 2) < 0.03 + 0.02);
-    ASSERT_EQ_U64(sim_prof_work_count(p, 1), 7);
-    ASSERT_EQ_U64(sim_prof_work_count(p, 0), 0);
+    ASSERT_EQ_U64(sim_prof_work_count(p, 1, 1), 7);
+    ASSERT_EQ_U64(sim_prof_work_count(p, 0, 1), 0);
+    ASSERT_EQ_U64(sim_prof_work_count(p, 1, 0), 0);
     /* enter a, phase, enter b, leave to a, leave to other, stop: 6 reads */
     ASSERT_EQ_U64(sim_prof_reads(p), 6);
     ASSERT_TRUE(sim_prof_read_cost(p) > 0);

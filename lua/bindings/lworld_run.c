@@ -141,7 +141,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
     lw->shard = shard;
     sim_world_env env = {lw->engine, lw->metrics, lw->rng,
                          shard ? (uint32_t)shard->rank : 0,
-                         shard ? (uint32_t)shard->size : 1};
+                         shard ? (uint32_t)shard->size : 1, 0};
     rc = sim_world_create(&lw->world, &env, wcfg, e, sizeof e);
     sim_param_config_free(ws, wcfg);
     if (rc != MTC_OK) {

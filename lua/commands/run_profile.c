@@ -42,10 +42,20 @@ void run_print_profile(FILE *f, const sim_prof *p, const char *label)
     for (size_t ph = 0; ph < n->nphases; ph++)
         fprintf(f, " %9.3f", col[ph]);
     fprintf(f, " %9.3f\n", all);
+    fprintf(f, "#   %-26s", "work (counts)");
+    for (size_t ph = 0; ph < n->nphases; ph++)
+        fprintf(f, " %9s", n->phase[ph]);
+    fprintf(f, "\n");
     for (size_t w = 0; w < n->nworks; w++) {
-        uint64_t v = sim_prof_work_count(p, (int)w);
-        if (v)
-            fprintf(f, "#   work: %-34s %" PRIu64 "\n", n->work[w], v);
+        uint64_t tot = 0;
+        for (size_t ph = 0; ph < n->nphases; ph++)
+            tot += sim_prof_work_count(p, (int)ph, (int)w);
+        if (!tot)
+            continue;
+        fprintf(f, "#   %-26.26s", n->work[w]);
+        for (size_t ph = 0; ph < n->nphases; ph++)
+            fprintf(f, " %9" PRIu64, sim_prof_work_count(p, (int)ph, (int)w));
+        fprintf(f, "\n");
     }
     uint64_t reads = sim_prof_reads(p);
     fprintf(f, "#   clock reads %" PRIu64 ", %.2f us each: about %.3f s of "

@@ -25,7 +25,7 @@ struct sim_prof {
     int stopped;
     uint64_t last_ns;
     uint64_t ns[SIM_PROF_MAX_PHASES][SIM_PROF_MAX_PARTS];
-    uint64_t work[SIM_PROF_MAX_WORKS];
+    uint64_t work[SIM_PROF_MAX_PHASES][SIM_PROF_MAX_WORKS];
     uint64_t reads;
     double read_cost;
     hmap h[SIM_PROF_MAX_HANDLERS];
@@ -97,7 +97,7 @@ void sim_prof_phase(sim_prof *p, int phase)
 void sim__prof_work(sim_prof *p, int w, uint64_t n)
 {
     if (w >= 0 && (size_t)w < p->names.nworks)
-        p->work[w] += n;
+        p->work[p->phase][w] += n;
 }
 
 int sim_prof_handler(sim_prof *p, sim_handler fn, int part)
@@ -147,9 +147,12 @@ double sim_prof_seconds(const sim_prof *p, int phase, int part)
     return (double)p->ns[phase][part] * 1e-9;
 }
 
-uint64_t sim_prof_work_count(const sim_prof *p, int w)
+uint64_t sim_prof_work_count(const sim_prof *p, int phase, int w)
 {
-    return p && w >= 0 && w < SIM_PROF_MAX_WORKS ? p->work[w] : 0;
+    return p && w >= 0 && w < SIM_PROF_MAX_WORKS && phase >= 0 &&
+                   phase < SIM_PROF_MAX_PHASES
+               ? p->work[phase][w]
+               : 0;
 }
 
 uint64_t sim_prof_reads(const sim_prof *p) { return p ? p->reads : 0; }

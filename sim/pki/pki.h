@@ -118,16 +118,35 @@ typedef struct pki_signer {
     uint64_t cpu_ns_pending;    /* measured CPU not yet added (sub-us) */
 } pki_signer;
 
-/* A stored signature (heap bytes). */
+/* What a deferred signature will sign (pki_world.c). */
+typedef struct pki_sig_msg pki_sig_msg;
+
+/* A stored signature (heap bytes), or one deferred: `by` set, `bytes`
+ * NULL and `pending` holding the message, signed when first used
+ * (pki_sig_ready). Signing is deterministic, so the bytes are those an
+ * immediate signing would have made. A signature is present iff `by`. */
 typedef struct pki_sig {
     const pki_signer *by;
     uint8_t *bytes;
     size_t len;
+    pki_sig_msg *pending;
 } pki_sig;
 
 struct pki_state;
 
-/* Signs and records the `signatures` and `sign_cpu_us` metrics. */
+/* Makes a deferred signature now (bytes and len valid after MTC_OK). Its
+ * cost goes to the profile (signing) but to no metric: the history it
+ * belongs to was before the warm-up end, which metrics do not count. */
+int pki_sig_ready(pki_sig *s);
+/* The signature's length, made first only when the algorithm's
+ * signatures vary in length (ECDSA); 0 when making it failed. */
+size_t pki_sig_len(pki_sig *s);
+/* dst = a copy of src (deferred stays deferred); MTC_OK or NOMEM. */
+int pki_sig_copy(pki_sig *dst, const pki_sig *src);
+
+/* Signs and records the `signatures` and `sign_cpu_us` metrics; before
+ * the warm-up end (unless env->eager_history) only records what to sign
+ * (pki_sig's `pending`): no metric counts there. */
 int pki_sign_subtree(struct pki_state *ps, pki_signer *s, const mtc_taid *log_id,
                      uint64_t start, uint64_t end, const mtc_hash *h,
                      pki_sig *out);

@@ -18,14 +18,15 @@ static sim_time NOW(const pki_ca *ca) { return sim_now(ENG(ca)); }
 
 /* ---- the checkpoint job -------------------------------------------------- */
 
-/* Fills the signatures of view A of job for subtree s into p. */
-static void job_sigs(const pki_job *job, int s, mtc_proof *p)
+/* Fills the signatures of view A of job for subtree s into p (making
+ * those deferred until now: a certificate carries them). */
+static void job_sigs(pki_job *job, int s, mtc_proof *p)
 {
     const pki_ca *ca = job->log->ca;
     p->n_sigs = 0;
     for (size_t k = 0; k <= ca->nslots && p->n_sigs < MTC_PROOF_MAX_SIGS; k++) {
-        const pki_sig *sg = &job->v[0].subsig[s][k];
-        if (!sg->bytes)
+        pki_sig *sg = &job->v[0].subsig[s][k];
+        if (!sg->by || pki_sig_ready(sg) != MTC_OK)
             continue;
         mtc_subtree_sig *o = &p->sigs[p->n_sigs++];
         o->cosigner_id.p = sg->by->cos.id.b;
@@ -96,15 +97,10 @@ static int set_reference(pki_log *l, pki_job *job)
         return MTC_ERR_NOMEM;
     for (size_t k = 0; k <= l->ca->nslots; k++) {
         const pki_sig *sg = &job->v[0].ckpt[k];
-        if (!sg->bytes)
+        if (!sg->by)
             continue;
-        pki_sig *o = &l->ref_sigs[l->nref_sigs];
-        o->bytes = malloc(sg->len);
-        if (!o->bytes)
+        if (pki_sig_copy(&l->ref_sigs[l->nref_sigs], sg) != MTC_OK)
             return MTC_ERR_NOMEM;
-        memcpy(o->bytes, sg->bytes, sg->len);
-        o->len = sg->len;
-        o->by = sg->by;
         l->nref_sigs++;
     }
     l->ref_root = job->v[0].root;
@@ -114,12 +110,16 @@ static int set_reference(pki_log *l, pki_job *job)
 }
 
 /* A sampled background entry's standalone proof, for the proof-size
- * histogram (background entries have no key, so no certificate). */
+ * histogram (background entries have no key, so no certificate). Before
+ * the warm-up end the histogram counts nothing, so only the draw is made
+ * (the stream stays where it would be) unless the history is eager. */
 static int sample_bg_proof(pki_ca *ca, pki_job *job)
 {
     pki_log *l = job->log;
     gsl_rng *r = sim_rng_use(PS(ca)->env->rng, &ca->ca_stream);
     uint64_t i = job->from + gsl_rng_uniform_int(r, job->to - job->from);
+    if (!PS(ca)->env->eager_history && !sim_metrics_recording(PS(ca)->env->metrics))
+        return MTC_OK;
     size_t k = pki__site_lower(l, i);
     if (k < l->nsite && l->site[k]->index == i)
         return MTC_OK; /* a site: its real certificate is already counted */
@@ -157,7 +157,7 @@ static int job_complete(pki_ca *ca, pki_job *job)
         return rc;
     uint64_t ckpt_bytes = 8 + MTC_HASH_LEN + 8;
     for (size_t i = 0; i < l->nref_sigs; i++)
-        ckpt_bytes += l->ref_sigs[i].by->cos.id.len + l->ref_sigs[i].len;
+        ckpt_bytes += l->ref_sigs[i].by->cos.id.len + pki_sig_len(&l->ref_sigs[i]);
     sim_counter_add(ps->m.monitor_bytes, ca->index,
                     (int64_t)(pki_log_bytes(l, job->from, job->to) + ckpt_bytes));
     if ((rc = sample_bg_proof(ca, job)) != MTC_OK)

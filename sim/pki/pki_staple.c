@@ -54,8 +54,9 @@ static int build(pki_ca *ca, pki_log *l, uint8_t **out, size_t *len)
     if (rc == MTC_OK)
         rc = mtc_landmarks_format(lm, text, tl, &tl);
     for (size_t i = 0; i < l->nref_sigs && rc == MTC_OK; i++)
-        cs[i] = (mtc_staple_cosig){l->ref_sigs[i].by->cos.id,
-                                   {l->ref_sigs[i].bytes, l->ref_sigs[i].len}};
+        if ((rc = pki_sig_ready(&l->ref_sigs[i])) == MTC_OK)
+            cs[i] = (mtc_staple_cosig){l->ref_sigs[i].by->cos.id,
+                                       {l->ref_sigs[i].bytes, l->ref_sigs[i].len}};
     if (rc == MTC_OK)
         qsort(cs, l->nref_sigs, sizeof *cs, cosig_cmp);
     mtc_node_source src;

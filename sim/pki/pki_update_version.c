@@ -186,13 +186,15 @@ static int grow(void **p, size_t n, size_t add, size_t elem)
 
 /* Verifies the reference checkpoint's cosignatures: the CA's and at least
  * `quorum` external ones. */
-static int verify_reference(const pki_ca *ca, const pki_log *l)
+static int verify_reference(const pki_ca *ca, pki_log *l)
 {
     int ca_ok = 0;
     unsigned ext = 0;
     sim_prof *pf = sim_engine_prof(ca->ps->env->engine);
     for (size_t i = 0; i < l->nref_sigs; i++) {
-        const pki_sig *s = &l->ref_sigs[i];
+        pki_sig *s = &l->ref_sigs[i];
+        if (pki_sig_ready(s) != MTC_OK)
+            continue;
         int prev = sim_prof_enter(pf, SIM_PART_VERIFY);
         int rc = mtc_cosig_verify(s->by->alg, s->by->pk, s->by->pk_len,
                                   &s->by->cos.id, &l->log_id, l->ref_ts, 0,
@@ -209,7 +211,7 @@ static int verify_reference(const pki_ca *ca, const pki_log *l)
     return ca_ok && ext >= ca->quorum;
 }
 
-static int add_ref(pki_version *v, const pki_log *l, size_t *index)
+static int add_ref(pki_version *v, pki_log *l, size_t *index)
 {
     int rc = grow((void **)&v->refs, v->nrefs, 1, sizeof *v->refs);
     if (rc != MTC_OK)
@@ -222,7 +224,11 @@ static int add_ref(pki_version *v, const pki_log *l, size_t *index)
     r->root = l->ref_root;
     pki_bw w = {0};
     for (size_t i = 0; i < l->nref_sigs; i++) {
-        const pki_sig *s = &l->ref_sigs[i];
+        pki_sig *s = &l->ref_sigs[i];
+        if (pki_sig_ready(s) != MTC_OK) {
+            free(w.p);
+            return MTC_ERR_NOMEM;
+        }
         pki__bw_uint(&w, s->by->cos.id.len, 1);
         pki__bw_put(&w, s->by->cos.id.b, s->by->cos.id.len);
         pki__bw_uint(&w, s->len, 2);

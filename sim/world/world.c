@@ -463,9 +463,9 @@ const sim_prof_names *sim_world_prof_names(void)
     static const char *const work[SIM_WORK_COUNT] = {
         "log entries", "log hash compressions", "signatures",
         "signature verifications", "full handshakes",
-        "checkpoint signatures ed25519", "checkpoint signatures ecdsa-p256",
-        "checkpoint signatures ml-dsa-44", "checkpoint signatures ml-dsa-65",
-        "checkpoint signatures ml-dsa-87"};
+        "ckpt signatures ed25519", "ckpt signatures ecdsa-p256",
+        "ckpt signatures ml-dsa-44", "ckpt signatures ml-dsa-65",
+        "ckpt signatures ml-dsa-87"};
     static const sim_prof_names n = {part, SIM_PART_COUNT, phase,
                                      SIM_PHASE_COUNT, work, SIM_WORK_COUNT};
     return &n;

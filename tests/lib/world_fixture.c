@@ -27,6 +27,14 @@ int wfx_init_start(wfx *f, uint64_t seed, uint64_t rep, double duration,
                    double warmup, double grid, uint32_t shard,
                    uint32_t nshards, const char *start)
 {
+    return wfx_init_history(f, seed, rep, duration, warmup, grid, shard,
+                            nshards, start, 0);
+}
+
+int wfx_init_history(wfx *f, uint64_t seed, uint64_t rep, double duration,
+                     double warmup, double grid, uint32_t shard,
+                     uint32_t nshards, const char *start, int eager_history)
+{
     memset(f, 0, sizeof *f);
     void *wc;
     if (sim_param_config_new(&sim_world_config_schema, &wc) != MTC_OK)
@@ -43,7 +51,8 @@ int wfx_init_start(wfx *f, uint64_t seed, uint64_t rep, double duration,
     if (rc == MTC_OK)
         rc = sim_rng_create(&f->rng, seed, rep);
     if (rc == MTC_OK) {
-        sim_world_env env = {f->eng, f->m, f->rng, shard, nshards};
+        sim_world_env env = {f->eng, f->m, f->rng, shard, nshards,
+                             eager_history};
         rc = sim_world_create(&f->w, &env, wc, f->err, sizeof f->err);
     }
     sim_param_config_free(&sim_world_config_schema, wc);

@@ -28,6 +28,12 @@ int wfx_init(wfx *f, uint64_t seed, uint64_t rep, double duration,
 int wfx_init_start(wfx *f, uint64_t seed, uint64_t rep, double duration,
                    double warmup, double grid, uint32_t shard,
                    uint32_t nshards, const char *start);
+/* The same with the env's eager_history (sim/world.h): 1 pays the
+ * warm-up's history event by event, 0 (the others' default) defers what
+ * the window cannot observe. */
+int wfx_init_history(wfx *f, uint64_t seed, uint64_t rep, double duration,
+                     double warmup, double grid, uint32_t shard,
+                     uint32_t nshards, const char *start, int eager_history);
 void wfx_free(wfx *f);
 
 /* A config of `kind` named `name` with defaults; aborts on failure. */

@@ -85,7 +85,8 @@ void sim_prof_phase(sim_prof *p, int phase);
 /* Internal: adds n to work counter w. */
 void sim__prof_work(sim_prof *p, int w, uint64_t n);
 
-/* Adds n to work counter w (what was done, for a floor); p NULL: nothing. */
+/* Adds n to work counter w of the current phase (what was done, for a
+ * floor); p NULL: nothing. */
 static inline void sim_prof_work(sim_prof *p, int w, uint64_t n)
 {
     if (p)
@@ -106,7 +107,7 @@ void sim_prof_stop(sim_prof *p);
 
 /* CPU seconds charged to (phase, part). */
 double sim_prof_seconds(const sim_prof *p, int phase, int part);
-uint64_t sim_prof_work_count(const sim_prof *p, int w);
+uint64_t sim_prof_work_count(const sim_prof *p, int phase, int w);
 /* Clock reads made, and the CPU seconds one read costs (measured). */
 uint64_t sim_prof_reads(const sim_prof *p);
 double sim_prof_read_cost(const sim_prof *p);

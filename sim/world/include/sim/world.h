@@ -64,6 +64,13 @@ typedef struct sim_world_env {
     sim_metrics *metrics;
     sim_rng *rng;               /* seed and replication key every stream */
     uint32_t shard, nshards;    /* nshards >= 1, shard < nshards */
+    /* Nonzero: history before the warm-up end is paid event by event as
+     * in the window (every checkpoint signed when made). Zero (the
+     * default): what no measured quantity can observe is deferred and
+     * made only if the window uses it; the window is bit-identical
+     * either way (docs/model-pki.md "The warm-up's cost"; tests compare
+     * the two). */
+    int eager_history;
 } sim_world_env;
 
 /* ---- the entity-kind registry ------------------------------------------- */
