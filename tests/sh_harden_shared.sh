@@ -12,6 +12,10 @@
 #    neither read nor written through; a folder replaced by a link while a
 #    run writes keeps receiving the run's files (it is opened once, and
 #    every file relative to that handle);
+#  - two resumes of one database started at once: one claims the
+#    experiment, the other is refused (or finds nothing left), and every
+#    (point, replication) ends with one completed run; a run left
+#    'running' by another host (a copied database) is resumed;
 set -u
 b=${1:-build}
 root=$(pwd)
@@ -133,4 +137,34 @@ wait $pid || fail "swapped folder run: $(cat err)"
 grep -q '^reread REFUSED' out || fail "read through the swapped link: $(cat out)"
 ls -la home/.ssh > ssh.after
 cmp -s ssh.before ssh.after || fail "the swap let the scenario write into the link's target"
+
+# ---- two resumes at once; a database from another host ----
+cat > reps.lua <<'LUA'
+replications(6)
+mtcsim.world{ duration = hours(12), grid_step = hours(1), start = "empty" }
+local w1 = mtcsim.cosigner{ name = "w1", algorithm = "ed25519" }
+mtcsim.ca{ name = "ca1", algorithm = "ed25519", rate = per_day(5000), cosigners = { w1 }, quorum = 1 }
+mtcsim.update_service{ name = "us" }
+LUA
+"$m" run reps.lua --out two.db --quiet >/dev/null 2>err || fail "reps: $(cat err)"
+sqlite3 two.db "update run set status = 'failed'" || fail sqlite3
+for i in 1 2 3; do
+  cp two.db t$i.db
+  "$m" run reps.lua --resume t$i.db --quiet >a.out 2>a.err & pa=$!
+  "$m" run reps.lua --resume t$i.db --quiet >b.out 2>b.err & pb=$!
+  wait $pa; ra=$?; wait $pb; rb=$?
+  [ $ra -eq 0 ] || [ $rb -eq 0 ] || fail "neither resume finished: $(cat a.err b.err)"
+  for r in $ra $rb; do [ $r -eq 0 ] || [ $r -eq 2 ] || fail "resume exit $r: $(cat a.err b.err)"; done
+  [ $ra -eq 0 ] || grep -q 'is being run or resumed by another process' a.err || fail "refusal: $(cat a.err)"
+  [ $rb -eq 0 ] || grep -q 'is being run or resumed by another process' b.err || fail "refusal: $(cat b.err)"
+  [ "$(sqlite3 t$i.db "select count(*) from run where status = 'completed'")" = 6 ] \
+    || fail "two resumes at once: $(sqlite3 t$i.db "select sweep_point, replication, status from run")"
+  [ "$(sqlite3 t$i.db "select count(*) from (select 1 from run where status = 'completed' group by sweep_point, replication having count(*) > 1)")" = 0 ] \
+    || fail "a (point, replication) completed twice"
+done
+cp two.db host.db
+sqlite3 host.db "update run set status = 'running', hostname = 'elsewhere.example', pid = 1 where run_id = 1" || fail sqlite3
+"$m" ls host.db | grep -q 'abandoned' || fail "ls: a run of another host is abandoned: $("$m" ls host.db)"
+"$m" run reps.lua --resume host.db --quiet >/dev/null 2>err || fail "resume of a database from another host: $(cat err)"
+[ "$(sqlite3 host.db "select count(*) from run where status = 'completed'")" = 6 ] || fail "copied database not resumed"
 echo "shared data ok"

@@ -70,7 +70,7 @@ touch gate
 "$m" run gated.lua --out r.db >r1.txt 2>r1.err & pid=$!
 wait_running r.db 2
 "$m" run gated.lua --resume r.db >/dev/null 2>live.err; [ $? -eq 2 ] || fail "resume of a live run must exit 2"
-grep -q 'run 2 (point 0, replication 1) is still running' live.err || fail "live run: $(cat live.err)"
+grep -q 'experiment 1 of r.db is being run or resumed by another process' live.err || fail "live run: $(cat live.err)"
 kill -INT $pid; rm gate
 wait $pid; rc=$?; pid=
 [ $rc -eq 1 ] || fail "interrupted sweep must exit 1 (got $rc)"

@@ -115,6 +115,15 @@ int run_begin_experiment(run_ctx *c)
         c->exp_id = 0;
         return HOST_FAIL;
     }
+    /* held until the database is closed: a --resume of this experiment
+     * started meanwhile is refused (run_resume.c) */
+    int busy = 0;
+    if (sim_results_claim_experiment(c->db, c->exp_id, &busy) != MTC_OK || busy) {
+        fprintf(stderr, "mtcsim run: %s: experiment %lld: %s\n", c->o->out,
+                (long long)c->exp_id, busy ? "claimed by another process "
+                "(a --resume started at once?)" : sim_results_errmsg(c->db));
+        return HOST_FAIL;
+    }
     return HOST_OK;
 }
 

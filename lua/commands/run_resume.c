@@ -159,6 +159,16 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
                 *exp < 0 ? "holds no experiment" : "has no such experiment");
         return HOST_USAGE;
     }
+    /* one writer per experiment: a run or resume still at work on it holds
+     * its claim until it ends (sim_results_claim_experiment) */
+    int busy = 0;
+    if (sim_results_claim_experiment(*db, *exp, &busy) != MTC_OK || busy) {
+        fprintf(stderr, "mtcsim run: --resume: experiment %lld of %s %s\n",
+                (long long)*exp, path, busy ? "is being run or resumed by another "
+                "process (it holds the experiment's claim): wait for it to end, "
+                "or stop it first" : sim_results_errmsg(*db));
+        return HOST_USAGE;
+    }
     /* The stored command line is data: it is compared with this one, and
      * nothing of it (above all not --unsafe, limits or -j) is used. */
     char line[sizeof o->cmdline] = "";
@@ -248,7 +258,8 @@ int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
     sqlite3_finalize(st);
     if (status != HOST_OK)
         return status;
-    /* a live run would be duplicated */
+    /* a live run would be duplicated (with the experiment claimed, a
+     * running row has no writer left, whatever host it names) */
     size_t nstale = 0;
     int64_t stale[256];
     if (sim_results_stale_runs(db, stale, 256, &nstale) != MTC_OK)

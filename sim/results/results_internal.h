@@ -42,7 +42,13 @@ struct sim_results {
     open_run *runs;
     size_t nruns, capruns;
     char errmsg[ERRMSG_MAX];
+    int lock_fd;        /* the file, for experiment claims; -1: not open */
 };
+
+/* Whether experiment exp is claimed by another open file description
+ * (results_lock.c): 1 claimed, 0 free (or claimed by this handle), -1
+ * unknown (no locks on this file system, or the file cannot be opened). */
+int results__claim_state(sim_results *r, int64_t exp);
 
 /* Formats the handle's error message; returns rc. */
 static inline int fail(sim_results *r, int rc, const char *fmt, ...)

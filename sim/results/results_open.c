@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <sqlite3.h>
@@ -394,6 +395,7 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
         put_err(err, errlen, "out of memory");
         return MTC_ERR_NOMEM;
     }
+    r->lock_fd = -1;
     r->readonly = mode == SIM_RESULTS_READ;
     if (r->readonly) {
         if (open_readonly(path, &r->db, err, errlen) != SQLITE_OK) {
@@ -460,6 +462,8 @@ int sim_results_close(sim_results *db)
         return MTC_OK;
     int rc = sim_results_flush(db);
     sqlite3_close_v2(db->db);
+    if (db->lock_fd >= 0)
+        close(db->lock_fd);     /* after SQLite's: the claim ends last */
     free(db->runs);
     free(db);
     return rc;

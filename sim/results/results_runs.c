@@ -370,16 +370,27 @@ int sim_results_stale_runs(sim_results *db, int64_t *ids, size_t max,
     if (gethostname(host, sizeof host) != 0)
         host[0] = '\0';
     host[sizeof host - 1] = '\0';
-    if ((rc = prep(db, "SELECT run_id, pid FROM run WHERE status = "
-                       "'running' AND hostname = ? ORDER BY run_id", &st)))
+    if ((rc = prep(db, "SELECT run_id, pid, coalesce(hostname, '') = ?, "
+                       "experiment_id FROM run WHERE status = 'running' "
+                       "ORDER BY run_id", &st)))
         return rc;
     bind_text(st, 1, host);
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         pid_t pid = (pid_t)sqlite3_column_int64(st, 1);
-        int alive = pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
-        if (pid == getpid())
+        int here = sqlite3_column_int(st, 2);
+        int alive;
+        if (here && pid == getpid()) {
             alive = find_run(db, id) != NULL;
+        } else {
+            /* whoever writes an experiment claims it (results_lock.c):
+             * unclaimed, its running rows have no writer, whatever host
+             * they name; without locks, only a pid of this host tells */
+            int claim = results__claim_state(db, sqlite3_column_int64(st, 3));
+            alive = claim >= 0 ? claim
+                               : !here || (pid > 0 && (kill(pid, 0) == 0 ||
+                                                       errno == EPERM));
+        }
         if (alive)
             continue;
         if (ids && *n < max)

@@ -190,12 +190,26 @@ int sim_results_run_end(sim_results *db, int64_t run_id, int status,
 int sim_results_summarize(sim_results *db, int64_t experiment_id,
                           int64_t sweep_point, double level);
 
-/* Runs left "running" by a process that no longer exists (same host, pid
- * gone) or by this process but not open on this handle (abandoned): up to
- * max ids into ids (may be NULL), their total in *n. Runs of other hosts
- * are never reported (their processes cannot be checked). */
+/* Runs left "running" with no writer (abandoned): by this process but not
+ * open on this handle, or of an experiment that no process claims
+ * (sim_results_claim_experiment), whatever host the row names. Where the
+ * file system has no locks, only rows of this host whose pid is gone.
+ * Up to max ids into ids (may be NULL), their total in *n. */
 int sim_results_stale_runs(sim_results *db, int64_t *ids, size_t max,
                            size_t *n);
+
+/*
+ * Claims experiment_id for this handle until it is closed (or the process
+ * ends, however it ends): every process writing an experiment's runs
+ * claims it first, so that two cannot (two `mtcsim run --resume` of one
+ * database would both rerun every missing run). *busy = 1 when another
+ * process (or handle) holds the claim; nothing is claimed then. The claim
+ * is a lock on the database file (results_lock.c); on a file system
+ * without locks it succeeds without claiming. Errors: ARG (a read-only
+ * handle), IO.
+ */
+int sim_results_claim_experiment(sim_results *db, int64_t experiment_id,
+                                 int *busy);
 
 /* ---- helpers ---- */
 
