@@ -463,6 +463,43 @@ TEST(provenance)
     sim_results_close(db);
 }
 
+/* One writer per experiment: a second handle cannot claim it while the
+ * first holds it; the claim ends with the handle; a running row of an
+ * unclaimed experiment is abandoned whatever host it names, one of a
+ * claimed experiment is not. */
+TEST(experiment_claims)
+{
+    sim_results *a = NULL, *b = NULL;
+    int64_t exp;
+    const char *path = tmp_path("claims.db");
+    ASSERT_OK(sim_results_open(path, SIM_RESULTS_CREATE, &a, NULL, 0));
+    ASSERT_OK(toy_record_sweep(a, 1, 2, &exp));
+    ASSERT_OK(sim_results_flush(a));
+    ASSERT_EQ(sqlite3_exec(sim_results_sqlite(a), "UPDATE run SET status = "
+                           "'running', hostname = 'elsewhere.example', pid = 1 "
+                           "WHERE run_id = 1", NULL, NULL, NULL), SQLITE_OK);
+    ASSERT_OK(sim_results_open(path, SIM_RESULTS_APPEND, &b, NULL, 0));
+    size_t n = 99;
+    ASSERT_OK(sim_results_stale_runs(b, NULL, 0, &n));
+    ASSERT_EQ(n, 1);        /* unclaimed: abandoned, though on another host */
+    int busy = -1;
+    ASSERT_OK(sim_results_claim_experiment(a, exp, &busy));
+    ASSERT_EQ(busy, 0);
+    ASSERT_OK(sim_results_claim_experiment(a, exp, &busy));     /* again: its own */
+    ASSERT_EQ(busy, 0);
+    ASSERT_OK(sim_results_claim_experiment(b, exp, &busy));
+    ASSERT_EQ(busy, 1);
+    ASSERT_OK(sim_results_stale_runs(b, NULL, 0, &n));
+    ASSERT_EQ(n, 0);        /* claimed by a: its writer is alive */
+    ASSERT_OK(sim_results_claim_experiment(b, exp + 1, &busy));  /* another one */
+    ASSERT_EQ(busy, 0);
+    ASSERT_OK(sim_results_close(a));
+    ASSERT_OK(sim_results_claim_experiment(b, exp, &busy));
+    ASSERT_EQ(busy, 0);
+    ASSERT_EQ(sim_results_claim_experiment(b, 0, &busy), MTC_ERR_ARG);
+    sim_results_close(b);
+}
+
 TEST(summaries_match_student_t)
 {
     sim_results *db = NULL;
@@ -882,6 +919,7 @@ static const test_case tests[] = {
     {"roundtrip_every_kind", roundtrip_every_kind},
     {"roundtrip_toy_run", roundtrip_toy_run},
     {"provenance", provenance},
+    {"experiment_claims", experiment_claims},
     {"summaries_match_student_t", summaries_match_student_t},
     {"single_run_summary", single_run_summary},
     {"append_and_concurrent_reader", append_and_concurrent_reader},
