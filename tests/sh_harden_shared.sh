@@ -16,6 +16,8 @@
 #    experiment, the other is refused (or finds nothing left), and every
 #    (point, replication) ends with one completed run; a run left
 #    'running' by another host (a copied database) is resumed;
+#  - mtcsim ls prints text from a database with control characters
+#    escaped (names, command line, errors, parameters, metrics);
 set -u
 b=${1:-build}
 root=$(pwd)
@@ -167,4 +169,16 @@ sqlite3 host.db "update run set status = 'running', hostname = 'elsewhere.exampl
 "$m" ls host.db | grep -q 'abandoned' || fail "ls: a run of another host is abandoned: $("$m" ls host.db)"
 "$m" run reps.lua --resume host.db --quiet >/dev/null 2>err || fail "resume of a database from another host: $(cat err)"
 [ "$(sqlite3 host.db "select count(*) from run where status = 'completed'")" = 6 ] || fail "copied database not resumed"
+
+# ---- text from a database is printed escaped ----
+cp two.db esc.db
+E="char(27) || '[31m'"
+sqlite3 esc.db "update experiment set name = 'x' || $E, command_line = 'mtcsim ' || $E || char(7);
+  update run set error = 'boom' || $E || char(13) || 'ok' where run_id = 2;
+  update param set value = $E || '0' where run_id = 1;
+  update metric set name = name || $E where run_id = 1" || fail sqlite3
+"$m" ls esc.db --runs --params --metrics >ls.out 2>&1 || fail "ls: $(cat ls.out)"
+if LC_ALL=C grep -q "$(printf '[\033\007\015]')" ls.out; then fail "ls printed control characters raw"; fi
+[ "$(grep -c 'x1b\[31m' ls.out)" -ge 5 ] || fail "ls escapes: $(cat ls.out)"
+grep -q 'boom\\x1b\[31m\\x0dok' ls.out || fail "ls error escape: $(grep boom ls.out)"
 echo "shared data ok"

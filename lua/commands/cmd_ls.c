@@ -6,7 +6,8 @@
  *
  * Read-only, like report and export. Runs left "running" by a process that
  * is gone are shown as abandoned (sim_results_stale_runs), so a researcher
- * sees at once what `mtcsim run --resume` would redo.
+ * sees at once what `mtcsim run --resume` would redo. Every text from the
+ * database is printed escaped (safetext.h): a shared database is data.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "host.h"
 #include "mtc/error.h"
 #include "rdb.h"
+#include "safetext.h"
 
 enum { SHOW_RUNS = 1, SHOW_PARAMS = 2, SHOW_METRICS = 4 };
 
@@ -53,6 +55,9 @@ static int is_stale(const stale_set *s, int64_t id)
     return 0;
 }
 
+/* Column c of st as text escaped into eb[i] (safetext.h). */
+#define ESC(st, c, i) safetext(col_text(st, c), eb[i], sizeof eb[i])
+
 static const char *col_text(sqlite3_stmt *st, int c)
 {
     const char *t = (const char *)sqlite3_column_text(st, c);
@@ -61,6 +66,7 @@ static const char *col_text(sqlite3_stmt *st, int c)
 
 static void ls_points(sqlite3 *db, int64_t exp, const stale_set *stale)
 {
+    char eb[6][2048];   /* database text, escaped (ESC) */
     sqlite3_stmt *st, *pq;
     if (sqlite3_prepare_v2(db,
                            "SELECT sweep_point, count(DISTINCT replication), "
@@ -90,7 +96,7 @@ static void ls_points(sqlite3 *db, int64_t exp, const stale_set *stale)
         sqlite3_bind_int64(pq, 1, sqlite3_column_int64(st, 5));
         int any = 0;
         while (sqlite3_step(pq) == SQLITE_ROW)
-            printf("%s%s=%s", any++ ? " " : "", col_text(pq, 0), col_text(pq, 1));
+            printf("%s%s=%s", any++ ? " " : "", ESC(pq, 0, 0), ESC(pq, 1, 1));
         printf("%s\n", any ? "" : "(no swept parameter)");
     }
     (void)stale;
@@ -100,6 +106,7 @@ static void ls_points(sqlite3 *db, int64_t exp, const stale_set *stale)
 
 static void ls_runs(sqlite3 *db, int64_t exp, const stale_set *stale)
 {
+    char eb[6][2048];   /* database text, escaped (ESC) */
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
                            "SELECT run_id, sweep_point, replication, seed, status, "
@@ -120,15 +127,16 @@ static void ls_runs(sqlite3 *db, int64_t exp, const stale_set *stale)
                (long long)sqlite3_column_int64(st, 1),
                (long long)sqlite3_column_int64(st, 2),
                (unsigned long long)sqlite3_column_int64(st, 3),
-               !strcmp(status, "running") && is_stale(stale, id) ? "abandoned"
-                                                                 : status,
-               (long long)sqlite3_column_int64(st, 5), wall, col_text(st, 7));
+               !strcmp(status, "running") && is_stale(stale, id)
+                   ? "abandoned" : safetext(status, eb[1], sizeof eb[1]),
+               (long long)sqlite3_column_int64(st, 5), wall, ESC(st, 7, 0));
     }
     sqlite3_finalize(st);
 }
 
 static void ls_params(sqlite3 *db, int64_t exp)
 {
+    char eb[6][2048];   /* database text, escaped (ESC) */
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
                            "SELECT p.entity_kind, p.entity_name, p.name, p.value, "
@@ -145,13 +153,14 @@ static void ls_params(sqlite3 *db, int64_t exp)
     sqlite3_bind_int64(st, 1, exp);
     while (sqlite3_step(st) == SQLITE_ROW)
         printf("  %c %-16s %-16s %-28s %s\n",
-               sqlite3_column_int64(st, 4) > 1 ? '*' : ' ', col_text(st, 0),
-               col_text(st, 1), col_text(st, 2), col_text(st, 3));
+               sqlite3_column_int64(st, 4) > 1 ? '*' : ' ', ESC(st, 0, 0),
+               ESC(st, 1, 1), ESC(st, 2, 2), ESC(st, 3, 3));
     sqlite3_finalize(st);
 }
 
 static void ls_metrics(sqlite3 *db, int64_t exp)
 {
+    char eb[6][2048];   /* database text, escaped (ESC) */
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
                            "SELECT m.name, m.kind, m.unit, m.cohorts, m.series, "
@@ -171,9 +180,9 @@ static void ls_metrics(sqlite3 *db, int64_t exp)
            "series", "cohorts");
     sqlite3_bind_int64(st, 1, exp);
     while (sqlite3_step(st) == SQLITE_ROW)
-        printf("  %-36s %-9s %-13s %6s  %s\n", col_text(st, 0), col_text(st, 1),
-               col_text(st, 2), sqlite3_column_int64(st, 4) ? "yes" : "no",
-               sqlite3_column_int64(st, 3) > 1 ? col_text(st, 5) : "(total only)");
+        printf("  %-36s %-9s %-13s %6s  %s\n", ESC(st, 0, 0), ESC(st, 1, 1),
+               ESC(st, 2, 2), sqlite3_column_int64(st, 4) ? "yes" : "no",
+               sqlite3_column_int64(st, 3) > 1 ? ESC(st, 5, 3) : "(total only)");
     sqlite3_finalize(st);
 }
 
@@ -181,11 +190,12 @@ static void ls_metrics(sqlite3 *db, int64_t exp)
 static void ls_experiment(sqlite3 *db, sqlite3_stmt *ex, const stale_set *stale,
                           int show)
 {
+    char eb[6][2048];   /* database text, escaped (ESC) */
     int64_t exp = sqlite3_column_int64(ex, 0);
     int64_t npts = sqlite3_column_int64(ex, 4), reps = sqlite3_column_int64(ex, 5);
-    printf("experiment %lld: %s  (%s)\n", (long long)exp, col_text(ex, 1),
-           col_text(ex, 3));
-    printf("  command: %s\n", col_text(ex, 2));
+    printf("experiment %lld: %s  (%s)\n", (long long)exp, ESC(ex, 1, 0),
+           ESC(ex, 3, 1));
+    printf("  command: %s\n", ESC(ex, 2, 0));
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
                            "SELECT DISTINCT coalesce(scenario_path, '(none)'), "
@@ -194,8 +204,8 @@ static void ls_experiment(sqlite3 *db, sqlite3_stmt *ex, const stale_set *stale,
                            NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, exp);
         while (sqlite3_step(st) == SQLITE_ROW)
-            printf("  scenario: %s  sha256 %.16s  mtcsim %s\n", col_text(st, 0),
-                   col_text(st, 1), col_text(st, 2));
+            printf("  scenario: %s  sha256 %.16s  mtcsim %s\n", ESC(st, 0, 0),
+                   ESC(st, 1, 1), ESC(st, 2, 2));
         sqlite3_finalize(st);
     }
     long long c[5] = {0, 0, 0, 0, 0}, done = 0, abandoned = 0;

@@ -7,8 +7,8 @@
  * relative to that descriptor, one component at a time with O_NOFOLLOW,
  * so nothing in it is resolved by name later.
  * Reading: regular files that resolve inside the scenario's directory or
- * the output folder, no dotfiles. Writing: only inside the output folder, new files created
- * exclusively and listed in the folder's manifest, existing files opened
+ * the output folder, no dotfiles. Writing: only inside the output folder,
+ * new files created exclusively and listed in the folder's manifest, existing files opened
  * only when listed there, and every byte counted against max_output on
  * its way to the disk (a FILE from fopencookie). The run's results
  * database lives beside the folder, never in it.
