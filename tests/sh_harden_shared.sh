@@ -16,6 +16,8 @@
 #    experiment, the other is refused (or finds nothing left), and every
 #    (point, replication) ends with one completed run; a run left
 #    'running' by another host (a copied database) is resumed;
+#  - resume hashes every file the scenario loaded (a required module, a
+#    data file): a changed one is refused unless --accept-changes;
 #  - mtcsim ls prints text from a database with control characters
 #    escaped (names, command line, errors, parameters, metrics);
 set -u
@@ -169,6 +171,39 @@ sqlite3 host.db "update run set status = 'running', hostname = 'elsewhere.exampl
 "$m" ls host.db | grep -q 'abandoned' || fail "ls: a run of another host is abandoned: $("$m" ls host.db)"
 "$m" run reps.lua --resume host.db --quiet >/dev/null 2>err || fail "resume of a database from another host: $(cat err)"
 [ "$(sqlite3 host.db "select count(*) from run where status = 'completed'")" = 6 ] || fail "copied database not resumed"
+
+# ---- resume compares every file the scenario loaded ----
+mkdir -p mods
+printf 'return 50\n' > mods/size.lua
+printf '3\n' > data.txt
+cat > mod.lua <<'LUA'
+local size = require "mods.size"
+local f = assert(io.open("data.txt")); local k = tonumber(f:read("l")); f:close()
+replications(2)
+mtcsim.world{ duration = hours(2), start = "empty" }
+mtcsim.update_service{ name = "us" }
+mtcsim.browsers{ name = "b", count = size * k }
+LUA
+"$m" run mod.lua --out mod.db --quiet >/dev/null 2>err || fail "mod run: $(cat err)"
+[ "$(sqlite3 mod.db "select count(distinct value) from run_attr where name = 'loaded:mods/size.lua'")" = 1 ] \
+  || fail "module hash not recorded: $(sqlite3 mod.db 'select * from run_attr')"
+[ "$(sqlite3 mod.db "select count(*) from run_attr where name = 'loaded:data.txt'")" = 2 ] || fail "data file hash not recorded"
+sqlite3 mod.db "update run set status = 'failed' where run_id = 2" || fail sqlite3
+cp mod.db mod2.db
+printf 'return 5000\n' > mods/size.lua
+"$m" run mod.lua --resume mod.db --quiet >/dev/null 2>err; [ $? -eq 2 ] || fail "a changed module must be refused"
+grep -q "the file 'mods/size.lua' that experiment 1's scenario loaded has changed" err || fail "module message: $(cat err)"
+printf 'return 50\n' > mods/size.lua; printf '4\n' > data.txt
+"$m" run mod.lua --resume mod.db --quiet >/dev/null 2>err; [ $? -eq 2 ] || fail "a changed data file must be refused"
+grep -q "'data.txt'.*has changed" err || fail "data file message: $(cat err)"
+rm data.txt
+"$m" run mod.lua --resume mod2.db --quiet >/dev/null 2>err; [ $? -eq 2 ] || fail "a missing file must be refused"
+printf '3\n' > data.txt
+sqlite3 mod2.db "update run_attr set name = 'loaded:../../etc/passwd' where name = 'loaded:data.txt'" || fail sqlite3
+"$m" run mod.lua --resume mod2.db --quiet >/dev/null 2>err; [ $? -eq 2 ] || fail "a recorded name outside the directory must be refused"
+grep -q 'is not a name the sandbox records' err || fail "outside name: $(cat err)"
+"$m" run mod.lua --resume mod.db --quiet >/dev/null 2>err || fail "unchanged files: $(cat err)"
+[ "$(sqlite3 mod.db "select count(*) from run where status = 'completed'")" = 2 ] || fail "module resume"
 
 # ---- text from a database is printed escaped ----
 cp two.db esc.db

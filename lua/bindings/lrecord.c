@@ -1,6 +1,6 @@
 /*
- * lrecord.c - the scheduled world actions of a scenario as run attributes
- * (lrecord.h). Reads the declarations sim:at keeps in the state (K_ATS);
+ * lrecord.c - the scheduled world actions of a scenario and the files it
+ * loaded, as run attributes (lrecord.h). Reads the declarations sim:at keeps in the state (K_ATS);
  * separate from lworld_sim.c, which schedules them, because recording is
  * the command's business and needs nothing of the engine.
  */
@@ -25,7 +25,7 @@ static int by_time(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-size_t lrecord_actions(lhost *h, lrecord_fn fn, void *ctx)
+static size_t record_actions(lhost *h, lrecord_fn fn, void *ctx)
 {
     lua_State *L = lhost_state(h);
     int top = lua_gettop(L);
@@ -73,4 +73,24 @@ size_t lrecord_actions(lhost *h, lrecord_fn fn, void *ctx)
     }
     free(recs);
     return n;
+}
+
+typedef struct loaded_ctx {
+    lrecord_fn fn;
+    void *ctx;
+} loaded_ctx;
+
+static void put_loaded(void *c, const char *rel, const char *sha)
+{
+    loaded_ctx *l = c;
+    char name[LHOST_PATH_MAX + 8];
+    snprintf(name, sizeof name, "loaded:%s", rel);
+    l->fn(l->ctx, name, sha);
+}
+
+size_t lrecord_actions(lhost *h, lrecord_fn fn, void *ctx)
+{
+    size_t n = record_actions(h, fn, ctx);
+    loaded_ctx l = {fn, ctx};
+    return n + lhost_loaded_files(h, put_loaded, &l);
 }

@@ -1,7 +1,9 @@
 /*
  * lrecord.h - what a run records about the scenario beyond parameters:
  * the world actions it scheduled with sim:at (time, action, target,
- * arguments), so that analyses can mark them on time series.
+ * arguments), so that analyses can mark them on time series, and the
+ * files it loaded with their SHA-256, so that a resume can tell that they
+ * changed.
  */
 #ifndef MTCSIM_LRECORD_H
 #define MTCSIM_LRECORD_H
@@ -24,6 +26,10 @@ typedef void (*lrecord_fn)(void *ctx, const char *name, const char *value);
  * the run and numbers in %.17g. Returns the count. Actions scheduled from
  * callbacks during the run are not included, nor those past the first
  * LRECORD_MAX. Call after lworld_build (which keeps only those records).
+ * Then, as attributes too, the files of the scenario's directory the state
+ * loaded or read (lhost_loaded_files): name "loaded:NAME" (NAME relative to
+ * the directory), value the SHA-256 of their bytes, which --resume
+ * compares with the files as they are now. The count includes them.
  */
 size_t lrecord_actions(lhost *h, lrecord_fn fn, void *ctx);
 

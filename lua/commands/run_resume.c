@@ -10,7 +10,7 @@
  * run equals the one that was lost. What would make the experiment a
  * mixture is refused before anything runs, unless --accept-changes: other
  * --set, --seed or --replications than the stored ones, a scenario file
- * whose SHA-256 differs from the one recorded; always refused: a grid of
+ * or a file it loaded whose SHA-256 differs from the one recorded; always refused: a grid of
  * another shape, or a run that is still running. Runs already completed are kept;
  * failed, interrupted and abandoned rows stay as the record of what
  * happened, and their replacements are appended to the same experiment.
@@ -209,6 +209,74 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
     return run_check_args(o);
 }
 
+/* 1 when name (from the database) is a plain relative name below a
+ * directory: no absolute path, no '.' or '..' or dot-component, no
+ * control character (what the sandbox records; anything else is refused
+ * rather than opened). */
+static int plain_relative(const char *name)
+{
+    if (!*name || *name == '/' || strlen(name) >= LHOST_PATH_MAX / 2)
+        return 0;
+    for (const char *c = name; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f ||
+            (*c == '.' && (c == name || c[-1] == '/')) || (*c == '/' && c[1] == '/'))
+            return 0;
+    return 1;
+}
+
+/* Every file the experiment's runs loaded from the scenario's directory
+ * (run attributes "loaded:NAME", lrecord.h) must hold the bytes it held
+ * then: a changed module would mix two worlds in one experiment.
+ * HOST_OK, or HOST_USAGE (printed) unless --accept-changes. */
+static int check_loaded(sqlite3 *q, int64_t exp, const run_opts *o)
+{
+    char dir[LHOST_PATH_MAX], tmp[LHOST_PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", o->scenario);
+    char *sl = strrchr(tmp, '/');
+    if (sl)
+        *(sl == tmp ? sl + 1 : sl) = 0;
+    else
+        snprintf(tmp, sizeof tmp, ".");
+    if (!realpath(tmp, dir))
+        return HOST_USAGE;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(q, "SELECT DISTINCT substr(a.name, 8), a.value FROM "
+                              "run_attr a JOIN run r USING (run_id) WHERE "
+                              "r.experiment_id = ? AND a.name GLOB 'loaded:*' "
+                              "ORDER BY 1, 2", -1, &st, NULL) != SQLITE_OK)
+        return HOST_FAIL;
+    sqlite3_bind_int64(st, 1, exp);
+    int status = HOST_OK;
+    while (status == HOST_OK && sqlite3_step(st) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        const char *then = (const char *)sqlite3_column_text(st, 1);
+        char path[2 * LHOST_PATH_MAX], now[65] = "", en[600], et[80];
+        const char *what = NULL;
+        if (!name || !then || !plain_relative(name)) {
+            what = "is not a name the sandbox records";
+        } else {
+            snprintf(path, sizeof path, "%s/%s", dir, name);
+            if (sim_sha256_file_hex(path, now) != MTC_OK)
+                what = "can no longer be read";
+            else if (strcmp(now, then))
+                what = "has changed";
+        }
+        if (!what)
+            continue;
+        fprintf(stderr, "mtcsim run: --resume: %sthe file '%s' that experiment %lld's "
+                        "scenario loaded %s since it ran (SHA-256 %.12s... then%s%.12s%s); "
+                        "resuming would mix two scenarios in one experiment%s\n",
+                o->accept_changes ? "warning: " : "", safetext(name, en, sizeof en),
+                (long long)exp, what, safetext(then, et, sizeof et), *now ? ", " : "",
+                now, *now ? "... now" : "", o->accept_changes ? " (--accept-changes)" :
+                ": run it as a new experiment instead, or give --accept-changes");
+        if (!o->accept_changes)
+            status = HOST_USAGE;
+    }
+    sqlite3_finalize(st);
+    return status;
+}
+
 int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
                     const plan *pl, const char *sha, size_t *todo, size_t *ntodo)
 {
@@ -257,6 +325,8 @@ int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
     }
     sqlite3_finalize(st);
     if (status != HOST_OK)
+        return status;
+    if ((status = check_loaded(q, exp, o)) != HOST_OK)
         return status;
     /* a live run would be duplicated (with the experiment claimed, a
      * running row has no writer left, whatever host it names) */

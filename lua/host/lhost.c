@@ -776,6 +776,9 @@ void lhost_destroy(lhost *h)
         return;
     if (h->L)
         lua_close(h->L);
+    for (size_t i = 0; i < h->nloaded; i++)
+        free(h->loaded[i].rel);
+    free(h->loaded);
     if (h->folder_fd >= 0)
         close(h->folder_fd);
     if (h->parent_fd >= 0)

@@ -80,6 +80,21 @@ void lhost_destroy(lhost *h);   /* accepts NULL */
  */
 int lhost_output_folder(const char *db_path, char *folder, size_t cap);
 
+/* Distinct files (name and content) a run may load or read from its
+ * scenario's directory: each is hashed and recorded. */
+#define LHOST_MAX_LOADED 1000
+
+/*
+ * The files of the scenario's directory this state loaded or read so far
+ * (require, dofile, loadfile, io.open for reading; not the scenario file
+ * itself, nor the output folder): fn(ctx, name, sha) for each, name
+ * relative to the directory, sha the SHA-256 (64 hex digits) of the bytes
+ * the file held when it was opened. Returns the count.
+ */
+size_t lhost_loaded_files(const lhost *h,
+                          void (*fn)(void *ctx, const char *name, const char *sha),
+                          void *ctx);
+
 /* Caps, in bytes, what one run may print and what its output folder may
  * hold (0: no cap). Default LHOST_DEFAULT_MAX_OUTPUT; --unsafe: none. */
 void lhost_set_max_output(lhost *h, uint64_t bytes);

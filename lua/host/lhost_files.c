@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <lauxlib.h>
+#include <openssl/evp.h>
 
 #include "mtc/error.h"
 
@@ -129,17 +130,99 @@ static int open_regular(const char *res, int flags, const char **why)
 
 static int open_in_folder(lhost *h, const char *rel, const char **why);
 
-static int open_read(lhost *h, const char *path, const char **why)
+/* SHA-256 of what fd holds (read with pread: its offset stays), as hex.
+ * 0, or -1 on a read or library error. */
+static int hash_fd(int fd, char hex[65])
+{
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    unsigned char buf[65536], md[32];
+    unsigned len = 0;
+    off_t at = 0;
+    int ok = c && EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+    for (ssize_t n; ok && (n = pread(fd, buf, sizeof buf, at)) != 0; at += n)
+        ok = n > 0 && EVP_DigestUpdate(c, buf, (size_t)n);
+    ok = ok && EVP_DigestFinal_ex(c, md, &len) && len == 32;
+    EVP_MD_CTX_free(c);
+    for (unsigned i = 0; ok && i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    return ok ? 0 : -1;
+}
+
+/* Records (rel, SHA-256 of fd) among the files the state loaded, once per
+ * name and content. 0, or -1 with why (too many, or out of memory). */
+static int note_loaded(lhost *h, const char *rel, int fd, const char **why)
+{
+    char sha[65];
+    if (hash_fd(fd, sha)) {
+        *why = "it cannot be read to be hashed";
+        return -1;
+    }
+    for (size_t i = 0; i < h->nloaded; i++)
+        if (!strcmp(h->loaded[i].rel, rel) && !strcmp(h->loaded[i].sha, sha))
+            return 0;
+    if (h->nloaded == LHOST_MAX_LOADED) {
+        *why = "a run may load or read at most 1000 distinct files of its "
+               "directory (each is hashed and recorded with the run)";
+        return -1;
+    }
+    if (h->nloaded == h->caploaded) {
+        size_t cap = h->caploaded ? 2 * h->caploaded : 8;
+        struct lhost_loaded *p = realloc(h->loaded, cap * sizeof *p);
+        if (!p) {
+            *why = "out of memory";
+            return -1;
+        }
+        h->loaded = p;
+        h->caploaded = cap;
+    }
+    char *copy = strdup(rel);
+    if (!copy) {
+        *why = "out of memory";
+        return -1;
+    }
+    h->loaded[h->nloaded].rel = copy;
+    memcpy(h->loaded[h->nloaded].sha, sha, sizeof sha);
+    h->nloaded++;
+    return 0;
+}
+
+size_t lhost_loaded_files(const lhost *h,
+                          void (*fn)(void *ctx, const char *name, const char *sha),
+                          void *ctx)
+{
+    for (size_t i = 0; i < h->nloaded; i++)
+        fn(ctx, h->loaded[i].rel, h->loaded[i].sha);
+    return h->nloaded;
+}
+
+/* Opens a file the sandbox may read: from the output folder's handle, or
+ * inside the scenario's directory, hashed and recorded there (what a
+ * resume compares: the scenario is its file and every file it reads). */
+static int open_read(lua_State *L, lhost *h, const char *path, const char **why)
 {
     char res[LHOST_PATH_MAX];
     int rc = resolve_read(h, path, res, why);
     if (rc != P_OK)
         return rc;
+    /* the work of hashing, like any C work for the scenario (charged
+     * before anything is open: the charge may raise) */
+    struct stat pre;
+    if (below(h->scenario_dir, res) && !stat(res, &pre))
+        lhost_count(L, (uint64_t)pre.st_size / 64);
     if (h->out_dir[0] && below(h->out_dir, res)) {
         const char *rel = res + strlen(h->out_dir);
         return open_in_folder(h, rel + (*rel == '/'), why);
     }
-    return open_regular(res, O_RDONLY | O_NOFOLLOW, why);
+    int fd = open_regular(res, O_RDONLY | O_NOFOLLOW, why);
+    if (fd >= 0 && below(h->scenario_dir, res)) {
+        const char *rel = res + strlen(h->scenario_dir);
+        rel += *rel == '/';
+        if (note_loaded(h, rel, fd, why)) {
+            close(fd);
+            return P_REFUSED;
+        }
+    }
+    return fd;
 }
 
 /* ---- the output folder ---------------------------------------------------- */
@@ -668,7 +751,7 @@ int lhost__io_open(lua_State *L)
         f = open_write(h, path, mode, &why);
     } else {
         const char *rwhy;
-        int fd = open_read(h, path, &rwhy);
+        int fd = open_read(L, h, path, &rwhy);
         if (fd == P_REFUSED)
             why = rwhy;
         else if (fd >= 0 && !(f = fdopen(fd, mode)))
@@ -747,7 +830,7 @@ static void load_confined(lua_State *L, const char *fn, const char *path)
 {
     lhost *h = lhost_of(L);
     const char *why;
-    int fd = open_read(h, path, &why);
+    int fd = open_read(L, h, path, &why);
     if (fd == P_REFUSED)
         luaL_error(L, "%s: '%s' refused: %s", fn, path, why);
     if (fd < 0)
@@ -768,7 +851,7 @@ int lhost__loadfile(lua_State *L)
     int env = !lua_isnone(L, 3) ? 3 : 0;
     lhost *h = lhost_of(L);
     const char *why;
-    int fd = open_read(h, path, &why);
+    int fd = open_read(L, h, path, &why);
     if (fd == P_REFUSED)
         return luaL_error(L, "loadfile: '%s' refused: %s", path, why);
     if (fd < 0) {
@@ -846,7 +929,7 @@ int lhost__require(lua_State *L)
     memcpy(rel + k, ".lua", 5);
     lhost *h = lhost_of(L);
     const char *why;
-    int fd = strcmp(name, "mtcsim.report") ? open_read(h, rel, &why) : -1;
+    int fd = strcmp(name, "mtcsim.report") ? open_read(L, h, rel, &why) : -1;
     if (lhost__load_builtin(L, name, fd >= 0)) {
         if (fd >= 0)
             close(fd);

@@ -32,6 +32,14 @@ struct lhost {
     int out_measured;               /* out_used read from the manifest */
     uint64_t out_used;              /* bytes of the folder's listed files */
     uint64_t term_used;             /* bytes printed */
+    /* The files of the scenario's directory the state loaded or read:
+     * name below the directory, SHA-256 of the bytes opened (malloc'ed;
+     * one entry per name and content, at most LHOST_MAX_LOADED). */
+    struct lhost_loaded {
+        char *rel;
+        char sha[65];
+    } *loaded;
+    size_t nloaded, caploaded;
     void *user;
 };
 
