@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../sim/pki/pki.h"
+#include "mtc/chain.h"
 #include "mtc/error.h"
 #include "test.h"
 #include "lib/world_fixture.h"
@@ -52,6 +53,7 @@ typedef struct req_at {
     got *g;
     uint64_t seed;
     char name[64];
+    const char *profile;        /* the leaf content of this chain profile */
 } req_at;
 
 static void do_request(sim_engine *sim, void *arg)
@@ -60,7 +62,17 @@ static void do_request(sim_engine *sim, void *arg)
     req_at *r = arg;
     uint8_t spki[200];
     size_t n = wfx_spki(r->seed, spki, sizeof spki);
-    sim_issue_request q = {r->name, spki, n, 0, on_cert, r->g};
+    sim_issue_request q = {r->name, spki, n, 0, on_cert, r->g, NULL, 0, NULL, 0};
+    static uint8_t subj[512], ext[8192];
+    if (r->profile) {
+        if (mtc_chain_mtc_leaf_fields(mtc_chain_profile_by_name(r->profile), r->name,
+                                      MTC_CHAIN_ALG_ED25519, subj, sizeof subj,
+                                      &q.subject_len, ext, sizeof ext,
+                                      &q.extensions_len) != MTC_OK)
+            abort();
+        q.subject_der = subj;
+        q.extensions_der = ext;
+    }
     if (sim_world_issue(r->f->w, r->ca, &q, NULL) != MTC_OK)
         abort();
 }
@@ -191,7 +203,9 @@ TEST(site_certificates_verify)
     req_at r[N];
     memset(g, 0, sizeof g);
     for (int i = 0; i < N; i++) {
-        r[i] = (req_at){&f, 0, &g[i], (uint64_t)i + 100, ""};
+        /* the last two carry a chain profile's leaf content */
+        r[i] = (req_at){&f, 0, &g[i], (uint64_t)i + 100, "",
+                        i == 3 ? "digicert-rsa-ov" : i == 4 ? "google-multi" : NULL};
         snprintf(r[i].name, sizeof r[i].name, "site%d.example", i);
         ASSERT_OK(sim_call_at(f.eng, (sim_time)(100 + 700 * i) * SIM_SEC,
                               do_request, &r[i]));
@@ -221,10 +235,54 @@ TEST(site_certificates_verify)
         ASSERT_EQ(res.valid_sigs, 0);
         ASSERT_TRUE(mtc_rp_verify(v0->rp, g[i].lr, g[i].lr_len, now, &res) != MTC_OK);
         ASSERT_EQ(res.reason, MTC_RP_COSIGNERS);
+        /* a profile's leaf content is in the certificate: its last name */
+        if (r[i].profile) {
+            char last[96];
+            int k = snprintf(last, sizeof last, "h%u.%s",
+                             mtc_chain_profile_by_name(r[i].profile)->sans - 1, r[i].name);
+            int found = 0;
+            for (size_t j = 0; j + (size_t)k <= g[i].sa_len && !found; j++)
+                found = !memcmp(g[i].sa + j, last, (size_t)k);
+            ASSERT_TRUE(found);
+            ASSERT_TRUE(g[i].sa_len > g[0].sa_len + 100);
+        }
         /* a mutated certificate fails */
         g[i].lr[g[i].lr_len - 40] ^= 1;
         ASSERT_TRUE(mtc_rp_verify(vl->rp, g[i].lr, g[i].lr_len, now, &res) != MTC_OK);
     }
+    wfx_free(&f);
+}
+
+/* A request's own subject and extensions must be DER of the right kind;
+ * anything else is refused and nothing is logged. */
+TEST(request_fields_checked)
+{
+    wfx f;
+    ASSERT_OK(wfx_init(&f, 3, 0, 3600, 0, 600, 0, 1));
+    basic_world(&f, 10, 10, 600, 1.0, 1, 1);
+    ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
+    uint8_t spki[200], subj[512], ext[8192];
+    size_t n = wfx_spki(7, spki, sizeof spki), sl, el;
+    ASSERT_OK(mtc_chain_mtc_leaf_fields(mtc_chain_profile_by_name("le-ecdsa"), "a.example",
+                                        MTC_CHAIN_ALG_ED25519, subj, sizeof subj, &sl, ext,
+                                        sizeof ext, &el));
+    got g;
+    memset(&g, 0, sizeof g);
+    sim_issue_request q = {"a.example", spki, n, 0, on_cert, &g, subj, sl, ext, el};
+    q.extensions_len = el - 1; /* truncated */
+    ASSERT_EQ(sim_world_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
+    q.extensions_len = el;
+    q.subject_der = ext; /* an [3] element where a Name belongs */
+    q.subject_len = el;
+    ASSERT_EQ(sim_world_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
+    q.subject_der = subj;
+    q.subject_len = sl;
+    q.extensions_der = subj; /* a Name where the [3] element belongs */
+    q.extensions_len = sl;
+    ASSERT_EQ(sim_world_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
+    q.extensions_der = ext;
+    q.extensions_len = el;
+    ASSERT_OK(sim_world_issue(f.w, 0, &q, NULL));
     wfx_free(&f);
 }
 
@@ -358,7 +416,7 @@ TEST(revocation_travels_through_update_service)
     ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
     got g;
     memset(&g, 0, sizeof g);
-    req_at r = {&f, 0, &g, 9, "victim.example"};
+    req_at r = {&f, 0, &g, 9, "victim.example", NULL};
     ASSERT_OK(sim_call_at(f.eng, 200 * SIM_SEC, do_request, &r));
     sim_engine_set_stop_time(f.eng, 3600 * SIM_SEC);
     ASSERT_TRUE(sim_engine_run(f.eng) >= 0);
@@ -401,8 +459,8 @@ TEST(log_failure_rolls_over)
     got g1, g2;
     memset(&g1, 0, sizeof g1);
     memset(&g2, 0, sizeof g2);
-    req_at r1 = {&f, 0, &g1, 11, "early.example"};
-    req_at r2 = {&f, 0, &g2, 12, "moved.example"};
+    req_at r1 = {&f, 0, &g1, 11, "early.example", NULL};
+    req_at r2 = {&f, 0, &g2, 12, "moved.example", NULL};
     ASSERT_OK(sim_call_at(f.eng, 1000 * SIM_SEC, do_request, &r1));
     ASSERT_OK(sim_call_at(f.eng, 3605 * SIM_SEC, do_request, &r2));
     sim_engine_set_stop_time(f.eng, 3610 * SIM_SEC);
@@ -433,6 +491,7 @@ static const test_case cases[] = {
     {"every_entry_in_exactly_one_batch", every_entry_in_exactly_one_batch},
     {"background_entries_are_real_log_entries", background_entries_are_real_log_entries},
     {"site_certificates_verify", site_certificates_verify},
+    {"request_fields_checked", request_fields_checked},
     {"landmark_subtrees_consistent_with_log", landmark_subtrees_consistent_with_log},
     {"closed_form_mean_delays", closed_form_mean_delays},
     {"pruned_storage_proportional_to_active", pruned_storage_proportional_to_active},

@@ -136,7 +136,7 @@ static void probe_fire(sim_engine *sim, void *arg)
     vw_probe *p = r->p;
     char dns[64];
     snprintf(dns, sizeof dns, "probe%u.example", r->k);
-    sim_issue_request req = {dns, p->spki, p->spki_len, 0, probe_cb, p};
+    sim_issue_request req = {dns, p->spki, p->spki_len, 0, probe_cb, p, NULL, 0, NULL, 0};
     if (sim_world_issue(p->f->w, p->ca, &req, NULL) != MTC_OK)
         fprintf(stderr, "validate: probe request refused\n");
     free(r);

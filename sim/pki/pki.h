@@ -181,6 +181,8 @@ struct pki_site_req {
     char *dns_name;
     uint8_t *spki;
     size_t spki_len;
+    uint8_t *subject, *exts;    /* optional DER (sim_issue_request); NULL: default */
+    size_t subject_len, exts_len;
     mtc_hash leaf;
     sim_cert_cb cb;
     void *cb_ctx;

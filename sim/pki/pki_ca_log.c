@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mtc/der.h"
 #include "mtc/error.h"
 #include "pki.h"
 #include "pki_ca_internal.h"
@@ -190,6 +191,8 @@ void pki__site_free(pki_site_req *s)
         return;
     free(s->dns_name);
     free(s->spki);
+    free(s->subject);
+    free(s->exts);
     free(s);
 }
 
@@ -312,10 +315,16 @@ static int append_bg(pki_ca *ca, pki_log *l, sim_time arrival)
 /* Builds the site's entry into *e (borrowing ps->scratch). */
 int pki__site_entry(pki_ca *ca, const pki_site_req *s, mtc_tbs_entry *e)
 {
-    return mtc_tbs_entry_tls_server(e, &PS(ca)->scratch,
-                                    (mtc_slice){ca->issuer_name, ca->issuer_len},
-                                    s->not_before, s->not_after, s->dns_name,
-                                    s->spki, s->spki_len);
+    int rc = mtc_tbs_entry_tls_server(e, &PS(ca)->scratch,
+                                      (mtc_slice){ca->issuer_name, ca->issuer_len},
+                                      s->not_before, s->not_after, s->dns_name,
+                                      s->spki, s->spki_len);
+    if (rc == MTC_OK && s->subject) {
+        /* the site's own subject and extensions (borrowed from s) */
+        e->subject = (mtc_slice){s->subject, s->subject_len};
+        e->extensions = (mtc_slice){s->exts, s->exts_len};
+    }
+    return rc;
 }
 
 static int append_site(pki_ca *ca, pki_log *l, pki_site_req *s,
@@ -408,6 +417,26 @@ static int ca_issue(pki_ca *ca, const sim_issue_request *req, uint64_t *ticket)
     memcpy(s->dns_name, req->dns_name, nl + 1);
     memcpy(s->spki, req->spki_der, req->spki_len);
     s->spki_len = req->spki_len;
+    if (req->subject_len && req->extensions_len) {
+        /* whole DER elements: a Name, then [3] { Extensions } */
+        if (mtc_der_validate(req->subject_der, req->subject_len) != MTC_OK ||
+            req->subject_der[0] != MTC_DER_SEQUENCE ||
+            mtc_der_validate(req->extensions_der, req->extensions_len) != MTC_OK ||
+            req->extensions_der[0] != (MTC_DER_CONTEXT | MTC_DER_CONSTRUCTED | 3)) {
+            pki__site_free(s);
+            return MTC_ERR_ARG;
+        }
+        s->subject = malloc(req->subject_len);
+        s->exts = malloc(req->extensions_len);
+        if (!s->subject || !s->exts) {
+            pki__site_free(s);
+            return MTC_ERR_NOMEM;
+        }
+        memcpy(s->subject, req->subject_der, req->subject_len);
+        memcpy(s->exts, req->extensions_der, req->extensions_len);
+        s->subject_len = req->subject_len;
+        s->exts_len = req->extensions_len;
+    }
     s->ca = ca;
     s->ticket = ++ca->next_ticket;
     s->requested = NOW(ca);

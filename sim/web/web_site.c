@@ -429,10 +429,19 @@ static void site_request(web *wb, web_site *s)
     const web_sites_config *g = &wb->site_cfg[s->group];
     char dns[WEB_NAME_MAX + 32];
     web__site_dns(wb, s, dns, sizeof dns);
-    sim_issue_request req = {dns, s->spki, s->spki_len, g->lifetime,
-                             site_cert_cb, s};
+    /* the leaf content of the chain the site serves today (same names
+     * and extensions), so that MTC and the chain are like for like */
+    uint8_t subj[512], ext[8192];
+    size_t sl = 0, el = 0;
+    size_t np;
+    const mtc_chain_profile *prof = &mtc_chain_profiles(&np)[s->chain];
+    int have = mtc_chain_mtc_leaf_fields(prof, dns, mtc_chain_alg_of_sig((mtc_sig_alg)s->alg),
+                                         subj, sizeof subj, &sl, ext, sizeof ext,
+                                         &el) == MTC_OK;
+    sim_issue_request req = {dns, s->spki, s->spki_len, g->lifetime, site_cert_cb, s,
+                             subj, sl, ext, el};
     uint64_t ticket = 0;
-    if (wb->pki->issue(wb->pki->ctx, s->ca, &req, &ticket) != MTC_OK) {
+    if (!have || wb->pki->issue(wb->pki->ctx, s->ca, &req, &ticket) != MTC_OK) {
         s->renew_at = SIM_TIME_MAX;
         return;
     }

@@ -24,6 +24,8 @@ typedef struct wfx_req {
     char dns[96];
     uint8_t spki[2700];
     size_t spki_len;
+    uint8_t *subject, *exts;    /* the request's own, or NULL */
+    size_t subject_len, exts_len;
     sim_cert_cb cb;
     void *cb_ctx;
     int lr_done;
@@ -209,14 +211,26 @@ static int publish(wfx *f, sim_time at)
 
 /* ---- issuance ------------------------------------------------------------------ */
 
+/* The request's entry, with its own subject and extensions when it gave them. */
+static int req_entry(const wfx_ca *c, const wfx_req *q, mtc_entry_scratch *s,
+                     mtc_tbs_entry *e)
+{
+    int rc = mtc_tbs_entry_tls_server(e, s, (mtc_slice){c->issuer, c->issuer_len}, q->nb,
+                                      q->na, q->dns, q->spki, q->spki_len);
+    if (rc == MTC_OK && q->subject) {
+        e->subject = (mtc_slice){q->subject, q->subject_len};
+        e->extensions = (mtc_slice){q->exts, q->exts_len};
+    }
+    return rc;
+}
+
 static int build_cert(wfx *f, wfx_req *q, int lr, uint8_t *out, size_t cap,
                       size_t *len, uint64_t *landmark)
 {
     wfx_ca *c = &f->ca[q->ca];
     mtc_entry_scratch s;
     mtc_tbs_entry e;
-    int rc = mtc_tbs_entry_tls_server(&e, &s, (mtc_slice){c->issuer, c->issuer_len},
-                                      q->nb, q->na, q->dns, q->spki, q->spki_len);
+    int rc = req_entry(c, q, &s, &e);
     if (rc)
         return rc;
     mtc_proof_storage st;
@@ -302,16 +316,31 @@ static int f_issue(void *ctx, size_t ca, const sim_issue_request *req,
     q->spki_len = req->spki_len;
     q->cb = req->cb;
     q->cb_ctx = req->cb_ctx;
+    int rc = MTC_OK;
+    if (req->subject_len && req->extensions_len) {
+        q->subject = malloc(req->subject_len);
+        q->exts = malloc(req->extensions_len);
+        if (!q->subject || !q->exts)
+            rc = MTC_ERR_NOMEM;
+        else {
+            memcpy(q->subject, req->subject_der, req->subject_len);
+            memcpy(q->exts, req->extensions_der, req->extensions_len);
+            q->subject_len = req->subject_len;
+            q->exts_len = req->extensions_len;
+        }
+    }
     wfx_ca *c = &f->ca[ca];
     mtc_entry_scratch s;
     mtc_tbs_entry e;
-    int rc = mtc_tbs_entry_tls_server(&e, &s, (mtc_slice){c->issuer, c->issuer_len},
-                                      q->nb, q->na, q->dns, q->spki, q->spki_len);
+    if (rc == MTC_OK)
+        rc = req_entry(c, q, &s, &e);
     if (rc == MTC_OK)
         rc = mtc_ilog_append(c->log, (mtc_slice){NULL, 0}, &e, &q->index);
     if (rc == MTC_OK)
         rc = checkpoint(f, c);
     if (rc) {
+        free(q->subject);
+        free(q->exts);
         free(q);
         return rc;
     }
@@ -613,8 +642,11 @@ void wfx_destroy(wfx *f)
     free(f->pub_last);
     free(f->pub_time);
     free(f->pub_nrev);
-    for (size_t i = 0; i < f->nreqs; i++)
+    for (size_t i = 0; i < f->nreqs; i++) {
+        free(f->reqs[i]->subject);
+        free(f->reqs[i]->exts);
         free(f->reqs[i]);
+    }
     free(f->reqs);
     for (size_t ca = 0; ca < WFX_MAX_CA; ca++) {
         for (size_t k = 0; k <= WFX_MAX_W; k++)

@@ -320,6 +320,15 @@ typedef struct sim_issue_request {
     sim_time lifetime;          /* 0: the CA's max_lifetime; else <= it */
     sim_cert_cb cb;             /* called for each event (may be NULL) */
     void *cb_ctx;
+    /* Optional, copied: the leaf's subject Name and its [3] Extensions
+     * element as whole DER elements (mtc_chain_mtc_leaf_fields makes both
+     * for a chain profile, so an MTC carries what today's leaf carries).
+     * NULL / 0: an empty subject and keyUsage, extKeyUsage and a
+     * subjectAltName holding dns_name alone (mtc_tbs_entry_tls_server). */
+    const uint8_t *subject_der;
+    size_t subject_len;
+    const uint8_t *extensions_der;
+    size_t extensions_len;
 } sim_issue_request;
 
 /*
@@ -333,7 +342,9 @@ typedef struct sim_issue_request {
  * If the log fails before the entry is checkpointed, the request is
  * re-appended to the new log (the events then carry the new log number).
  * *ticket (may be NULL) identifies the request. Errors: MTC_ERR_ARG (bad
- * index, SPKI, name or lifetime), MTC_ERR_SIM_STATE (not started).
+ * index, SPKI, name or lifetime; a subject that is not a DER Name or
+ * extensions that are not a DER [3] element), MTC_ERR_SIM_STATE (not
+ * started).
  */
 int sim_world_issue(sim_world *w, size_t ca, const sim_issue_request *req,
                     uint64_t *ticket);
