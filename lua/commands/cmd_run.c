@@ -27,6 +27,7 @@
 
 #include "host.h"
 #include "lplaus.h"
+#include "lcost.h"
 #include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
@@ -235,8 +236,16 @@ int cmd_run(int argc, char **argv)
     print_warnings(h0, &o, NULL, &seen);
     if ((status = run_make_plan(&o, h0, &pl)) != HOST_OK)
         goto done;
+    /* the expected CPU time of the plan (lcost.h): each point's world
+     * priced before it is built, times the replications */
+    lcost cost0 = {0};
+    int have_cost = lcost_estimate(h0, &cost0) == MTC_OK;
+    double plan_cpu = cost0.cpu_s * (double)pl.reps;
     if (o.list_params) {
         run_list_params(&pl);
+        if (have_cost)
+            run_print_cost(stdout, &cost0, pl.npoints, pl.reps,
+                           plan_cpu * (double)pl.npoints, pl.npoints > 1 ? 2 : 0);
         goto done;
     }
 
@@ -244,6 +253,11 @@ int cmd_run(int argc, char **argv)
     for (size_t p = 1; p < pl.npoints; p++) {
         lhost *h = run_scenario_state(&o, &pl, p, 0, err, sizeof err);
         lworld *lw = NULL;
+        lcost cp;
+        if (h && have_cost && lcost_estimate(h, &cp) == MTC_OK)
+            plan_cpu += cp.cpu_s * (double)pl.reps;
+        else
+            have_cost = 0;
         int ok = h && lworld_build(h, o.seed, 0, NULL, &lw, err, sizeof err) == MTC_OK;
         char lab[512], pt[600];
         run_point_label(&pl, p, lab, sizeof lab);
@@ -287,6 +301,9 @@ int cmd_run(int argc, char **argv)
         for (size_t i = 0; i < total; i++)
             todo[ntodo++] = i;
     }
+    if (have_cost && !o.quiet && ntodo)
+        run_print_cost(stdout, &cost0, pl.npoints, pl.reps,
+                       plan_cpu * (double)ntodo / (double)total, pl.npoints > 1);
     if (o.strict && seen.n) {
         fprintf(stderr, "mtcsim run: --strict: %zu implausible value%s (above); "
                         "nothing was run\n", seen.n, seen.n == 1 ? "" : "s");

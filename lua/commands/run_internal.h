@@ -238,6 +238,12 @@ int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
 int run_record_actions(sim_results *db, int64_t run, lhost *h);
 
 /* run_profile.c */
+struct lcost;
+/* Prints the plan's expected CPU time (lcost.h): point 0's run c0 and
+ * the plan's total (its runs to do); `varies` 1: the points were priced
+ * one by one, 2: only point 0 was (the dry run builds no other). */
+void run_print_cost(FILE *f, const struct lcost *c0, size_t npoints,
+                    long reps, double plan_cpu, int varies);
 /* Prints the profile of run `label` (phases x parts, work, the clock's
  * own cost) to f as comment lines. */
 void run_print_profile(FILE *f, const sim_prof *p, const char *label);

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "lcost.h"
 #include "run_internal.h"
 
 void run_print_profile(FILE *f, const sim_prof *p, const char *label)
@@ -61,4 +62,19 @@ void run_print_profile(FILE *f, const sim_prof *p, const char *label)
     fprintf(f, "#   clock reads %" PRIu64 ", %.2f us each: about %.3f s of "
                "the total is the measuring itself\n", reads,
             sim_prof_read_cost(p) * 1e6, (double)reads * sim_prof_read_cost(p));
+}
+
+void run_print_cost(FILE *f, const lcost *c0, size_t npoints, long reps,
+                    double plan_cpu, int varies)
+{
+    fprintf(f, "# expected CPU time (cost model, README \"What a study "
+               "costs\"): %.0f s per run%s (%.3g M log entries, %.0f window "
+               "signatures, %.3g M host visits)\n",
+            c0->cpu_s, varies ? " at point 0" : "", c0->entries * 1e-6,
+            c0->signatures, c0->visits * 1e-6);
+    fprintf(f, "# expected CPU time of the plan: %.0f s (%.1f min) for %zu "
+               "point%s x %ld replication%s%s\n", plan_cpu, plan_cpu / 60,
+            npoints, npoints == 1 ? "" : "s", reps, reps == 1 ? "" : "s",
+            varies == 2 ? ", every point priced as point 0 (a run prices "
+                          "each point)" : "");
 }

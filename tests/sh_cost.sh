@@ -1,0 +1,40 @@
+#!/bin/sh
+# The plan's expected CPU time (lua/bindings/lcost.h): `mtcsim run --params`
+# prints it, and it follows the parameters it is built from: twice the
+# CA's issuance doubles the log entries, a tenth of the population a
+# tenth of the host visits, replications multiply the plan; `--profile`
+# prints a run's measured profile (phases, parts, work) beside it.
+set -u
+b=${1:-build}
+m="$b/mtcsim"
+fail() { echo "FAIL: $*"; exit 1; }
+q=scenarios/quickstart.lua
+
+field() { # field N of the per-run cost line
+  sed -n 's/^# expected CPU time (cost model[^:]*: \([0-9.]*\) s per run[^(]*(\([0-9.]*\) M log entries, \([0-9]*\) window signatures, \([0-9.]*\) M host visits).*/\1 \2 \3 \4/p' | cut -d' ' -f"$1"
+}
+a=$("$m" run $q --params) || fail "--params"
+echo "$a" | grep -q '^# expected CPU time of the plan: ' || fail "no plan cost"
+e1=$(echo "$a" | field 2); v1=$(echo "$a" | field 4); s1=$(echo "$a" | field 1)
+e2=$("$m" run $q --params --set issuance=12e6 | field 2)
+v2=$("$m" run $q --params --set scale=0.1 | field 4)
+awk -v a="$e1" -v b="$e2" 'BEGIN { exit !(b > 1.9 * a && b < 2.1 * a) }' ||
+  fail "issuance x2: entries $e1 -> $e2"
+awk -v a="$v1" -v b="$v2" 'BEGIN { exit !(b > 0.09 * a && b < 0.11 * a) }' ||
+  fail "scale 0.1: visits $v1 -> $v2"
+p3=$("$m" run $q --params --replications 3 | sed -n 's/^# expected CPU time of the plan: \([0-9]*\) s.*/\1/p')
+awk -v a="$s1" -v b="$p3" 'BEGIN { exit !(b > 2.9 * a && b < 3.1 * a) }' ||
+  fail "3 replications: plan $p3 s for $s1 s per run"
+
+# a small run with --profile: the report, its phases and work counts
+t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
+out=$("$m" run $q --set scale=0.01 --set issuance=2e4 --set days=0.2 \
+      --out "$t/r.db" --profile 2>/dev/null) || fail "profiled run"
+echo "$out" | grep -q '^# expected CPU time of the plan' || fail "run prints no plan cost"
+echo "$out" | grep -q '^# profile of run 1/1' || fail "no profile"
+echo "$out" | grep -q '^#   all parts ' || fail "no total"
+echo "$out" | awk '/^#   log entries/ { if ($5 > 0 && $6 > 0) ok = 1 } END { exit !ok }' ||
+  fail "no log entries counted in warm-up and window"
+"$m" run $q --profile -j 2 --params >/dev/null 2>&1; [ $? -eq 2 ] ||
+  fail "--profile with -j 2 must be refused"
+echo "cost model and profile ok"
