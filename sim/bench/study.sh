@@ -72,7 +72,7 @@ study() {
       printf "%s_floor_signatures_s %.2f s\n", name, fs
       printf "%s_floor_handshakes_s %.2f s\n", name, fw
       printf "%s_floor_s %.2f s\n", name, floor
-      printf "%s_vs_floor_ratio %.2f ratio\n", name, floor > 0 ? cpu / floor : 0
+      printf "%s_vs_floor_ratio %.2f ratio\n", name, (floor > 0 ? cpu / floor : 0)
     }' "$tmp/rates" "$tmp/$name.out"
   grep '^#   ' "$tmp/$name.out" | sed "s/^#/# $name:/"
 }
