@@ -111,11 +111,11 @@ static int run(size_t clients, size_t sites, double days, double hosts,
         co->update_on_start = WEB_START_ALWAYS;
     }
     if (latency && (sim_dist_lognormal(&co->rtt, log(50.0), 0.8) != MTC_OK ||
-                    sim_dist_exponential(&co->rtt_jitter, 5.0) != MTC_OK)) {
+                    sim_dist_exponential(&co->rtt_jitter, 5.0) != MTC_OK ||
+                    sim_dist_const(&co->bandwidth, 20e6) != MTC_OK)) {
         fprintf(stderr, "bench_web: out of memory\n");
         return 1;
     }
-    co->bandwidth = latency ? 20e6 : 0;
     co->loss_prob = latency ? 0.01 : 0;
     if (hosts != 1) {
         sim_dist_destroy(co->hosts_per_visit);

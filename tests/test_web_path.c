@@ -64,7 +64,7 @@ static void run(int path, double loss, outcome *o, test_ctx *tc_)
         c[i]->loss_prob = loss;
         if (loss > 0) {
             ASSERT_OK(sim_dist_exponential(&c[i]->rtt_jitter, 10.0));
-            c[i]->bandwidth = 5e6;
+            ASSERT_OK(sim_dist_const(&c[i]->bandwidth, 5e6));
         }
     }
     wrun r;

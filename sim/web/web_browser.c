@@ -55,6 +55,7 @@ static const sim_param_desc browser_params[] = {
     {"session_duration", SIM_PARAM_DIST, BO(session_duration), 0, 0, 1e7, NULL, "s", "length of an online session"},
     {"visits_per_hour", SIM_PARAM_REAL, BO(visits_per_hour), 0, 0, 1e6, NULL, "1/h", "page visits while online (Poisson)"},
     {"hosts_per_visit", SIM_PARAM_DIST, BO(hosts_per_visit), 0, 1, HOSTS_PER_VISIT_MAX, NULL, "", "distinct hosts a visit connects to at once (at most the number of sites and 1000; median 6 domains per session: docs/sources.md [zipf-sites])"},
+    {"startup_hosts", SIM_PARAM_DIST, BO(startup_hosts), 0, 0, HOSTS_PER_VISIT_MAX, NULL, "", "start-up burst: distinct hosts a browser start connects to at once, before its start-up update check (restored tabs, background connections; capped at 1000); none: no burst"},
     {"zipf_exponent", SIM_PARAM_REAL, BO(zipf_exponent), 0, 0, 5, NULL, "", "site popularity exponent within each site group (power law slope ~1.2: docs/sources.md [zipf-sites])"},
     {"update_first_delay", SIM_PARAM_DURATION, BO(update_first_delay), 0, 0, 86400, NULL, "s", "the start-up check runs this long after a session starts (Chrome's component updater: about 60 s)"},
     {"update_interval", SIM_PARAM_DIST, BO(update_interval), 0, 0, 1e7, NULL, "s", "a check falls due this long after the previous one and runs then if online, else at the next start-up (Chrome: 5 h)"},
@@ -69,6 +70,7 @@ static const sim_param_desc browser_params[] = {
     {"installer_age", SIM_PARAM_DIST, BO(installer_age), 0, 0, 1e8, NULL, "s", "a new install holds the publication that was latest this long before it arrived (its installer's landmark state); none: no landmarks"},
     {"mtc_aware", SIM_PARAM_BOOL, BO(mtc_aware), 0, 0, 1, NULL, "", "0: sends no trust_anchors (server falls back to a standalone certificate)"},
     {"update_service", SIM_PARAM_STRING, BO(update_service), WEB_NAME_MAX, 0, 0, NULL, "", "update service name (empty: the first)"},
+    {"keep_tickets", SIM_PARAM_BOOL, BO(keep_tickets), 0, 0, 1, NULL, "", "session tickets survive a browser start (Chromium keeps them in memory only: false; docs/sources.md [session-cache])"},
     {"ticket_lifetime", SIM_PARAM_DURATION, BO(ticket_lifetime), 0, 0, 604800, NULL, "s", "session ticket lifetime (RFC 8446: at most 7 days; 0: no resumption)"},
     {"missignal_prob", SIM_PARAM_REAL, BO(missignal_prob), 0, 0, 1, NULL, "", "per handshake, advertise the latest landmarks instead of its own (injected mis-signalling)"},
     {"cosigner_policy", SIM_PARAM_ENUM, BO(cosigner_policy), 0, 0, 0, web_policy_names, "", "relying-party cosigner policy (\"pki\": the CA's: CA + quorum)"},
@@ -82,7 +84,7 @@ static const sim_param_desc browser_params[] = {
     {"learn_staples", SIM_PARAM_BOOL, BO(learn_staples), 0, 0, 1, NULL, "", "what-if, not in the draft: signals support for landmark staples and trusts the landmark subtrees of a staple it verifies (docs/model.md)"},
     {"rtt", SIM_PARAM_DIST, BO(rtt), 0, 0.001, 1e5, NULL, "ms", "round-trip time of the client's network path (one draw per client); none: no handshake latency is computed (docs/model.md, \"Handshake latency\")"},
     {"rtt_jitter", SIM_PARAM_DIST, BO(rtt_jitter), 0, 0, 1e5, NULL, "ms", "added to the client's rtt per connection (a draw per connection); none: no jitter"},
-    {"bandwidth", SIM_PARAM_REAL, BO(bandwidth), 0, 0, 1e12, NULL, "bit/s", "bottleneck bandwidth of the client's path: serialization of each flight (0: none)"},
+    {"bandwidth", SIM_PARAM_DIST, BO(bandwidth), 0, 0, 1e12, NULL, "bit/s", "bottleneck bandwidth of the client's path, one draw per client (after its rtt): serialization of each flight (none or 0: no serialization)"},
     {"loss_prob", SIM_PARAM_REAL, BO(loss_prob), 0, 0, 0.5, NULL, "", "per-packet loss probability on the client's path (a lost flight is resent after RTO / PTO)"},
 };
 
@@ -201,9 +203,12 @@ static int browser_validate(const void *p, char *err, size_t errlen)
             return MTC_ERR_CONFIG;
         }
     }
-    if (!c->rtt && (c->rtt_jitter || c->bandwidth > 0 || c->loss_prob > 0)) {
+    /* a bandwidth of 0 is no bandwidth, as it was when it was a number */
+    int bw = c->bandwidth && !(sim_dist_kind(c->bandwidth) == SIM_DIST_CONST &&
+                               sim_dist_mean(c->bandwidth) == 0);
+    if (!c->rtt && (c->rtt_jitter || bw || c->loss_prob > 0)) {
         snprintf(err, errlen, "%s: needs rtt (the path is off without it)",
-                 c->rtt_jitter ? "rtt_jitter" : c->bandwidth > 0 ? "bandwidth" : "loss_prob");
+                 c->rtt_jitter ? "rtt_jitter" : bw ? "bandwidth" : "loss_prob");
         return MTC_ERR_CONFIG;
     }
     if (c->installer_age && c->arrival_spread <= 0) {
@@ -258,37 +263,61 @@ static sim_time min_time(sim_time a, sim_time b) { return a < b ? a : b; }
 
 #define WEB_VISIT_HOSTS 1000 /* hosts_per_visit's schema maximum */
 
-/* A page visit connects to `hosts` distinct sites: a site drawn again is
- * drawn anew (a page connects to a host once). After 64 draws per host
- * the visit keeps the hosts it has: only reachable when hosts nears the
- * number of sites under a steep popularity curve. */
+/* `hosts` connections to distinct ranks of the full-size world: a rank
+ * drawn again is drawn anew (a page connects to a host once); each goes
+ * to the site standing in for its rank. After 64 draws per host the
+ * visit keeps the hosts it has: only reachable when hosts nears the
+ * number of ranks under a steep popularity curve. A page visit draws
+ * `hosts` from hosts_per_visit; a start-up burst from startup_hosts. */
+static void connect_hosts(web *wb, web_client *c, const web_cohort *co,
+                          sim_time now, gsl_rng *r, size_t hosts)
+{
+    if (hosts > wb->nranks)
+        hosts = (size_t)wb->nranks;
+    uint32_t seen[WEB_VISIT_HOSTS];
+    size_t n = 0;
+    for (size_t draws = 0; n < hosts && draws < 64 * hosts; draws++) {
+        uint32_t rank = (uint32_t)sim_dist_sample_index(co->zipf, r);
+        size_t k = 0;
+        while (k < n && seen[k] != rank)
+            k++;
+        if (k < n)
+            continue;
+        seen[n++] = rank;
+        web__connect(wb, c, co->rank_site ? co->rank_site[rank] : rank, rank, now, r);
+    }
+}
+
+/* A host count drawn from d, cut to [lo, WEB_VISIT_HOSTS]: an unbounded
+ * tail (lognormal...) is cut at the parameter's maximum, since llround of
+ * a huge draw is undefined. */
+static size_t host_count(const sim_dist *d, gsl_rng *r, size_t lo)
+{
+    double h = sim_dist_sample(d, r);
+    return !(h >= (double)lo) ? lo : h < WEB_VISIT_HOSTS ? (size_t)llround(h)
+                                                          : WEB_VISIT_HOSTS;
+}
+
 static void visit(web *wb, web_client *c, const web_cohort *co, sim_time now,
                   gsl_rng *r)
 {
     if (wb->nsites == 0)
         return;
-    size_t hosts = 1;
-    if (!co->one_host) {
-        double h = sim_dist_sample(co->cfg.hosts_per_visit, r);
-        /* an unbounded tail (lognormal...) is cut at the parameter's
-         * maximum: llround of a huge draw is undefined */
-        hosts = !(h >= 1) ? 1 : h < WEB_VISIT_HOSTS ? (size_t)llround(h)
-                                                    : WEB_VISIT_HOSTS;
-    }
-    if (hosts > wb->nsites)
-        hosts = wb->nsites;
-    uint32_t seen[WEB_VISIT_HOSTS];
-    size_t n = 0;
-    for (size_t draws = 0; n < hosts && draws < 64 * hosts; draws++) {
-        uint32_t site = (uint32_t)sim_dist_sample_index(co->zipf, r);
-        size_t k = 0;
-        while (k < n && seen[k] != site)
-            k++;
-        if (k < n)
-            continue;
-        seen[n++] = site;
-        web__connect(wb, c, site, now, r);
-    }
+    connect_hosts(wb, c, co, now, r,
+                  co->one_host ? 1 : host_count(co->cfg.hosts_per_visit, r, 1));
+}
+
+/* A browser start's burst: the tabs it restores and its background
+ * connections, at once, before its start-up update check (the client
+ * still holds the landmarks it had when it last ran). */
+static void startup_burst(web *wb, web_client *c, const web_cohort *co,
+                          sim_time now, gsl_rng *r)
+{
+    if (!co->cfg.startup_hosts || wb->nsites == 0)
+        return;
+    size_t n = host_count(co->cfg.startup_hosts, r, 0);
+    if (n)
+        connect_hosts(wb, c, co, now, r, n);
 }
 
 /* ---- sessions ------------------------------------------------------------------ */
@@ -317,6 +346,10 @@ static void go_online(web_client *c, web_cohort *co, sim_time now, gsl_rng *r,
     c->online = WEB_ONLINE;
     co->online++;
     web__online_pub_add(co, c->pub, 1);
+    /* a browser start begins with an empty session cache, unless tickets
+     * outlive the process */
+    if (startup && !co->cfg.keep_tickets)
+        memset(c->ticket_exp, 0, sizeof c->ticket_exp);
     c->session_edge = co->sessions
                           ? web__add_sat(now, sim_dist_sample_duration(co->cfg.session_duration, r))
                           : SIM_TIME_MAX;
@@ -357,6 +390,7 @@ static void arrive(web *wb, web_client *c, web_cohort *co, sim_time now, gsl_rng
     }
     c->next_check = co->cfg.never_updates ? SIM_TIME_MAX : now;
     go_online(c, co, now, r, 1);
+    startup_burst(wb, c, co, now, r);
 }
 
 /* A client present at the start with update_phase "random" has been
@@ -439,8 +473,10 @@ static void client_event(sim_engine *sim, sim_event *e)
         if (c->session_edge <= now)
             arrive(wb, c, co, now, r);
     } else if (c->online == WEB_OFFLINE) {
-        if (c->session_edge <= now)
+        if (c->session_edge <= now) {
             go_online(c, co, now, r, 1);
+            startup_burst(wb, c, co, now, r);
+        }
     } else if (c->session_edge <= now) {
         go_offline(c, co, now, r);
     } else {
@@ -477,35 +513,51 @@ uint64_t web__clients_total(const web *wb)
 }
 
 /* The memory the web model needs: its sites, this shard's clients, and a
- * Zipf table over the sites per cohort. Stated before allocating, in the
- * message of a failed allocation. */
-static double web_bytes_needed(const web *wb, uint64_t nsites, uint64_t nclients)
+ * Zipf table over the ranks per cohort (with, when the sites sample the
+ * ranks, the site of each rank). Stated before allocating, in the message
+ * of a failed allocation. */
+static double web_bytes_needed(const web *wb, uint64_t nsites, uint64_t nranks,
+                               uint64_t nclients)
 {
     return (double)nsites * (double)(sizeof *wb->sites + sizeof *wb->siteh) +
            (double)nclients * (double)sizeof(web_client) +
-           (double)wb->ncohorts * (double)sim_dist_footprint(SIM_DIST_ZIPF, nsites);
+           (double)wb->ncohorts * ((double)sim_dist_footprint(SIM_DIST_ZIPF, nranks) +
+                                   (nranks > nsites ? 4.0 * (double)nranks : 0.0));
 }
 
 void web__nomem(const web *wb, const char *what, char *err, size_t errlen)
 {
-    uint64_t nsites = 0;
-    for (size_t g = 0; g < wb->nsite_groups; g++)
+    uint64_t nsites = 0, nranks = 0;
+    for (size_t g = 0; g < wb->nsite_groups; g++) {
         nsites += (uint64_t)wb->site_cfg[g].count;
+        nranks += web__ranks(&wb->site_cfg[g]);
+    }
     uint64_t nclients = web__clients_total(wb) / (wb->env.nshards ? wb->env.nshards : 1);
     snprintf(err, errlen, "%s: out of memory: %llu sites and %llu browsers "
                           "need about %.3g GiB (%zu bytes per site, %zu per "
-                          "browser, %zu per site and cohort for site "
-                          "popularity); use fewer, or shard the browsers over "
-                          "MPI ranks",
+                          "browser, %zu per cohort and each of the %llu sites "
+                          "represented, for site popularity); use fewer, or "
+                          "shard the browsers over MPI ranks",
              what, (unsigned long long)nsites, (unsigned long long)nclients,
-             web_bytes_needed(wb, nsites, nclients) / 1073741824.0,
+             web_bytes_needed(wb, nsites, nranks, nclients) / 1073741824.0,
              sizeof *wb->sites + sizeof *wb->siteh, sizeof(web_client),
-             sim_dist_footprint(SIM_DIST_ZIPF, 1) - sim_dist_footprint(SIM_DIST_ZIPF, 0));
+             sim_dist_footprint(SIM_DIST_ZIPF, 1) - sim_dist_footprint(SIM_DIST_ZIPF, 0) +
+                 (nranks > nsites ? 4 : 0),
+             (unsigned long long)nranks);
 }
 
 int web__clients_create(web *wb, char *err, size_t errlen)
 {
     uint64_t id = 0, mine = 0;
+    wb->nranks = 0;
+    for (size_t g = 0; g < wb->nsite_groups; g++)
+        wb->nranks += web__ranks(&wb->site_cfg[g]);
+    /* a ticket holds rank + 1 in 32 bits */
+    if (wb->nranks >= UINT32_MAX) {
+        snprintf(err, errlen, "sites: %llu sites represented exceed 2^32 - 1",
+                 (unsigned long long)wb->nranks);
+        return MTC_ERR_CONFIG;
+    }
     for (size_t k = 0; k < wb->ncohorts; k++) {
         web_cohort *co = &wb->cohorts[k];
         co->first_id = id;
@@ -534,7 +586,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         }
         co->one_host = sim_dist_kind(co->cfg.hosts_per_visit) == SIM_DIST_CONST &&
                        sim_dist_mean(co->cfg.hosts_per_visit) == 1.0;
-        int prc = web__popularity(wb, co->cfg.zipf_exponent, &co->zipf);
+        int prc = web__popularity(wb, co->cfg.zipf_exponent, &co->zipf, &co->rank_site);
         if (prc == MTC_ERR_NOMEM)
             web__nomem(wb, co->cfg.name, err, errlen);
         if (prc == MTC_OK)
@@ -640,8 +692,11 @@ int web__clients_start(web *wb, char *err, size_t errlen)
                     c->next_check = now; /* due at its first start-up */
                 if (co->sessions) /* every session starts with the run */
                     c->session_edge = sim_nhpp_next(co->sessions, r, now);
-                else /* always online: running already, unless in step */
+                else if (random || !co->cfg.startup_hosts)
+                    /* always online: running already, unless in step */
                     go_online(c, co, now, r, !random);
+                else /* starting in step, with a burst: at its first event */
+                    c->session_edge = now;
             }
         }
         c->rng_n = st.n;
@@ -655,6 +710,7 @@ void web__clients_destroy(web *wb)
 {
     for (size_t k = 0; k < wb->ncohorts; k++) {
         sim_dist_destroy(wb->cohorts[k].zipf);
+        free(wb->cohorts[k].rank_site);
         sim_nhpp_destroy(wb->cohorts[k].sessions);
         free(wb->cohorts[k].applyq);
         free(wb->cohorts[k].path);

@@ -639,15 +639,15 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     r->sigless = r->ok && wb->certh[r->cert].kind == WEB_LR;
 }
 
-void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
-                  gsl_rng *rng)
+void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
+                  sim_time now, gsl_rng *rng)
 {
     const web_cohort *co = &wb->cohorts[cl->cohort];
     size_t k = cl->cohort;
     uint32_t now_s = (uint32_t)(now / SIM_SEC);
     if (co->cfg.ticket_lifetime > 0) {
         for (size_t i = 0; i < WEB_TICKETS; i++)
-            if (cl->ticket_site[i] == site + 1 && cl->ticket_exp[i] > now_s) {
+            if (cl->ticket_rank[i] == rank + 1 && cl->ticket_exp[i] > now_s) {
                 wb->st.resumed++;
                 sim_counter_add(wb->m.resumed, k, 1);
                 if (co->path)
@@ -713,7 +713,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, sim_time now,
         sim_counter_add(wb->m.revoked_acc, c->ca, 1);
     if (co->cfg.ticket_lifetime > 0) {
         size_t i = cl->ticket_next++ % WEB_TICKETS;
-        cl->ticket_site[i] = site + 1;
+        cl->ticket_rank[i] = rank + 1;
         cl->ticket_exp[i] = now_s + (uint32_t)(co->cfg.ticket_lifetime / SIM_SEC);
     }
 }

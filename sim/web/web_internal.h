@@ -148,7 +148,7 @@ typedef struct web_client {
     /* no id: client i of a shard is global client i * nshards + shard
      * (web__client_id), which keeps the struct at two cache lines */
     uint32_t pub;           /* update-service publication held */
-    uint32_t ticket_site[WEB_TICKETS];
+    uint32_t ticket_rank[WEB_TICKETS]; /* rank + 1 of each ticket's site (0: none) */
     uint32_t ticket_exp[WEB_TICKETS]; /* seconds of sim time */
     uint16_t cohort;
     uint8_t online;         /* WEB_OFFLINE, WEB_ONLINE, WEB_UNBORN */
@@ -234,16 +234,20 @@ typedef struct web_flight {
 
 /* A client's network path, in cohorts with an rtt only (beside the
  * client, like web_applyq: the client struct stays at two cache lines):
- * its rtt and the draws taken from its path stream (sim/web.h). */
+ * its rtt and bandwidth and the draws taken from its path stream
+ * (sim/web.h). */
 typedef struct web_path {
     double rtt_ms;
+    double bandwidth_bps;   /* 0: no serialization */
     uint64_t n;
 } web_path;
 
 typedef struct web_cohort {
     web_browsers_config cfg;
     size_t us;              /* update service index */
-    sim_dist *zipf;         /* site popularity (owned): web__popularity */
+    sim_dist *zipf;         /* rank popularity (owned): web__popularity */
+    uint32_t *rank_site;    /* the site standing in for each rank (owned);
+                               NULL: rank = site (no sample) */
     web_flight fl;
     sim_nhpp *sessions;     /* NULL: always online (owned) */
     uint64_t first_id, count;
@@ -288,6 +292,7 @@ struct web {
     size_t nsite_groups;
     web_site *sites;
     size_t nsites;
+    uint64_t nranks;        /* the full-size world's sites (web__ranks summed) */
     double *ca_share;       /* per group x CA cumulative share */
     double *chain_w;        /* per group x chain profile: chain_mix weight */
     size_t nprof;           /* chain profiles (mtc_chain_profiles) */
@@ -416,9 +421,11 @@ int web__handshake_init(web *wb, char *err, size_t errlen);
 void web__handshake_destroy(web *wb);
 /* The publication info for (us, pub), computed on first use. */
 const web_pubinfo *web__pubinfo(web *wb, size_t us, uint32_t pub);
-/* One connection from client c to site s at now (full or resumed). */
-void web__connect(web *wb, web_client *c, uint32_t site, sim_time now,
-                  gsl_rng *r);
+/* One connection from client c to `site`, standing in for the full-size
+ * world's `rank` (its session tickets name the rank), at now (full or
+ * resumed). */
+void web__connect(web *wb, web_client *c, uint32_t site, uint32_t rank,
+                  sim_time now, gsl_rng *r);
 /* Recomputes the site's EncryptedExtensions length after its set changed
  * (and the hot copies of the site and its certificates). */
 void web__site_set_changed(web *wb, web_site *s);
@@ -565,9 +572,13 @@ void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,
                        uint32_t site);
 
 /* web_popularity.c */
-/* The site-choice distribution of a cohort with Zipf exponent s: each
- * site group gets its traffic share, Zipf over its own sites within it
- * (sim/web.h "Popularity"). *out owned by the caller. */
-int web__popularity(const web *wb, double s, sim_dist **out);
+/* The ranks of the full-size world a site group stands in for. */
+uint64_t web__ranks(const web_sites_config *c);
+/* The rank-choice distribution of a cohort with Zipf exponent s over
+ * wb->nranks ranks: each site group gets its traffic share, Zipf over its
+ * own ranks within it (sim/web.h "Popularity"); *map: the site standing in
+ * for each rank, NULL when every site is its own rank. Both owned by the
+ * caller. */
+int web__popularity(const web *wb, double s, sim_dist **out, uint32_t **map);
 
 #endif

@@ -61,9 +61,15 @@ void web__path_destroy(web *wb)
 void web__path_init(web *wb, web_path *p, const web_cohort *co, uint64_t cid)
 {
     sim_stream ps = {cid, 0, WEB_STREAM_CLIENT_PATH, 0};
-    double rtt = sim_dist_sample(co->cfg.rtt, sim_rng_use(wb->path_rng, &ps));
+    gsl_rng *r = sim_rng_use(wb->path_rng, &ps);
+    double rtt = sim_dist_sample(co->cfg.rtt, r);
     /* a distribution with mass at or below 0 (normal...) is cut at 1 us */
     p->rtt_ms = rtt >= 0.001 ? rtt : 0.001;
+    /* the bandwidth next (a constant takes no draw, so a cohort with a
+     * constant bandwidth draws as it did when bandwidth was a number);
+     * a draw at or below 0 means no serialization, as 0 does */
+    double bw = co->cfg.bandwidth ? sim_dist_sample(co->cfg.bandwidth, r) : 0.0;
+    p->bandwidth_bps = bw > 0 ? bw : 0.0;
     p->n = ps.n;
 }
 
@@ -78,7 +84,7 @@ static gsl_rng *connection(web *wb, const web_cohort *co, web_path *p,
         if (j > 0)
             out->rtt_ms += j;
     }
-    out->bandwidth_bps = co->cfg.bandwidth;
+    out->bandwidth_bps = p->bandwidth_bps;
     out->loss_prob = co->cfg.loss_prob;
     return r;
 }

@@ -48,6 +48,7 @@ static const sim_param_desc site_params[] = {
     {"compromise_fraction", SIM_PARAM_REAL, SO(compromise_fraction), 0, 0, 1, NULL, "", "share of this group's sites compromised then"},
     {"dns_suffix", SIM_PARAM_STRING, SO(dns_suffix), WEB_NAME_MAX, 0, 0, NULL, "", "site names are s<id>.<suffix>"},
     {"traffic_share", SIM_PARAM_REAL, SO(traffic_share), 0, 0, 1e9, NULL, "", "weight of this group in every cohort's site choice, Zipf within the group (0: its share of all sites; independent of declaration order)"},
+    {"represents", SIM_PARAM_INT, SO(represents), 0, 0, 1e9, NULL, "", "sites of the full-size world this group samples: clients choose among that many ranks (Zipf), each site standing in for a range of ranks of about equal traffic, so revisits and resumption do not depend on the sample (0: count)"},
     {"chain_mix", SIM_PARAM_LIST, SO(chain_mix), 0, 0, 0, NULL, "", "\"profile:weight\" items: the X.509 chains (mtc/chain.h profiles) these sites serve today, one drawn per site; default: the top-sites mix of docs/model.md \"Today's chains\""},
 };
 
@@ -122,6 +123,11 @@ static int site_validate(const void *p, char *err, size_t errlen)
     }
     if (c->ca_shares.count && !(sum > 0)) {
         snprintf(err, errlen, "ca_shares: the shares sum to 0");
+        return MTC_ERR_CONFIG;
+    }
+    if (c->represents > 0 && c->represents < c->count) {
+        snprintf(err, errlen, "represents: %lld is fewer than count (%lld): a group samples the full-size world",
+                 (long long)c->represents, (long long)c->count);
         return MTC_ERR_CONFIG;
     }
     double csum = 0;

@@ -18,12 +18,17 @@
  * MPI shard).
  *
  * Popularity. A cohort picks a site in two steps that are one draw: the
- * group, by its traffic_share (default: its share of all sites), then a
- * site of that group by Zipf with the cohort's exponent over the group's
- * own sites (rank = position in the group). So a group's traffic does not
- * depend on the order in which groups are declared; with equal counts and
- * default shares two groups get equal traffic, and with one group this is
- * the plain Zipf over all sites.
+ * group, by its traffic_share (default: its share of all the full-size
+ * world's sites), then a rank of that group by Zipf with the cohort's
+ * exponent over the group's `represents` ranks (default: its count, the
+ * group being the full-size world). So a group's traffic does not depend
+ * on the order in which groups are declared; with equal sizes and default
+ * shares two groups get equal traffic, and with one group this is the
+ * plain Zipf over all ranks. Ranks are numbered across groups like sites;
+ * each sampled site stands in for a contiguous range of its group's ranks
+ * of about equal traffic (web_popularity.c). Session tickets name the
+ * rank, so what a client revisits and resumes is the full-size world's
+ * whatever the sample.
  *
  * Streams (sim/rng.h; kinds 64..127 are the web side's):
  *   WEB_STREAM_CLIENT (64)  id = client id: sessions, visits, update checks
@@ -165,7 +170,9 @@ typedef struct web_sites_config {
     sim_time compromise_at;     /* key compromise time; 0: never */
     double compromise_fraction; /* share of sites compromised then */
     char dns_suffix[WEB_NAME_MAX];
-    double traffic_share;       /* weight in site choice; 0: count / all sites */
+    double traffic_share;       /* weight in site choice; 0: represents / all */
+    int64_t represents;         /* full-size world's sites this group samples
+                                   (ranks clients choose among); 0: count */
     sim_param_list chain_mix;   /* "profile:weight" items (mtc/chain.h): the
                                    chains these sites serve today */
 } web_sites_config;
@@ -178,6 +185,7 @@ typedef struct web_browsers_config {
     sim_dist *session_duration; /* seconds */
     double visits_per_hour;     /* page visits while online (Poisson) */
     sim_dist *hosts_per_visit;  /* distinct hosts contacted per visit (>= 1) */
+    sim_dist *startup_hosts;    /* a browser start's burst of hosts; NULL: none */
     double zipf_exponent;       /* site popularity */
     sim_time update_first_delay; /* start-up check: this long after a session starts */
     sim_dist *update_interval;  /* seconds from one check to the next due one */
@@ -196,6 +204,7 @@ typedef struct web_browsers_config {
     int mtc_aware;              /* 0: no trust_anchors extension at all */
     char update_service[WEB_NAME_MAX]; /* "" : the first one */
     sim_time ticket_lifetime;   /* session resumption; 0: none */
+    int keep_tickets;           /* tickets survive a browser start */
     double missignal_prob;      /* advertise the latest landmarks instead of its own */
     int cosigner_policy;        /* index into web_policy_names */
     int transport;              /* 0 tcp, 1 quic (a label: both are priced) */
@@ -210,7 +219,8 @@ typedef struct web_browsers_config {
      * is NULL: then nothing below is drawn or recorded. */
     sim_dist *rtt;              /* ms, one draw per client */
     sim_dist *rtt_jitter;       /* ms added per connection; NULL: none */
-    double bandwidth;           /* bottleneck bit/s; 0: no serialization */
+    sim_dist *bandwidth;        /* bottleneck bit/s, one draw per client;
+                                   NULL: no serialization */
     double loss_prob;           /* per packet */
 } web_browsers_config;
 
