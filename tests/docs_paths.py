@@ -40,8 +40,24 @@ NOT_OURS = {
 # Folders the build and the runs write into: never in the tree.
 GENERATED = ('build/', 'results/')
 
-files = subprocess.run(['git', 'ls-files', '-co', '--exclude-standard'],
-                       capture_output=True, text=True, check=True).stdout.split()
+def tree_files():
+    """The tree's files: git's list (tracked and new, ignored ones left
+    out), or outside a checkout every file but the build's and runs'."""
+    try:
+        return subprocess.run(['git', 'ls-files', '-co', '--exclude-standard'],
+                              capture_output=True, text=True,
+                              check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        out = []
+        for d, sub, names in os.walk('.'):
+            sub[:] = [x for x in sub if not (d == '.' and x in
+                      ('.git', 'build', 'results', 'out', 'node_modules'))]
+            out += [os.path.relpath(os.path.join(d, n)) for n in names
+                    if not re.search(r'\.db(-wal|-shm)?$', n)]
+        return out
+
+
+files = tree_files()
 files = [f for f in files if os.path.exists(f)]
 fileset = set(files)
 dirs = set()
@@ -184,7 +200,7 @@ def check_idents(doc, text, corpus):
             name = tok
         else:
             continue
-        if not re.search(r'\b' + re.escape(name) + r'\b', corpus):
+        if name not in corpus:
             problems.append('%s: names `%s`, which no source file has' % (doc, tok))
 
 
@@ -277,7 +293,9 @@ for f in code:
     text = read(f)
     check_paths(f, text, False)
     check_bare(f, comments(f, text), ('.md', '.c', '.h'))
-corpus = '\n'.join(read(f) for f in code)
+corpus = set()   # every word of every source file
+for f in code:
+    corpus.update(re.findall(r'\w+', read(f)))
 for doc in prose:
     check_idents(doc, read(doc), corpus)
 for doc in ('docs/architecture.md', 'mtc-core/README.md'):

@@ -22,10 +22,11 @@ set -u
 # optimized build (measured; `make test` prints the times), and together
 # they reach every layer the C tests do not: the mtc and mtcsim command
 # lines, the Lua API and its errors, the sandbox, the results database and
-# its readers, one scenario run end to end under MPI, and the tree's layout.
+# its readers, one scenario run end to end under MPI, the tree's layout,
+# and the docs' agreement with the tree.
 CHECK_SH="sh_layout sh_units sh_mtc_inputs sh_mtc_tree sh_mldsa_cli sh_mtcsim_cli
           sh_lua_api sh_lua_errors sh_lua_sandbox sh_lua_hardening sh_certs_demo
-          sh_harden_results sh_compare sh_mpi_shard"
+          sh_harden_results sh_compare sh_mpi_shard sh_docs_paths"
 
 # The sanitized pass's shell tests. The C tests already run sanitized; these
 # are the shell tests that drive C code no C test reaches: the fuzz corpora
