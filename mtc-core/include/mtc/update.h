@@ -91,7 +91,7 @@ typedef struct mtc_update_log {
 
 /*
  * An update. Every pointer is borrowed: a caller may build one on the
- * stack to encode it; mtc_update_decode and mtc_update_from_ilog return
+ * stack to encode it; mtc_update_decode and mtc_update_from_ilogs return
  * one allocated as a whole, released with mtc_update_free.
  */
 typedef struct mtc_update {
