@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make bench-study`: what a study costs against the floor of its real
 # work. Runs quickstart at full size and chrome-adoption at a reduced
-# scale (CHROME_SCALE, default 0.1; the CAs keep their full rates) with
+# scale (CHROME_SCALE, default 0.1; the CAs keep their full rates; one run:
+# its middle enterprise_share, one replication) with
 # --profile, and prices the same run's counts at unit costs measured in
 # this invocation, in CPU seconds of this machine:
 #   floor = log hash compressions / SHA-256 compression rate
@@ -77,5 +78,6 @@ study() {
   grep '^#   ' "$tmp/$name.out" | sed "s/^#/# $name:/"
 }
 
-study quickstart scenarios/quickstart.lua
-study chrome_adoption scenarios/chrome-adoption.lua --set scale="$CHROME_SCALE"
+study quickstart scenarios/quickstart.lua --replications 1
+study chrome_adoption scenarios/chrome-adoption.lua --replications 1 \
+  --set scale="$CHROME_SCALE" --set enterprise_share=0.15
