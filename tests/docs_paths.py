@@ -19,7 +19,9 @@ Four checks, each printing one line per disagreement:
     is what the code includes: every C file belongs to a row, and each
     quoted #include resolves to a file of its own row or of a row the
     `uses` cell names, each library header (OpenSSL, GSL, SQLite, Lua,
-    MPI) to a library the cell names (`anything` allows all).
+    MPI) to a library the cell names (`anything` allows all);
+ 6. the top README.md names every document in docs/ and every top-level
+    folder of the tree.
 """
 import fnmatch, os, re, subprocess, sys
 
@@ -298,6 +300,15 @@ for f in code:
     corpus.update(re.findall(r'\w+', read(f)))
 for doc in prose:
     check_idents(doc, read(doc), corpus)
+if 'README.md' in fileset:
+    top = read('README.md')
+    for f in files:
+        if f.startswith('docs/') and f.endswith('.md') and \
+                os.path.basename(f) not in top:
+            problems.append('README.md: does not name %s' % f)
+    for d in sorted(set(f.split('/')[0] for f in files if '/' in f)):
+        if not re.search(r'(^|[\s`(])' + re.escape(d) + r'/', top, re.M):
+            problems.append('README.md: does not name the folder %s/' % d)
 for doc in ('docs/architecture.md', 'mtc-core/README.md'):
     if doc not in fileset:
         problems.append('%s is missing' % doc)
