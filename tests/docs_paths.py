@@ -19,7 +19,8 @@ Four checks, each printing one line per disagreement:
     is what the code includes: every C file belongs to a row, and each
     quoted #include resolves to a file of its own row or of a row the
     `uses` cell names, each library header (OpenSSL, GSL, SQLite, Lua,
-    MPI) to a library the cell names (`anything` allows all);
+    MPI) to a library the cell names (`anything` allows all), and a row
+    uses only rows above it;
  6. the top README.md names every document in docs/ and every top-level
     folder of the tree.
 """
@@ -236,6 +237,12 @@ def check_layers(doc, text):
         if len(cells) < 3 or not re.fullmatch(r'`[\w./-]+/`', cells[0]):
             continue
         rows[cells[0].strip('`').rstrip('/')] = cells[-1]
+    order = list(rows)
+    for r in order:   # dependencies point one way: up the table
+        for u in re.findall(r'`([\w./-]+)/`', rows[r]):
+            if u not in rows or order.index(u) >= order.index(r):
+                problems.append('%s: `%s/` uses `%s/`, which is no row above it'
+                                % (doc, r, u))
     if not rows:
         problems.append('%s: no layer table (| `folder/` | what | uses |)' % doc)
         return
