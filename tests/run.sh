@@ -105,6 +105,13 @@ plan() {  # BUILD SHELL-LIST ("all" for every shell test)
 for n in $CHECK_SH $SAN_SH; do
   [ -f "tests/$n.sh" ] || { echo "tests/run.sh: listed test tests/$n.sh does not exist" >&2; exit 2; }
 done
+# One run at a time per build tree: two would clear each other's results.
+mkdir -p "$build/test-logs" && exec 8>"$build/test-logs/.lock"
+flock -n 8 || { echo "tests/run.sh: another test run is using $build" >&2; exit 2; }
+if [ -n "$san" ]; then
+  mkdir -p "$san/test-logs" && exec 9>"$san/test-logs/.lock"
+  flock -n 9 || { echo "tests/run.sh: another test run is using $san" >&2; exit 2; }
+fi
 if [ "$tier" = check ]; then
   plan "$build" "$CHECK_SH"
 else

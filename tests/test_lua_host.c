@@ -4,6 +4,7 @@
  * (every error names file:line and the parameter), and a world built and
  * run from a scenario string, reproducibly.
  */
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <lauxlib.h>
 
 #include "lhost.h"
+#include "lsuggest.h"
 #include "lworld.h"
 #include "mtc/error.h"
 #include "test.h"
@@ -113,6 +115,102 @@ TEST(binding_errors_name_file_line_and_parameter)
             fprintf(stderr, "case %zu: '%s' lacks '%s'\n", i, err, cases[i].want);
             ASSERT_TRUE(0);
         }
+    }
+}
+
+/* Runs code as the scenario, then builds its world as `mtcsim run` does
+ * (the build's own errors get the same suggestion); returns the first
+ * failure's code. */
+static int run_and_build(const char *code, char *err, size_t errlen)
+{
+    fixture f;
+    lhost *h = make_host(&f, code, 1, 100000000, 256u << 20, err, errlen);
+    int rc = h ? lhost_run_file(h, f.path, err, errlen) : MTC_ERR_IO;
+    if (rc == MTC_OK) {
+        lworld *lw = NULL;
+        rc = lworld_build(h, 1, 0, NULL, &lw, err, errlen);
+        if (rc != MTC_OK)
+            lsuggest_entity(h, err, errlen);
+        lworld_destroy(lw);
+    }
+    drop(&f);
+    return rc;
+}
+
+/* A wrong scenario fails before any simulation with file:line and the
+ * offending parameter, in one process (tests/sh_lua_errors.sh checks the
+ * command line's exit codes and options). want is an extended regular
+ * expression; NULL: the scenario is valid. */
+TEST(scenario_errors_name_file_line)
+{
+    static const struct { const char *want, *code; } cases[] = {
+        {"s.lua:1: ca 'le': rate: expected a number, got string",
+         "mtcsim.ca{ name = \"le\", rate = \"fast\" }"},
+        {"s.lua:1: ca 'le': rate: -3 1/s is below the minimum 0",
+         "mtcsim.ca{ name = \"le\", rate = -3 }"},
+        {"s.lua:1: ca 'le': landmark_interval: 0.5 s is below the minimum 1 s",
+         "mtcsim.ca{ name = \"le\", landmark_interval = 0.5 }"},
+        {"s.lua:1: ca 'le': landmark_interval: a rate .* unit is 's'",
+         "mtcsim.ca{ name = \"le\", landmark_interval = per_hour(1) }"},
+        {"s.lua:1: ca 'le': algorithm: 'rsa' is not one of",
+         "mtcsim.ca{ name = \"le\", algorithm = \"rsa\" }"},
+        {"s.lua:1: ca 'le': sign_latency: mean 1e\\+09 is outside",
+         "mtcsim.ca{ name = \"le\", sign_latency = exponential{ mean = 1e9 } }"},
+        {"s.lua:1: cosigner 'w': latency: expected a distribution",
+         "mtcsim.cosigner{ name = \"w\", latency = \"slow\" }"},
+        {"s.lua:1: ca 'le': quorum: 2 exceeds the 1 cosigners",
+         "mtcsim.ca{ name = \"le\", cosigners = { \"w\" }, quorum = 2 }"},
+        {"s.lua:1: .*cosigners: no cosigner named 'nope'",
+         "mtcsim.ca{ name = \"le\", cosigners = { \"nope\" } }"},
+        {"s.lua:1: mtcsim.ca: parameter 'name' is required", "mtcsim.ca{ rate = 1 }"},
+        {"the name 'x' is already used by the ca declared at .*s.lua:1",
+         "mtcsim.ca{ name = \"x\" } mtcsim.cosigner{ name = \"x\" }"},
+        {"s.lua:1: world: warmup: must be shorter than duration",
+         "mtcsim.world{ duration = days(1), warmup = days(2) }"},
+        {"s.lua:1: exponential: unknown field 'mena'", "local d = exponential{ mena = 3 }"},
+        {"s.lua:1: sim:at: time 3456000 s is after the end of the simulation",
+         "sim:at(days(40), function() end)"},
+        {"s.lua:1: sim:at: unknown action 'explode'", "sim:at(1, \"explode\", \"x\")"},
+        {"s.lua:1: sim:at: action 'cosigner_down' needs a cosigner, and there is no cosigner named 'zz'",
+         "sim:at(hours(1), \"cosigner_down\", \"zz\")"},
+        {"s.lua:1: sim:at: action 'cosigner_outage' takes 1 to 1 arguments",
+         "mtcsim.cosigner{ name = \"w\" } sim:at(1, \"cosigner_outage\", \"w\")"},
+        {"s.lua:1: unexpected symbol", "mtcsim.ca{ name = }"},
+        {"s.lua:1: .*actions run during the simulation",
+         "mtcsim.cosigner{ name = \"w\" } sim:act(\"cosigner_down\", \"w\")"},
+        /* a run starts from the deployed system: a warm-up shorter than
+         * the history that needs is refused, naming the terms */
+        {"s.lua:1: world: warmup: a steady start needs at least 608400 s .*CA le: "
+         "lifetime 7 d \\+ landmark interval 1 h.*got 0 s",
+         "mtcsim.ca{ name = \"le\" }"},
+        /* steady_warmup{} gives exactly what the world checks: 1 us less
+         * is refused */
+        {NULL, "mtcsim.world{ warmup = steady_warmup{ lifetime = days(7), landmark_interval = hours(2) }, "
+               "duration = days(7.2) } mtcsim.ca{ name = \"le\", landmark_interval = hours(2) }"},
+        {"world: warmup: a steady start needs at least 612000 s",
+         "mtcsim.world{ warmup = steady_warmup{ lifetime = days(7), landmark_interval = hours(2) } - 1e-6, "
+         "duration = days(7.2) } mtcsim.ca{ name = \"le\", landmark_interval = hours(2) }"},
+        {"s.lua:1: steady_warmup: landmark_interval is required",
+         "mtcsim.world{ warmup = steady_warmup{ lifetime = days(7) } }"},
+    };
+    char err[2048];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        err[0] = 0;
+        int rc = run_and_build(cases[i].code, err, sizeof err);
+        if (!cases[i].want) {
+            if (rc != MTC_OK)
+                fprintf(stderr, "case %zu refused: %s\n", i, err);
+            ASSERT_OK(rc);
+            continue;
+        }
+        regex_t re;
+        ASSERT_OK(regcomp(&re, cases[i].want, REG_EXTENDED | REG_NOSUB));
+        int match = regexec(&re, err, 0, NULL, 0) == 0;
+        regfree(&re);
+        if (rc == MTC_OK || !match)
+            fprintf(stderr, "case %zu (rc %d): '%s' lacks /%s/\n", i, rc, err, cases[i].want);
+        ASSERT_TRUE(rc != MTC_OK);
+        ASSERT_TRUE(match);
     }
 }
 
@@ -306,6 +404,7 @@ static const test_case tests[] = {
     {"sandbox_refuses_escapes", sandbox_refuses_escapes},
     {"binding_errors_name_file_line_and_parameter",
      binding_errors_name_file_line_and_parameter},
+    {"scenario_errors_name_file_line", scenario_errors_name_file_line},
     {"world_from_lua_runs_and_reproduces", world_from_lua_runs_and_reproduces},
     {"output_folder_is_beside_the_database", output_folder_is_beside_the_database},
     {"output_folder_is_made_on_first_write", output_folder_is_made_on_first_write},

@@ -1,9 +1,11 @@
-# Sourced by the what-ifs' MPI tests (tests/sh_mpi_{bulk,groups,manycas,
-# staple}.sh) after they set M (the mtcsim binary), tmp (a scratch folder)
-# and args (the run's arguments). mpi_single runs one process and keeps
-# its summary in $tmp/single; mpi_ranks reruns under mpirun -np 1, 2, 3
-# and exits 1 at the first summary that differs. sign_cpu_us is excluded:
-# it is measured CPU time, not a simulated quantity.
+# Sourced by the MPI equivalence tests (tests/sh_mpi_whatif.sh,
+# tests/sh_mpi_run.sh) after they set M (the mtcsim binary), tmp (a
+# scratch folder) and args (the run's arguments). mpi_single runs one
+# process and keeps its summary in $tmp/single; mpi_ranks reruns under
+# mpirun -np 1, 2, 3 and exits 1 at the first summary that differs or the
+# first database that does not hold exactly one completed run (rank 0
+# alone writes it). sign_cpu_us is excluded: it is measured CPU time, not
+# a simulated quantity.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
@@ -28,5 +30,7 @@ mpi_ranks() {
     if ! cmp -s "$tmp/single" "$tmp/np$n"; then
       echo "np=$n summary differs from the single process:"; diff "$tmp/single" "$tmp/np$n"; exit 1
     fi
+    st=$(sqlite3 "$tmp/np$n.db" "select count(*) || ' ' || group_concat(status) from run")
+    [ "$st" = "1 completed" ] || { echo "np=$n database runs: $st"; exit 1; }
   done
 }

@@ -1,7 +1,7 @@
 -- mpi_sweep.lua - a landmark-interval sweep with a cold start: tests/sh_mpi_run.sh
 -- checks that --spread-runs records the same runs as a single process.
 
-sweep("landmark_interval", { minutes(15), hours(1), hours(2), hours(4), hours(8) })
+sweep("landmark_interval", { minutes(15), hours(1), hours(4) })
 local li = param("landmark_interval", hours(1), "time between landmarks (s)")
 local scale = param("scale", 1.0, "population sample")
 local span = param("days", 2, "simulated days after the warm-up")
