@@ -29,6 +29,10 @@
 --     since the last fetch, so landmarks per fetch set its size. A steady
 --     warm-up (a week of history) before `days` measured days.
 --
+-- No network paths (handshake latency off): its question is update bytes
+-- per client-day, which no handshake carries; quickstart and latency-mobile
+-- report milliseconds.
+--
 -- Reading the result: one line per run - update bytes per client-day
 -- (every successful check's delta, summed, over clients and measured
 -- days), update bytes per successful check, and the mean size of a

@@ -23,6 +23,10 @@
 --     browser sample is small (2,000) because the 200-day schedule
 --     simulates 200 days of history.
 --
+-- No network paths (handshake latency off): its question is issuance, log
+-- and relying-party sizes under lifetimes, not handshake time; quickstart
+-- and latency-mobile report milliseconds.
+--
 -- Reading the result: per schedule, rp_state_bytes (landmark subtree
 -- hashes a client holds), update publication size and update bytes per
 -- fetch, issuance per day, and the signatureless fraction. Measured

@@ -22,6 +22,10 @@
 --   - The deployed system (steady warm-up: a lifetime of history), so
 --     sites renew throughout the window and meet the witnesses' failures.
 --
+-- No network paths (handshake latency off): its question is issuance delay
+-- and standalone bytes when witnesses fail, not handshake time; quickstart
+-- and latency-mobile report milliseconds.
+--
 -- Reading the result: per quorum. Measured (--set scale=0.05
 -- --replications 3, seed 1, 3 measured days; 409 CPU s), quorum 1 / 2 /
 -- 3: standalone issuance delay p99 62 / 1,905 / 10,114 s (wide intervals:

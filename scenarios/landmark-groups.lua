@@ -21,6 +21,10 @@
 -- "small2" is unreachable by the update service for `outage_hours`,
 -- starting 6 hours into the measured window.
 --
+-- No network paths (handshake latency off): its question is ClientHello
+-- bytes and the signatureless share, which paths do not change; quickstart
+-- and latency-mobile report milliseconds.
+--
 -- Reading the result: clienthello_trust_anchors_bytes is the trust_anchors
 -- extension each full handshake's ClientHello carries: 6 + 9 per CA with
 -- single-log groups, 6 + 1 + the version ID with the group. The

@@ -21,6 +21,9 @@
 --   - The deployed system (steady warm-up: a week of history), so storage,
 --     relying-party state and update sizes are at their plateau.
 --
+-- No network paths (handshake latency off): it simulates the PKI only (no
+-- browsers); quickstart and latency-mobile report milliseconds.
+--
 -- Reading the result: measured (--replications 2, seed 1, 2 measured days;
 -- 83 CPU s): 360 checkpoint/subtree signatures an hour, signing CPU 0.05 s
 -- an hour; log storage 287.2 MB at its plateau (a lifetime of entries);

@@ -26,6 +26,10 @@
 --     [zipf-sites]; the sampled sites split across the CAs by share.
 --   - Steady warm-up (a week of history), then `days` measured days.
 --
+-- No network paths (handshake latency off): its question is trust-anchor
+-- bytes, relying-party state and update bytes, which paths do not change;
+-- quickstart and latency-mobile report milliseconds.
+--
 -- Reading the result: one line per run - the trust_anchors extension
 -- bytes each full handshake's ClientHellos carried (mean), the relying
 -- party's state summed over CAs at the end, update bytes fetched per

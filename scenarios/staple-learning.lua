@@ -34,6 +34,10 @@
 -- serving every site; Zipf 1.2 popularity [zipf-sites]; sessions 3 a
 -- day of about an hour, 20 visits an hour (assumption); one-day tickets.
 --
+-- No network paths (handshake latency off): its question is the
+-- signatureless share by visit, which paths do not change; quickstart and
+-- latency-mobile report milliseconds.
+--
 -- Reading the result: per cohort, the signatureless fraction over the
 -- measured days, then the fraction by the client's n-th full handshake
 -- with the CA's sites (1, 2, 3, 5, 10, 16 and more; with tickets, a

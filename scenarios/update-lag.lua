@@ -30,6 +30,10 @@
 --     million certificates per day whatever the population sample
 --     ([le-rate]).
 --
+-- No network paths (handshake latency off): its question is landmark
+-- freshness under update cadences, which paths do not change; quickstart
+-- and latency-mobile report milliseconds.
+--
 -- Reading the result: one line per run - signatureless fraction, update
 -- checks per client-day, the share of full handshakes whose client holds a
 -- landmark of the server's CA, that landmark's age (p50, hours since its

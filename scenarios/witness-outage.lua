@@ -19,6 +19,10 @@
 --   - The deployed system (steady warm-up): sites renew throughout the
 --     window, so some request certificates during the outage.
 --
+-- No network paths (handshake latency off): its question is issuance and
+-- the signatureless share during an outage, which paths do not change;
+-- quickstart and latency-mobile report milliseconds.
+--
 -- Reading the result: compare the points. Measured (--set scale=0.05
 -- --replications 3, seed 1, 2 measured days; 312 CPU s), outage 0 / 2 /
 -- 8 h: standalone issuance delay p99 62.4 / 5,525 / 27,091 s (+5,463 and

@@ -22,6 +22,14 @@
  * client rather than the online ones, revocation_exposure in a second
  * run: revocations of unused serials planted every hour ride the
  * publications and time their delivery, uncensored.
+ *
+ * Handshake latency: the landmark arm again, with network paths from
+ * docs/sources.md [path-model] (30 % desktops, 70 % mobile) and half of
+ * its clients on each transport, in three replications: p50 and p90 of
+ * handshake_ms per transport against the same handshakes with today's
+ * chain (handshake_ms_today, today's chain and key, when the model has
+ * it; else the "classical" baseline: the chain profile each site drew from
+ * today's mix, around the site's own key).
  */
 #include <math.h>
 #include <stdio.h>
@@ -111,7 +119,7 @@ static double quantile(double p, const double *s, const double *w)
 
 /* ---- simulation ---- */
 
-static void add_world(wfx *f, const char *alg, int control)
+static void add_world(wfx *f, const char *alg, int control, int arm)
 {
     void *m = wfx_cfg("cosigner", "mirror");
     wfx_str("cosigner", m, "role", "mirror");
@@ -127,18 +135,118 @@ static void add_world(wfx *f, const char *alg, int control)
     void *s = wfx_cfg("sites", "domains");
     wfx_num("sites", s, "count", 1000);
     wfx_add(f, "sites", s);
-    void *b = wfx_cfg("browsers", "landmarks");
-    wfx_num("browsers", b, "count", 2000);
-    /* the component updater: a check a minute after every start, then
-     * every 5 hours while running ([chrome-updater]) */
-    wfx_str("browsers", b, "update_on_start", "always");
-    wfx_add(f, "browsers", b);
+    if (arm) {
+        void *b = wfx_cfg("browsers", "landmarks");
+        wfx_num("browsers", b, "count", 2000);
+        /* the component updater: a check a minute after every start, then
+         * every 5 hours while running ([chrome-updater]) */
+        wfx_str("browsers", b, "update_on_start", "always");
+        wfx_add(f, "browsers", b);
+    }
     if (control) {
         void *k = wfx_cfg("browsers", "control");
         wfx_num("browsers", k, "count", 2000);
         wfx_num("browsers", k, "never_updates", 1);
         wfx_add(f, "browsers", k);
     }
+}
+
+/* The latency run's landmark arm: per transport 300 desktop and 700
+ * mobile clients with the paths of docs/sources.md [path-model], the
+ * component updater's behaviour as the plain arm's. Cohorts in the order
+ * desktop-tcp, mobile-tcp, desktop-quic, mobile-quic. */
+static void add_latency_arm(wfx *f)
+{
+    static const char *const tr[] = {"tcp", "quic"};
+    static const struct {
+        const char *name;
+        int count;
+        double rtt, rtt_sigma, bw;
+    } dev[] = {{"desktop", 300, 74.0, 0.38, 107.5e6}, {"mobile", 700, 113.0, 0.43, 55.1e6}};
+    for (int t = 0; t < 2; t++)
+        for (int d = 0; d < 2; d++) {
+            char name[32];
+            snprintf(name, sizeof name, "%s-%s", dev[d].name, tr[t]);
+            void *b = wfx_cfg("browsers", name);
+            wfx_num("browsers", b, "count", dev[d].count);
+            wfx_str("browsers", b, "update_on_start", "always");
+            wfx_str("browsers", b, "transport", tr[t]);
+            wfx_lognormal("browsers", b, "rtt", dev[d].rtt, dev[d].rtt_sigma);
+            wfx_lognormal("browsers", b, "bandwidth", dev[d].bw, 1.0);
+            wfx_add(f, "browsers", b);
+        }
+}
+
+/* The q-quantile of histogram h over cohorts k[0..nk), read from the
+ * merged bins as sim_hist_quantile reads one cohort's (geometric inside
+ * a bin); NAN when empty. */
+static double merged_quantile(const sim_metric *h, const size_t *k, size_t nk, double q)
+{
+    size_t nb = sim_hist_nbins(h);
+    double n = 0;
+    for (size_t j = 0; j < nk; j++)
+        n += (double)sim_hist_count(h, k[j]);
+    if (!(n > 0))
+        return NAN;
+    double rank = q * n, cum = 0;
+    for (size_t i = 0; i < nb + 2; i++) {
+        double c = 0;
+        for (size_t j = 0; j < nk; j++)
+            c += (double)sim_hist_bin(h, k[j], i);
+        if (c == 0 || cum + c < rank) {
+            cum += c;
+            continue;
+        }
+        if (i == 0)
+            return sim_hist_edge(h, 0);
+        if (i == nb + 1)
+            return sim_hist_edge(h, nb);
+        double a = sim_hist_edge(h, i - 1), b = sim_hist_edge(h, i);
+        return a * pow(b / a, (rank - cum) / c);
+    }
+    return sim_hist_edge(h, nb);
+}
+
+#define LAT_REPS 3
+
+/* Per transport (0 TCP, 1 QUIC), per replication: p50 and p90 of the
+ * landmark arm's handshakes and of the same handshakes with today's chain.
+ * *today: 1 when the model has handshake_ms_today. */
+static int latency_runs(vctx *c, double history, double window,
+                        double x[2][4][LAT_REPS], int *today)
+{
+    int64_t ex = vw_experiment(c, "latency", 1, LAT_REPS);
+    for (int rep = 0; rep < LAT_REPS; rep++) {
+        wfx f;
+        if (wfx_init_start(&f, 83, (uint64_t)rep, history + window, history, 3600, 0, 1,
+                           "steady") != MTC_OK)
+            return -1;
+        /* the landmark arm with paths alone: cohorts 0-3 */
+        add_world(&f, "ml-dsa-44", 0, 0);
+        add_latency_arm(&f);
+        if (vw_run(c, &f, ex, 0, 83, (uint64_t)rep) != MTC_OK) {
+            wfx_free(&f);
+            return -1;
+        }
+        const sim_metric *h = sim_metrics_find(f.m, "handshake_ms");
+        const sim_metric *b = sim_metrics_find(f.m, "handshake_ms_today");
+        *today = b != NULL;
+        if (!b)
+            b = sim_metrics_find(f.m, "handshake_ms_baseline_classical");
+        if (!h || !b) {
+            wfx_free(&f);
+            return -1;
+        }
+        for (int t = 0; t < 2; t++) {
+            size_t k[2] = {2 * (size_t)t, 2 * (size_t)t + 1};
+            x[t][0][rep] = merged_quantile(h, k, 2, 0.5);
+            x[t][1][rep] = merged_quantile(h, k, 2, 0.9);
+            x[t][2][rep] = merged_quantile(b, k, 2, 0.5);
+            x[t][3][rep] = merged_quantile(b, k, 2, 0.9);
+        }
+        wfx_free(&f);
+    }
+    return 0;
 }
 
 typedef struct revoker {
@@ -190,7 +298,7 @@ int case_5(vctx *c)
      * of the hour after a publication (20 minutes past) */
     if (wfx_init_start(&f, 81, 0, history + window, history, 720, 0, 1, "steady") != MTC_OK)
         return -1;
-    add_world(&f, "ml-dsa-44", 1);
+    add_world(&f, "ml-dsa-44", 1, 1);
     if (vw_run(c, &f, vw_experiment(c, "experiment", 1, 1), 0, 81, 0) != MTC_OK) {
         wfx_free(&f);
         return -1;
@@ -245,7 +353,7 @@ int case_5(vctx *c)
     const double w2 = 3 * 86400.0;
     if (wfx_init_start(&f, 82, 0, history + w2, history, 3600, 0, 1, "steady") != MTC_OK)
         return -1;
-    add_world(&f, "ed25519", 0);
+    add_world(&f, "ed25519", 0, 1);
     revoker rv = {&f, 0};
     int nrev = 24;
     if (vw_start(&f) != MTC_OK) {
@@ -313,5 +421,32 @@ int case_5(vctx *c)
     v_info(c, "change in auth bytes (landmark - control)", "bytes", 0, NAN, a_lm - a_ct);
     v_info(c, "classical X.509 chain with SCTs, same handshakes", "bytes", 0, NAN, a_cl);
     v_info(c, "ML-DSA-44 X.509 chain with SCTs, same handshakes", "bytes", 0, NAN, a_pq);
+
+    /* handshake latency, per transport: the landmark arm against today's
+     * chain on the same connections */
+    double x[2][4][LAT_REPS];
+    int today = 0;
+    if (latency_runs(c, history, 86400.0, x, &today) != 0)
+        return -1;
+    const char *chain = today ? "today's chain and key" : "today's chain, same key";
+    static const char *const tname[] = {"TCP", "QUIC"};
+    for (int t = 0; t < 2; t++)
+        for (int qi = 0; qi < 2; qi++) {
+            const char *qn = qi ? "p90" : "p50";
+            double d[LAT_REPS];
+            for (int r = 0; r < LAT_REPS; r++)
+                d[r] = 100.0 * (x[t][qi][r] / x[t][2 + qi][r] - 1.0);
+            vstat a, b, ch;
+            v_stat(x[t][qi], LAT_REPS, &a);
+            v_stat(x[t][2 + qi], LAT_REPS, &b);
+            v_stat(d, LAT_REPS, &ch);
+            char name[96];
+            snprintf(name, sizeof name, "%s handshake %s, landmark arm", tname[t], qn);
+            v_info_ci(c, name, "ms", 1, NAN, &a);
+            snprintf(name, sizeof name, "%s handshake %s, %s", tname[t], qn, chain);
+            v_info_ci(c, name, "ms", 1, NAN, &b);
+            snprintf(name, sizeof name, "%s change of %s (landmark arm / chain - 1)", tname[t], qn);
+            v_info_ci(c, name, "%", 1, NAN, &ch);
+        }
     return 0;
 }

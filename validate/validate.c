@@ -118,6 +118,22 @@ void v_info(vctx *c, const char *name, const char *unit, int prec,
     print_row(r);
 }
 
+void v_info_ci(vctx *c, const char *name, const char *unit, int prec,
+               double expected, const vstat *st)
+{
+    vrow *r = new_row(c);
+    snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->unit, sizeof r->unit, "%s", unit);
+    r->prec = prec;
+    r->expected = expected;
+    r->sim = st->mean;
+    r->lo = st->lo95;
+    r->hi = st->hi95;
+    r->n = (int)st->n;
+    r->verdict = V_INFO;
+    print_row(r);
+}
+
 static int usage(void)
 {
     fprintf(stderr,

@@ -92,6 +92,11 @@ typedef struct vstat {
     double tol;         /* 99.9 % Student-t half-width */
 } vstat;
 
+/* A row shown for information with its replications' mean and 95 %
+ * interval. */
+void v_info_ci(vctx *c, const char *name, const char *unit, int prec,
+               double expected, const vstat *st);
+
 /* Mean and intervals of x[0..n) (one value per replication); n >= 2. */
 void v_stat(const double *x, size_t n, vstat *out);
 /* Two-sided Student-t quantile t_{p, dof} and normal quantile z_p. */

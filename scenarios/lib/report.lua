@@ -88,6 +88,42 @@ function R.handshakes(s, cohorts)
   end
 end
 
+-- Resumed share of connections (resumed / (full + resumed)), all cohorts.
+function R.resumption(s)
+  local full, res = s:metric("handshake_full"), s:metric("handshake_resumed")
+  if full and res and full + res > 0 then
+    R.line("resumed share of handshakes", fmt(res / (full + res), "%.4f"))
+  end
+end
+
+-- Handshake time (cohorts with a network path): p50 / p90 of full
+-- handshakes, all cohorts and per cohort, against the same handshakes with
+-- each baseline chain (same connection, same key), and resumed ones.
+function R.latency(s, cohorts)
+  local function one(label, c)
+    local h = hist(s, "handshake_ms", c)
+    if not h then return end
+    R.line("handshake ms p50 / p90, " .. label,
+      string.format("%s / %s", fmt(h.p50, "%.1f"), fmt(h.p90, "%.1f")))
+    for _, b in ipairs { { "classical", "classical chain" }, { "mldsa44", "ML-DSA-44 chain" },
+                         { "today", "today's chain" } } do
+      local name = b[1] == "today" and "handshake_ms_today" or "handshake_ms_baseline_" .. b[1]
+      local x = hist(s, name, c)
+      if x then
+        R.line("  with the " .. b[2],
+          string.format("%s / %s ms, change %s / %s", fmt(x.p50, "%.1f"), fmt(x.p90, "%.1f"),
+            fmt(100 * (h.p50 / x.p50 - 1), "%+.1f %%"), fmt(100 * (h.p90 / x.p90 - 1), "%+.1f %%")))
+      end
+    end
+  end
+  one("all cohorts", nil)
+  for _, c in ipairs(cohorts or {}) do one(c, c) end
+  local r = hist(s, "handshake_ms_resumed")
+  if r then
+    R.line("resumed handshake ms p50 / p90", string.format("%s / %s", fmt(r.p50, "%.1f"), fmt(r.p90, "%.1f")))
+  end
+end
+
 -- The client update model, per cohort (docs/model.md, "the client update
 -- model"): successful checks per client-day (clients: {cohort = count}),
 -- the age of the newest landmark held at each full handshake, the time

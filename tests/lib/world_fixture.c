@@ -3,6 +3,7 @@
  */
 #include "world_fixture.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,16 @@ void wfx_exp(const char *kind, void *cfg, const char *param, double mean)
     char err[256];
     sim_dist *d;
     if (sim_dist_exponential(&d, mean) ||
+        sim_param_set_dist(desc(kind, param), cfg, d, err, sizeof err))
+        die(kind, param);
+}
+
+void wfx_lognormal(const char *kind, void *cfg, const char *param, double median,
+                   double sigma)
+{
+    char err[256];
+    sim_dist *d;
+    if (sim_dist_lognormal(&d, log(median), sigma) ||
         sim_param_set_dist(desc(kind, param), cfg, d, err, sizeof err))
         die(kind, param);
 }

@@ -43,6 +43,9 @@ void wfx_num(const char *kind, void *cfg, const char *param, double v);
 void wfx_str(const char *kind, void *cfg, const char *param, const char *v);
 void wfx_const(const char *kind, void *cfg, const char *param, double v);
 void wfx_exp(const char *kind, void *cfg, const char *param, double mean);
+/* A lognormal distribution by its median and sigma. */
+void wfx_lognormal(const char *kind, void *cfg, const char *param, double median,
+                   double sigma);
 void wfx_item(const char *kind, void *cfg, const char *param, const char *v);
 /* Adds (aborts on error); returns the index. */
 int wfx_add(wfx *f, const char *kind, void *cfg);
