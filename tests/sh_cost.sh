@@ -3,7 +3,8 @@
 # prints it, and it follows the parameters it is built from: twice the
 # CA's issuance doubles the log entries, a tenth of the population a
 # tenth of the host visits, replications multiply the plan; `--profile`
-# prints a run's measured profile (phases, parts, work) beside it.
+# prints a run's measured profile (phases, parts, work) beside it, and
+# changes no result.
 set -u
 b=${1:-build}
 m="$b/mtcsim"
@@ -35,6 +36,11 @@ echo "$out" | grep -q '^# profile of run 1/1' || fail "no profile"
 echo "$out" | grep -q '^#   all parts ' || fail "no total"
 echo "$out" | awk '/^#   log entries/ { if ($5 > 0 && $6 > 0) ok = 1 } END { exit !ok }' ||
   fail "no log entries counted in warm-up and window"
+# the profile changes no result: the same run without it writes the same
+# rows (wall-clock fields and measured CPU aside)
+"$m" run $q --set scale=0.01 --set issuance=2e4 --set days=0.2 \
+  --out "$t/n.db" --quiet >/dev/null 2>&1 || fail "run without --profile"
+python3 tests/lib/dbdiff.py "$t/r.db" "$t/n.db" || fail "--profile changed the results"
 "$m" run $q --profile -j 2 --params >/dev/null 2>&1; [ $? -eq 2 ] ||
   fail "--profile with -j 2 must be refused"
 echo "cost model and profile ok"
