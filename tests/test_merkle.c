@@ -704,7 +704,34 @@ TEST(argument_errors)
     free(d);
 }
 
+/* A leaf hash from a shared prefix's state equals mtc_hash_leaf for every
+ * entry length and prefix length around the block boundaries (lengths
+ * 0..300, prefixes 0..len), and entries that differ after the prefix. */
+TEST(leaf_hash_from_shared_prefix)
+{
+    uint8_t e[300];
+    for (size_t i = 0; i < sizeof e; i++)
+        e[i] = (uint8_t)(i * 131 + 7);
+    size_t bad = 0, checked = 0;
+    for (size_t len = 0; len <= sizeof e; len++)
+        for (size_t shared = 0; shared <= len; shared++) {
+            mtc_hash_mid m;
+            mtc_hash_leaf_mid(e, shared, &m);
+            ASSERT_TRUE(64 * m.blocks <= 1 + shared);
+            mtc_hash a, b;
+            if (len > shared)   /* the entry varies past the prefix */
+                e[len - 1] ^= (uint8_t)(shared + 1);
+            mtc_hash_leaf(e, len, &a);
+            mtc_hash_leaf_from_mid(&m, e, len, &b);
+            bad += memcmp(a.b, b.b, sizeof a.b) != 0;
+            checked++;
+        }
+    ASSERT_EQ_U64(bad, 0);
+    ASSERT_TRUE(checked > 40000);
+}
+
 static const test_case tests[] = {
+    {"leaf_hash_from_shared_prefix", leaf_hash_from_shared_prefix},
     {"draft_accumulated_vectors", draft_accumulated_vectors},
     {"hash_primitives", hash_primitives},
     {"subtree_validity", subtree_validity},

@@ -110,3 +110,54 @@ void mtc_sha256_compress_blocks(uint32_t state[8], const uint8_t *blocks,
     SHA256_Update(&c, blocks, 64 * nblocks);
     memcpy(state, c.h, sizeof c.h);
 }
+
+void mtc_hash_leaf_mid(const void *entry, size_t shared, mtc_hash_mid *out)
+{
+    /* Whole blocks through Update reach the block function directly, so
+     * c.h is the state after them (mtc_hash_node relies on the same). */
+    uint8_t first[64];
+    SHA256_CTX c;
+    SHA256_Init(&c);
+    out->blocks = (1 + shared) / 64;
+    if (out->blocks > 0) {
+        first[0] = 0x00;
+        memcpy(first + 1, entry, 63);
+        SHA256_Update(&c, first, 64);
+        if (out->blocks > 1)
+            SHA256_Update(&c, (const uint8_t *)entry + 63,
+                          64 * (out->blocks - 1));
+    }
+    for (int i = 0; i < 8; i++)
+        out->h[i] = (uint32_t)c.h[i];
+}
+
+void mtc_hash_leaf_from_mid(const mtc_hash_mid *m, const void *entry,
+                            size_t len, mtc_hash *out)
+{
+    if (m->blocks == 0 || len + 1 < 64 * m->blocks || len > 4096) {
+        mtc_hash_leaf(entry, len, out);
+        return;
+    }
+    /* The rest of 0x00 || entry and its padding (0x80, zeros, the bit
+     * length), laid out here and compressed as whole blocks: no Final,
+     * no buffering. */
+    size_t done = 64 * m->blocks - 1;   /* entry bytes already hashed */
+    size_t rest = len - done;
+    size_t total = rest + 9, nb = (total + 63) / 64;
+    uint8_t buf[4096 + 128];
+    memcpy(buf, (const uint8_t *)entry + done, rest);
+    memset(buf + rest, 0, 64 * nb - rest);
+    buf[rest] = 0x80;
+    uint64_t bits = (uint64_t)(1 + len) * 8;
+    for (int i = 0; i < 8; i++)
+        buf[64 * nb - 1 - i] = (uint8_t)(bits >> (8 * i));
+    SHA256_CTX c;
+    SHA256_Init(&c);
+    for (int i = 0; i < 8; i++)
+        c.h[i] = m->h[i];
+    SHA256_Update(&c, buf, 64 * nb);
+    for (int i = 0; i < 8; i++) {
+        uint32_t w = __builtin_bswap32((uint32_t)c.h[i]);
+        memcpy(out->b + 4 * i, &w, 4);
+    }
+}

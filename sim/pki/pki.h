@@ -204,6 +204,8 @@ typedef struct pki_template {
     size_t len;
     size_t name_off;            /* 12 hex digits of the index */
     size_t hash_off;            /* 32-byte SPKI hash */
+    mtc_hash_mid mid;           /* leaf-hash state over the bytes before
+                                   both patches: shared by every entry */
 } pki_template;
 
 struct pki_log {

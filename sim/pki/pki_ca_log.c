@@ -107,6 +107,10 @@ static int tpl_build(pki_ca *ca, pki_template *t, const pki_batch *b)
     t->name_off = (size_t)(p - t->buf) + 1;
     t->hash_off = (size_t)(q - t->buf);
     t->batch_from = b->from;
+    /* the bytes before the first patch are the same in every entry of the
+     * batch: their whole SHA-256 blocks are compressed once, here */
+    mtc_hash_leaf_mid(t->buf, t->name_off < t->hash_off ? t->name_off : t->hash_off,
+                      &t->mid);
     return MTC_OK;
 }
 
@@ -125,7 +129,7 @@ static void bg_leaf(const pki_ca *ca, const pki_log *l, pki_template *t,
     uint64_t w[4];
     sim_philox4x64_10(ctr, key, w);
     memcpy(t->buf + t->hash_off, w, sizeof w);
-    mtc_hash_leaf(t->buf, t->len, out);
+    mtc_hash_leaf_from_mid(&t->mid, t->buf, t->len, out);
 }
 
 static int log_leaf(void *ctx, uint64_t index, mtc_hash *out)
@@ -281,21 +285,27 @@ void pki__arr_drop(pki_log *l, uint64_t i)
 
 /* The profile's work of one append of an entry of len bytes: its leaf
  * hash's compressions (0x00 || entry, padded: 1 + len + 9 bytes rounded up
- * to 64) and the two of the one interior node each entry adds. */
-static void work_append(const pki_ca *ca, size_t len)
+ * to 64; less the `shared` blocks of a template's common prefix, counted
+ * once when the template was built) and the two of the one interior node
+ * each entry adds. */
+static void work_append(const pki_ca *ca, size_t len, size_t shared)
 {
     sim_prof *pf = sim_engine_prof(ENG(ca));
     sim_prof_work(pf, SIM_WORK_LOG_ENTRIES, 1);
-    sim_prof_work(pf, SIM_WORK_HASH_BLOCKS, (1 + len + 9 + 63) / 64 + 2);
+    sim_prof_work(pf, SIM_WORK_HASH_BLOCKS, (1 + len + 9 + 63) / 64 - shared + 2);
 }
 
 static int append_bg(pki_ca *ca, pki_log *l, sim_time arrival)
 {
     pki_batch *b = pki__open_batch(l);
     int rc;
-    if (l->tpl_append.batch_from != b->from &&
-        (rc = tpl_build(ca, &l->tpl_append, b)) != MTC_OK)
-        return rc;
+    if (l->tpl_append.batch_from != b->from) {
+        if ((rc = tpl_build(ca, &l->tpl_append, b)) != MTC_OK)
+            return rc;
+        /* the template's shared leaf-hash blocks: once per batch */
+        sim_prof_work(sim_engine_prof(ENG(ca)), SIM_WORK_HASH_BLOCKS,
+                      l->tpl_append.mid.blocks);
+    }
     uint64_t i = mtc_tree_size(l->tree);
     mtc_hash h;
     bg_leaf(ca, l, &l->tpl_append, i, &h);
@@ -308,7 +318,7 @@ static int append_bg(pki_ca *ca, pki_log *l, sim_time arrival)
     b->to = i + 1;
     b->cum_bytes += l->tpl_append.len + 2;
     sim_counter_add(PS(ca)->m.log_entries, ca->index, 1);
-    work_append(ca, l->tpl_append.len);
+    work_append(ca, l->tpl_append.len, l->tpl_append.mid.blocks);
     return MTC_OK;
 }
 
@@ -359,7 +369,7 @@ static int append_site(pki_ca *ca, pki_log *l, pki_site_req *s,
     b->to = i + 1;
     b->cum_bytes += len + 2;
     sim_counter_add(PS(ca)->m.log_entries, ca->index, 1);
-    work_append(ca, len);
+    work_append(ca, len, 0);
     return MTC_OK;
 }
 

@@ -23,6 +23,23 @@ void mtc_sha256(const void *data, size_t len, mtc_hash *out);
 /* MTH({d}) = SHA-256(0x00 || d): the hash of a single entry. */
 void mtc_hash_leaf(const void *entry, size_t len, mtc_hash *out);
 
+/* Leaf hashes of many entries that share their first bytes (a log's
+ * background entries, patched from one template): the SHA-256 state after
+ * the whole 64-byte blocks of 0x00 || prefix, computed once, then each
+ * entry's hash from it. The result is mtc_hash_leaf's, bit for bit. */
+typedef struct mtc_hash_mid {
+    uint32_t h[8];      /* state after `blocks` blocks */
+    size_t blocks;      /* whole blocks of 0x00 || entry it covers */
+} mtc_hash_mid;
+
+/* The state after the whole blocks of 0x00 || entry[0..shared) (entries
+ * hashed from it must start with these `shared` bytes). */
+void mtc_hash_leaf_mid(const void *entry, size_t shared, mtc_hash_mid *out);
+/* MTH({entry}) from m; entry's first 64 * m->blocks - 1 bytes must be those
+ * m was made from (len must reach past them). */
+void mtc_hash_leaf_from_mid(const mtc_hash_mid *m, const void *entry,
+                            size_t len, mtc_hash *out);
+
 /* SHA-256(0x01 || left || right). `out` may alias either input. */
 void mtc_hash_node(const mtc_hash *left, const mtc_hash *right, mtc_hash *out);
 
