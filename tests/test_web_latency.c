@@ -84,7 +84,7 @@ TEST(quic_amplification_costs_a_round_trip)
     ASSERT_NEAR(web_latency_ms(WEB_LAT_QUIC, &t, &p, &f, NULL, NULL), 40.0, 1e-12);
 }
 
-TEST(loss_adds_at_least_one_timeout)
+TEST(loss_adds_at_least_one_detection_delay)
 {
     tls_transport t = transport();
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -100,31 +100,119 @@ TEST(loss_adds_at_least_one_timeout)
         if (q)
             f.client_first = 1200;
         double base = web_latency_ms(proto, &t, &clean, &f, NULL, NULL);
-        /* RFC 6298's 1 s RTO; RFC 9002's 3 x 333 ms PTO before a sample;
-         * 3 x 60 ms after one. The smallest timeout a loss can cost: */
-        double min_timeout = q ? 3.0 * 60.0 : 1000.0;
-        int n = 20000, slower = 0;
+        /* The smallest delay a loss can cost: a hole that the
+         * acknowledgement of the packets after it reveals, one RTT. */
+        int n = 20000, slower = 0, whole = 0;
         double sum = 0;
         for (int i = 0; i < n; i++) {
             double ms = web_latency_ms(proto, &t, &lossy, &f, NULL, r);
             ASSERT_TRUE(ms >= base - 1e-9);
             if (ms > base + 1e-9) {
                 slower++;
-                ASSERT_TRUE(ms - base >= min_timeout - 1e-9);
+                ASSERT_TRUE(ms - base >= 60.0 - 1e-9);
+                /* a timeout of a second or more: the TCP set-up or a
+                 * QUIC round lost whole before any RTT sample */
+                whole += ms - base >= 999.0 - 1e-9;
             }
             sum += ms;
         }
-        /* Flights of 1+1+7 (TCP) or 1+8 (QUIC) packets: about 1 - 0.95^9
-         * = 37 % of handshakes lose something. */
+        /* Flights of 2+2+7 (TCP: SYN and SYN-ACK, the ClientHello, the
+         * server's) or 1+8 (QUIC) packets: 1 - 0.95^11 = 43 % or 1 -
+         * 0.95^9 = 37 % of handshakes lose something. */
         ASSERT_TRUE(slower > n / 4 && slower < n / 2);
-        ASSERT_TRUE(sum / n > base + 0.25 * min_timeout);
+        ASSERT_TRUE(sum / n > base + 0.25 * 60.0);
+        /* Few of them wait a whole second: the TCP set-up (9.75 %) or
+         * QUIC's lone Initial (5 %), never a whole-flight resend. */
+        ASSERT_TRUE(whole < n / (q ? 15 : 8));
     }
     /* Certain loss is refused, and loss needs a draw source. */
     lossy.loss_prob = 1.0;
     ASSERT_TRUE(web_latency_ms(WEB_LAT_TCP_TLS13, &t, &lossy, &f, NULL, r) < 0);
     lossy.loss_prob = 0.1;
     ASSERT_TRUE(web_latency_ms(WEB_LAT_TCP_TLS13, &t, &lossy, &f, NULL, NULL) < 0);
+    t.tcp_rto_min_ms = -1.0;
+    ASSERT_TRUE(web_latency_ms(WEB_LAT_TCP_TLS13, &t, &clean, &f, NULL, NULL) < 0);
     gsl_rng_free(r);
+}
+
+/* The uniform that makes a handshake's loss tests come out as `out`
+ * (1: the event of probability pr[i] happens), then leaves `tail`: the
+ * tests rescale the uniform (u < p: u / p; else (u - p) / (1 - p)), so
+ * it is built backwards. */
+static double u_for(const double *pr, const int *out, size_t n, double tail)
+{
+    double u = tail;
+    for (size_t i = n; i-- > 0;)
+        u = out[i] ? pr[i] * u : pr[i] + (1.0 - pr[i]) * u;
+    return u;
+}
+
+/* One lost segment of a five-segment flight costs one loss-detection
+ * delay (RACK: one RTT, plus a quarter RTT when fewer than three
+ * segments follow it; QUIC: one RTT, plus an eighth), a lost last
+ * segment the tail-loss probe (TCP: 2 RTT; QUIC: 3 RTT), and never a
+ * whole-flight resend after the RTO (which the old model charged:
+ * max(1 s, 3 RTT)). */
+TEST(single_lost_segment_costs_one_detection_delay)
+{
+    tls_transport t = transport();
+    const double p = 0.01, q = 1.0 - p, rtt = 100.0;
+    web_lat_path path = {.rtt_ms = rtt, .loss_prob = p};
+    /* TCP: one 1,000-byte ClientHello segment, five server segments */
+    web_lat_flights f = {.client_first = 1000, .server_first = 5 * 1460};
+    double q2 = q * q, q4 = q2 * q2, q5 = q4 * q;
+    /* set-up (SYN, SYN-ACK), ClientHello, server round: any lost, the
+     * last lost, the first lost has >= 3 after it, the repair lost */
+    double pr[] = {1 - q2, 1 - q, 1 - q5, p / (1 - q5), (1 - q2) / (1 - q4), p};
+    int early[] = {0, 0, 1, 0, 1, 0};
+    double u = u_for(pr, early, 6, 0.5);
+    ASSERT_NEAR(web_latency_ms_u(WEB_LAT_TCP_TLS13, &t, &path, &f, NULL, NULL, u),
+                2 * rtt + rtt, 1e-6);
+    int late[] = {0, 0, 1, 0, 0, 0};
+    u = u_for(pr, late, 6, 0.5);
+    ASSERT_NEAR(web_latency_ms_u(WEB_LAT_TCP_TLS13, &t, &path, &f, NULL, NULL, u),
+                2 * rtt + rtt + rtt / 4, 1e-6);
+    /* the last segment alone: the probe after 2 SRTT (others: 1 - q^4) */
+    double prt[] = {1 - q2, 1 - q, 1 - q5, p / (1 - q5), 1 - q4, p};
+    int tail[] = {0, 0, 1, 1, 0, 0};
+    u = u_for(prt, tail, 6, 0.5);
+    ASSERT_NEAR(web_latency_ms_u(WEB_LAT_TCP_TLS13, &t, &path, &f, NULL, NULL, u),
+                2 * rtt + 2 * rtt, 1e-6);
+    /* the repair lost too: Linux's RTO, srtt + max(4 rttvar, rto_min) =
+     * 100 + max(200, 200) */
+    double pra[] = {1 - q2, 1 - q, 1 - q5, p / (1 - q5), (1 - q2) / (1 - q4), p, p};
+    int again2[] = {0, 0, 1, 0, 1, 1, 0};
+    u = u_for(pra, again2, 7, 0.5);
+    ASSERT_NEAR(web_latency_ms_u(WEB_LAT_TCP_TLS13, &t, &path, &f, NULL, NULL, u),
+                3 * rtt + 300.0, 1e-6);
+    /* the minimum RTO is a parameter: 1 s (RFC 6298 (2.4)) */
+    t.tcp_rto_min_ms = 1000.0;
+    ASSERT_NEAR(web_latency_ms_u(WEB_LAT_TCP_TLS13, &t, &path, &f, NULL, NULL, u),
+                3 * rtt + 1100.0, 1e-6);
+    t.tcp_rto_min_ms = 200.0;
+    /* QUIC: two Initials, five 1,200-byte datagrams within the budget */
+    f.client_first = 2400;
+    f.server_first = 5 * 1200;
+    double qpr[] = {1 - q2, 1 - q5, p / (1 - q5), (1 - q2) / (1 - q4), p};
+    int qearly[] = {0, 1, 0, 1, 0}, qlate[] = {0, 1, 0, 0, 0};
+    u = u_for(qpr, qearly, 5, 0.5);
+    ASSERT_NEAR(web_latency_ms_u(WEB_LAT_QUIC, &t, &path, &f, NULL, NULL, u),
+                rtt + rtt, 1e-6);
+    u = u_for(qpr, qlate, 5, 0.5);
+    ASSERT_NEAR(web_latency_ms_u(WEB_LAT_QUIC, &t, &path, &f, NULL, NULL, u),
+                rtt + rtt + rtt / 8, 1e-6);
+    double qprt[] = {1 - q2, 1 - q5, p / (1 - q5), 1 - q4, p};
+    int qtail[] = {0, 1, 1, 0, 0};
+    u = u_for(qprt, qtail, 5, 0.5);
+    ASSERT_NEAR(web_latency_ms_u(WEB_LAT_QUIC, &t, &path, &f, NULL, NULL, u),
+                rtt + 3 * rtt, 1e-6);
+    /* a lone Initial lost before any RTT sample: the 999 ms PTO */
+    f.client_first = 1200;
+    double qpc[] = {p, 1.0, p};
+    int qcold[] = {1, 1, 0};
+    u = u_for(qpc, qcold, 3, 0.5);
+    double one = web_latency_ms_u(WEB_LAT_QUIC, &t, &path, &f, NULL, NULL, u);
+    ASSERT_TRUE(one >= 999.0 + rtt - 1e-6);
 }
 
 TEST(loss_free_draws_nothing)
@@ -300,7 +388,8 @@ static const test_case tests[] = {
     {"rounds_match_tls_extra_rtt", rounds_match_tls_extra_rtt},
     {"closed_form_no_loss", closed_form_no_loss},
     {"quic_amplification_costs_a_round_trip", quic_amplification_costs_a_round_trip},
-    {"loss_adds_at_least_one_timeout", loss_adds_at_least_one_timeout},
+    {"loss_adds_at_least_one_detection_delay", loss_adds_at_least_one_detection_delay},
+    {"single_lost_segment_costs_one_detection_delay", single_lost_segment_costs_one_detection_delay},
     {"loss_free_draws_nothing", loss_free_draws_nothing},
     {"given_uniform_is_the_draw", given_uniform_is_the_draw},
     {"paired_pricings_are_the_single_ones", paired_pricings_are_the_single_ones},

@@ -11,6 +11,7 @@
 
 #include "lib/web_run.h"
 #include "mtc/error.h"
+#include "sim/web_verify.h"
 #include "test.h"
 
 static size_t scaled(size_t n)
@@ -128,8 +129,131 @@ TEST(constant_path_floor_and_retry)
     ASSERT_TRUE(o.base_p50[0] >= o.lat_p50[0] * 0.98);
 }
 
+typedef struct vsums {
+    uint64_t n;
+    double lat, net, ver, today, cl, pq, lat_cl, ver_cl;
+} vsums;
+
+/* A loss-free constant path; the cohort's CPU is `slow` times the
+ * development machine's. */
+static void run_verify(double slow, vsums *v, test_ctx *tc_)
+{
+    wfx_config pc;
+    wfx_defaults(&pc);
+    web_sites_config *s = sites(10);
+    web_browsers_config *c = cohort("a", scaled(300));
+    ASSERT_OK(sim_dist_const(&c->rtt, 80.0));
+    c->cpu_slowdown = slow;
+    wrun r;
+    ASSERT_OK(wrun_create(&r, &pc, 23, 0, 0, 1, 0, 1, (const web_sites_config *const *)&s, 1,
+                          (const web_browsers_config *const *)&c, 1));
+    wrun_until(&r, 8 * SIM_HOUR);
+    const char *names[] = {"handshake_ms", "handshake_ms_network", "verify_ms",
+                           "verify_ms_baseline_today", "verify_ms_baseline_classical",
+                           "verify_ms_baseline_mldsa44", "handshake_ms_baseline_classical"};
+    double sum[7];
+    for (int i = 0; i < 7; i++) {
+        sim_metric *h = sim_metrics_find(r.metrics, names[i]);
+        ASSERT_TRUE(h != NULL);
+        sum[i] = sim_hist_sum(h, 0);
+        if (i == 0)
+            v->n = sim_hist_count(h, 0);
+        else
+            ASSERT_EQ_U64(sim_hist_count(h, 0), v->n);
+    }
+    v->lat = sum[0];
+    v->net = sum[1];
+    v->ver = sum[2];
+    v->today = sum[3];
+    v->cl = sum[4];
+    v->pq = sum[5];
+    v->lat_cl = sum[6];
+    wrun_free(&r);
+    sim_param_config_free(&sim_sites_schema, s);
+    sim_param_config_free(&sim_browsers_schema, c);
+}
+
+/* Verification time adds exactly the priced signature verifications:
+ * handshake_ms is the network part plus verify_ms; a baseline chain costs
+ * its CertificateVerify plus, unless cached, its four signatures (leaf,
+ * intermediate, two SCTs) and one certificate path, from the measured
+ * table; the CPU's slowdown scales every verification and nothing else. */
+TEST(verification_adds_exactly_the_priced_verifications)
+{
+    vsums a, b;
+    run_verify(1.0, &a, tc_);
+    run_verify(3.0, &b, tc_);
+    ASSERT_TRUE(a.n > 100 && a.n == b.n);
+    ASSERT_NEAR(a.lat, a.net + a.ver, 1e-9 * a.lat);
+    ASSERT_NEAR(b.lat, b.net + b.ver, 1e-9 * b.lat);
+    /* the network part does not depend on the CPU */
+    ASSERT_NEAR(a.net, b.net, 1e-9 * a.net);
+    ASSERT_NEAR(3.0 * a.ver, b.ver, 1e-9 * b.ver);
+    ASSERT_NEAR(3.0 * a.cl, b.cl, 1e-9 * b.cl);
+    /* today's chain: an ECDSA CertificateVerify always, 4 ECDSA
+     * signatures and a path on a cache miss: the misses come out whole */
+    const double *us = web_verify_cost_us;
+    double hit = us[WEB_VOP_ECDSA_P256] / 1000.0;
+    double miss = hit + (4 * us[WEB_VOP_ECDSA_P256] + us[WEB_VOP_X509_PATH]) / 1000.0;
+    double misses = (a.today - (double)a.n * hit) / (miss - hit);
+    ASSERT_NEAR(misses, round(misses), 1e-6 * (double)a.n);
+    ASSERT_TRUE(misses >= 1 && misses < (double)a.n); /* the cache hits too */
+    /* the classical chain around the sites' Ed25519 key: the same misses,
+     * an Ed25519 CertificateVerify */
+    double m = round(misses);
+    double cl = ((double)a.n * us[WEB_VOP_ED25519] +
+                 m * (4 * us[WEB_VOP_ECDSA_P256] + us[WEB_VOP_X509_PATH])) / 1000.0;
+    ASSERT_NEAR(a.cl, cl, 1e-9 * cl);
+    double pq = ((double)a.n * us[WEB_VOP_ED25519] +
+                 m * (4 * us[WEB_VOP_MLDSA44] + us[WEB_VOP_X509_PATH])) / 1000.0;
+    ASSERT_NEAR(a.pq, pq, 1e-9 * pq);
+    /* signatureless handshakes verify less than the classical chain */
+    ASSERT_TRUE(a.ver < a.cl);
+}
+
+/* flight_over_quic_amp: a server may send three times what it received,
+ * so a ClientHello spanning two Initials doubles its budget. ML-DSA-44
+ * site keys make a signatureless flight of about 4.5 kB: over the 3,750
+ * bytes after one 1,250-byte Initial (X25519), within the 7,500 after
+ * two (X25519MLKEM768's 1,216-byte share). The counters cover every
+ * cohort, with or without a path. */
+TEST(two_initials_double_the_amplification_budget)
+{
+    uint64_t over[2], full[2], iw[2];
+    for (int two = 0; two < 2; two++) {
+        wfx_config pc;
+        wfx_defaults(&pc);
+        web_sites_config *s = sites(10);
+        s->key_alg = 2; /* ml-dsa-44 */
+        web_browsers_config *c = cohort("a", scaled(100));
+        c->key_share = two ? 0 : 1; /* x25519mlkem768, x25519 */
+        c->transport = 1;
+        wrun r;
+        ASSERT_OK(wrun_create(&r, &pc, 29, 0, 0, 1, 0, 1, (const web_sites_config *const *)&s, 1,
+                              (const web_browsers_config *const *)&c, 1));
+        wrun_until(&r, 6 * SIM_HOUR);
+        full[two] = (uint64_t)wrun_counter(&r, "handshake_full");
+        over[two] = (uint64_t)wrun_counter(&r, "flight_over_quic_amp");
+        iw[two] = (uint64_t)wrun_counter(&r, "flight_over_tcp_iw");
+        /* the ML-DSA-44 chain (about 11 kB) is over both budgets */
+        ASSERT_EQ_U64((uint64_t)wrun_counter(&r, "flight_over_quic_amp_baseline_mldsa44"),
+                      full[two]);
+        wrun_free(&r);
+        sim_param_config_free(&sim_sites_schema, s);
+        sim_param_config_free(&sim_browsers_schema, c);
+    }
+    ASSERT_TRUE(full[0] > 0 && full[1] > 0);
+    ASSERT_EQ_U64(over[0], full[0]);
+    ASSERT_EQ_U64(over[1], 0);
+    /* and within TCP's 14,600-byte initial window either way */
+    ASSERT_EQ_U64(iw[0], 0);
+    ASSERT_EQ_U64(iw[1], 0);
+}
+
 static const test_case tests[] = {
     {"path_is_opt_in_and_changes_nothing_else", path_is_opt_in_and_changes_nothing_else},
     {"constant_path_floor_and_retry", constant_path_floor_and_retry},
+    {"verification_adds_exactly_the_priced_verifications", verification_adds_exactly_the_priced_verifications},
+    {"two_initials_double_the_amplification_budget", two_initials_double_the_amplification_budget},
 };
 TEST_MAIN(tests)

@@ -604,6 +604,7 @@ void tls_transport_defaults(tls_transport *t)
     t->quic_amplification = 3;
     t->quic_max_datagram = 1200;
     t->quic_cid_len = 8;
+    t->tcp_rto_min_ms = 200.0;
 }
 
 size_t tls_tcp_flight_bytes(const tls_transport *t, size_t plain, size_t enc)

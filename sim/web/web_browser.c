@@ -85,7 +85,9 @@ static const sim_param_desc browser_params[] = {
     {"rtt", SIM_PARAM_DIST, BO(rtt), 0, 0.001, 1e5, NULL, "ms", "round-trip time of the client's network path (one draw per client); none: no handshake latency is computed (docs/model.md, \"Handshake latency\")"},
     {"rtt_jitter", SIM_PARAM_DIST, BO(rtt_jitter), 0, 0, 1e5, NULL, "ms", "added to the client's rtt per connection (a draw per connection); none: no jitter"},
     {"bandwidth", SIM_PARAM_DIST, BO(bandwidth), 0, 0, 1e12, NULL, "bit/s", "bottleneck bandwidth of the client's path, one draw per client (after its rtt): serialization of each flight (none or 0: no serialization)"},
-    {"loss_prob", SIM_PARAM_REAL, BO(loss_prob), 0, 0, 0.5, NULL, "", "per-packet loss probability on the client's path (a lost flight is resent after RTO / PTO)"},
+    {"loss_prob", SIM_PARAM_REAL, BO(loss_prob), 0, 0, 0.5, NULL, "", "per-packet loss probability on the client's path (each packet lost independently and repaired selectively: docs/model.md, \"Loss recovery\")"},
+    {"cpu_slowdown", SIM_PARAM_REAL, BO(cpu_slowdown), 0, 0.01, 1000, NULL, "", "client's certificate verification time as a multiple of the development machine's measured costs (desktop: 1; docs/model.md \"Client verification time\")"},
+    {"tcp_rto_min", SIM_PARAM_REAL, BO(tcp_rto_min), 0, 0, 60000, NULL, "ms", "TCP's minimum retransmission timeout (Linux: 200 ms; RFC 6298 (2.4): 1 s)"},
 };
 
 static int browser_defaults(void *p)
@@ -98,6 +100,8 @@ static int browser_defaults(void *p)
         c->online_profile[h] = (h >= 7 && h < 23) ? 1.0 : 0.2;
     c->visits_per_hour = 20;
     c->zipf_exponent = 1.0;
+    c->tcp_rto_min = 200.0;
+    c->cpu_slowdown = 1.0;
     c->update_first_delay = 60 * SIM_SEC;
     c->update_fail_prob = 0.01;
     c->mtc_aware = 1;
@@ -623,6 +627,8 @@ int web__clients_create(web *wb, char *err, size_t errlen)
     int rc = web__update_metrics_create(wb);
     if (rc == MTC_OK)
         rc = web__path_create(wb); /* after every other metric: their order stays */
+    if (rc == MTC_OK)
+        rc = web__budget_create(wb); /* after the flights (web__flight_init) */
     if (rc != MTC_OK) {
         snprintf(err, errlen, "web metrics: %s", mtc_strerror(rc));
         return rc;

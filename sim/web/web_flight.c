@@ -108,6 +108,7 @@ int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen)
     tls_transport_defaults(&f->t);
     f->t.tcp_mss = (size_t)c->tcp_mss;
     f->t.tcp_iw_segments = (unsigned)c->tcp_initial_window;
+    f->t.tcp_rto_min_ms = c->tcp_rto_min;
     f->t.quic_client_initial = (size_t)c->quic_initial;
     f->t.quic_max_datagram = (size_t)c->quic_datagram;
     f->group = web_group_ids[c->key_share];

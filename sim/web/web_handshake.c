@@ -178,6 +178,14 @@ void web__cert_sync(web *wb, uint32_t id)
     web_cert_hot *h = &wb->certh[id];
     h->kind = c->kind;
     h->lm_zero = c->lm_match == 0;
+    /* a client's hashing: the inclusion proof (one node per level of the
+     * subtree) and the entry (its certificate-sized TBS, two SHA-256
+     * blocks per node-hash equivalent) */
+    unsigned depth = 0;
+    while (depth < 64 && (UINT64_C(1) << depth) < c->end - c->start)
+        depth++;
+    unsigned nodes = depth + (c->der_len + 9 + 127) / 128;
+    h->hash_nodes = (uint16_t)(nodes < UINT16_MAX ? nodes : UINT16_MAX);
     h->ca = (uint16_t)c->ca;
     memcpy(h->srv_auth, c->srv_auth, sizeof h->srv_auth);
     h->obj = c->obj;
@@ -690,6 +698,8 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
     sim_hist_observe_u32(wb->m.ch_ta, k, r.ch_ta);
     sim_hist_observe_u32(wb->m.rtt_tcp, k, r.rtt_tcp);
     sim_hist_observe_u32(wb->m.rtt_quic, k, r.rtt_quic);
+    /* the first attempt's flight against the first-round budgets */
+    web__budget_count(wb, k, 0, wb->siteh[site].name_len, r.ch_ext[0], r.enc[0], 1);
     /* The same handshake with the baseline chains around the site's own
      * key (a client without trust_anchors; no retry). */
     const web_site_hot *sh = &wb->siteh[site];
@@ -703,7 +713,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
                 wb->st.base_auth_sum[i] += sh->base_auth[i];
     }
     if (co->path)
-        web__path_full(wb, cl, co, site, r.n, r.ch_ext, r.enc);
+        web__path_full(wb, cl, co, site, r.cert, now, r.n, r.ch_ext, r.enc);
     if (!r.ok) {
         wb->st.failures++;
         return;
@@ -730,6 +740,9 @@ static void base_record(web *wb, uint32_t site, size_t k, uint64_t n)
     sim_hist_observe_n(wb->m.auth_cl, k, sh->base_auth[WEB_BASE_CLASSICAL], n);
     sim_hist_observe_n(wb->m.auth_pq, k, sh->base_auth[WEB_BASE_MLDSA44], n);
     sim_hist_observe_n(wb->m.auth_today, k, sh->base_auth[WEB_BASE_TODAY], n);
+    for (int i = 0; i < 3; i++)
+        web__budget_count(wb, k, 1 + i, sh->name_len, 0,
+                          sh->base_auth[i] + wb->enc_fixed, n);
     for (int i = 0; i < 2; i++) {
         uint32_t tcp, quic;
         flight_rtt(wb, &co->fl, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed, &tcp, &quic);

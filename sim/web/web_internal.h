@@ -82,7 +82,9 @@ typedef struct web_memo_front {
 typedef struct web_cert_hot {
     uint8_t kind;           /* WEB_SA, WEB_LR */
     uint8_t lm_zero;        /* lm_match == 0 */
-    uint8_t pad[4];
+    uint16_t hash_nodes;    /* SHA-256 node hashes a client spends on its
+                               proof and entry (web__cert_sync) */
+    uint8_t pad[2];
     uint16_t ca;            /* CA index (< 65536, checked at creation) */
     uint32_t srv_auth[2];
     uint64_t obj;           /* = web_cert.obj */
@@ -236,11 +238,34 @@ typedef struct web_flight {
  * client, like web_applyq: the client struct stays at two cache lines):
  * its rtt and bandwidth and the draws taken from its path stream
  * (sim/web.h). */
+#define WEB_VCACHE 4        /* certificates a client's verification cache holds */
+#define WEB_VCACHE_TTL 1800 /* seconds a cached verification stays good */
+
 typedef struct web_path {
     double rtt_ms;
     double bandwidth_bps;   /* 0: no serialization */
     uint64_t n;
+    /* Verification cache (web_path.c): the last WEB_VCACHE sites whose
+     * certificate the client verified, the certificate's installation
+     * number, and when the entry runs out (seconds of sim time). */
+    uint64_t vc_obj[WEB_VCACHE];
+    uint32_t vc_site[WEB_VCACHE]; /* site + 1; 0: empty */
+    uint32_t vc_exp[WEB_VCACHE];
+    uint32_t vc_next;             /* the slot replaced next */
 } web_path;
+
+/* Verification prices, us on the development machine (sim/web_verify.h),
+ * computed once by web__path_create; per handshake they are scaled by the
+ * cohort's cpu_slowdown. */
+typedef struct web_vprice {
+    double cv_us[8];        /* a CertificateVerify, per mtc_sig_alg */
+    double *sa_us;          /* per CA: a standalone certificate's
+                               cosignatures under the policy */
+    double node_us;         /* one Merkle node hash */
+    double path_us;         /* decoding and path checks of one certificate */
+    double base_us[3];      /* WEB_BASE_*: a baseline chain without its
+                               CertificateVerify (today's: ECDSA P-256) */
+} web_vprice;
 
 typedef struct web_cohort {
     web_browsers_config cfg;
@@ -256,6 +281,11 @@ typedef struct web_cohort {
     size_t nlocal;          /* its clients in this shard's table */
     web_applyq *applyq;     /* per local client; NULL: no apply delay */
     web_path *path;         /* per local client; NULL: no latency */
+    /* web_budget.c: the smallest enc whose server flight exceeds the TCP
+     * initial window, and the QUIC amplification budget after 1..4
+     * client Initial datagrams */
+    uint32_t iw_thr;
+    uint32_t amp_thr[WEB_QUIC_DGRAMS];
     /* online clients of this cohort, in total and by held publication */
     int64_t online;
     int64_t *online_pub;
@@ -280,7 +310,13 @@ typedef struct web_metrics {
     /* the client update model (web_browser.c) */
     sim_metric *lm_age, *lm_hold, *online, *lacking, *merged;
     /* handshake latency (web_path.c; NULL when no cohort has an rtt) */
-    sim_metric *lat, *lat_base[2], *lat_resumed;
+    sim_metric *lat, *lat_base[3], *lat_resumed;
+    /* the verification part of handshake_ms and of each baseline's
+     * (WEB_BASE_*), and handshake_ms without it */
+    sim_metric *lat_verify, *lat_verify_base[3], *lat_network;
+    /* first flights over the TCP initial window / the QUIC amplification
+     * budget, per arm: the handshake, then WEB_BASE_* + 1 (web_budget.c) */
+    sim_metric *over_iw[4], *over_amp[4];
 } web_metrics;
 
 struct web {
@@ -329,6 +365,7 @@ struct web {
      * and cohort, the full handshakes whose baseline bytes and round trips
      * are still to be recorded; NULL before the sites exist */
     uint64_t *base_pend;
+    web_vprice vp;          /* verification prices (web_path.c) */
     sim_rng *path_rng;      /* the path streams' generator (NULL: no latency),
                                apart from env.rng so that a connection's
                                latency draws leave the client's stream
@@ -560,16 +597,32 @@ int web__path_create(web *wb);
 void web__path_destroy(web *wb);
 /* Draws the rtt of client cid (draw 0 of its path stream). */
 void web__path_init(web *wb, web_path *p, const web_cohort *co, uint64_t cid);
-/* Prices a full handshake of client c with site `site`: `n` attempts
- * (2: a retry) with ch_ext bytes of trust_anchors in the ClientHello and
- * `enc` bytes after the ServerHello, then the same handshake with each
- * baseline chain; records handshake_ms and its baselines. */
+/* Prices a full handshake of client c with site `site` at `now`: `n`
+ * attempts (2: a retry) with ch_ext bytes of trust_anchors in the
+ * ClientHello and `enc` bytes after the ServerHello, and the client's
+ * verification of certificate `cert` (the one finally accepted or
+ * refused); then the same handshake with each baseline chain; records
+ * handshake_ms, its baselines and their verification parts. */
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
-                    uint32_t site, unsigned n, const uint32_t *ch_ext,
-                    const uint32_t *enc);
+                    uint32_t site, uint32_t cert, sim_time now, unsigned n,
+                    const uint32_t *ch_ext, const uint32_t *enc);
 /* Prices a resumed handshake (no Certificate, no signature). */
 void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,
                        uint32_t site);
+
+/* web_budget.c: first flights over the first-round budgets */
+/* Thresholds per cohort (after web__flight_init) and the metrics.
+ * MTC_OK, MTC_ERR_NOMEM, MTC_ERR_SIM_METRIC. */
+int web__budget_create(web *wb);
+/* 1 when a server flight with `enc` bytes after its ServerHello exceeds
+ * the amplification budget of a client that sent `dgrams` Initials. */
+int web__budget_over_amp(const web_cohort *co, unsigned dgrams, uint32_t enc);
+/* n handshakes of cohort k on arm `arm` (0: as negotiated; WEB_BASE_* +
+ * 1: a baseline), whose ClientHello carried ch_ext bytes of
+ * trust_anchors to a site with a name of name_len bytes, and whose
+ * server flight had `enc` bytes after the ServerHello. */
+void web__budget_count(web *wb, size_t k, int arm, uint32_t name_len,
+                       uint32_t ch_ext, uint32_t enc, uint64_t n);
 
 /* web_popularity.c */
 /* The ranks of the full-size world a site group stands in for. */

@@ -12,13 +12,22 @@
 #include <math.h>
 #include <stdint.h>
 
-/* RFC 6298 (2.1): initial RTO 1 s; (2.4): never below 1 s. */
+/* RFC 6298 (2.1): initial RTO 1 s, the timeout of a SYN or SYN-ACK
+ * (Linux's TCP_TIMEOUT_INIT too). */
 #define TCP_RTO_INIT_MS 1000.0
-#define TCP_RTO_MIN_MS 1000.0
+/* RFC 8985 section 7.2 (and Linux's tcp_schedule_loss_probe): a tail-loss
+ * probe after 2 SRTT, or, with one segment in flight, after at least
+ * 1.5 SRTT + the worst-case delayed ACK of 200 ms. */
+#define TCP_TLP_DELACK_MS 200.0
 /* RFC 9002 section 6.2.2: kInitialRtt 333 ms; PTO = srtt + 4 rttvar with
  * rttvar = srtt / 2 before or at the first sample, i.e. 3 x RTT
  * (max_ack_delay is 0 in the Initial and Handshake spaces). */
 #define QUIC_INITIAL_RTT_MS 333.0
+/* Packets that must follow a lost one for it to be declared lost on the
+ * first acknowledgement: TCP's DupThresh (RFC 8985 section 6.2, the
+ * reordering window is 0 once that many are SACKed) and QUIC's
+ * kPacketThreshold (RFC 9002 section 6.1.1). */
+#define LOSS_PACKET_THRESHOLD 3
 
 /* docs/sources.md [sign-time]: 1 / (signatures per second) of this
  * project's signers, `mtc bench sig` on the development machine. */
@@ -31,27 +40,39 @@
 typedef struct lat_ctx {
     const web_lat_path *path;
     gsl_rng *rng;
+    double p;     /* loss_prob */
     double keep;  /* 1 - loss_prob */
     double u;     /* the uniform being recycled; < 0: none drawn yet */
 } lat_ctx;
 
-/* 1 - (1 - p)^packets: by multiplication for the few packets of a
- * handshake flight, by exp/log beyond. */
-static double flight_loss(double keep, uint64_t packets)
+/* How one sender recovers the packets of one round (all ms). */
+typedef struct lat_rules {
+    double reo;      /* wait beyond the first acknowledgement for a lost
+                        packet followed by fewer than 3 (RACK's reordering
+                        window, QUIC's time threshold) */
+    double pto;      /* tail-loss probe of a round of several packets */
+    double pto1;     /* the same for a round of one packet */
+    double pto_cold; /* the whole round lost before any RTT sample */
+    double rto;      /* a lost repair: retransmission timeout (doubles) */
+} lat_rules;
+
+/* keep^packets: by multiplication for the few packets of a handshake
+ * round, by exp/log beyond. */
+static double keep_pow(double keep, uint64_t packets)
 {
     if (packets > 32)
-        return -expm1((double)packets * log(keep));
+        return exp((double)packets * log(keep));
     double k = 1.0;
     for (uint64_t i = 0; i < packets; i++)
         k *= keep;
-    return 1.0 - k;
+    return k;
 }
 
-/* Whether a flight lost with probability p is lost. One uniform serves a
- * whole handshake: after the test it is rescaled to the part of [0, 1) it
+/* Whether an event of probability p happens. One uniform serves a whole
+ * handshake: after the test it is rescaled to the part of [0, 1) it
  * fell in, which is again uniform and independent of the outcome (exact
  * up to rounding; each step costs a few of its 53 bits). So a handshake
- * takes one draw from the stream, not one per flight. */
+ * takes one draw from the stream, not one per test. */
 static int lost_once(lat_ctx *c, double p)
 {
     if (c->u < 0.0)
@@ -66,23 +87,114 @@ static int lost_once(lat_ctx *c, double p)
     return 0;
 }
 
-/* Time lost to timeouts before a flight of `packets` gets through: the
- * flight is lost whole with probability 1 - (1-p)^packets, each loss
- * costs the current timeout, which doubles (RFC 6298 (5.5), RFC 9002
- * section 6.2.1). */
+/* Time lost to timeouts before an exchange of `packets` that is resent
+ * whole gets through (the TCP set-up: SYN and SYN-ACK, each timed by the
+ * initial RTO): lost with probability 1 - (1-p)^packets, each loss
+ * costing the current timeout, which doubles (RFC 6298 (5.5)). */
 static double lost_time(lat_ctx *c, uint64_t packets, double timeout)
 {
     if (c->keep == 1.0 || packets == 0)
         return 0.0;
-    double p_flight = flight_loss(c->keep, packets);
+    double p_any = 1.0 - keep_pow(c->keep, packets);
     double lost = 0.0;
     for (int i = 1; i < WEB_LAT_MAX_TRIES; i++) {
-        if (!lost_once(c, p_flight))
+        if (!lost_once(c, p_any))
             break;
         lost += timeout;
         timeout *= 2.0;
     }
     return lost;
+}
+
+/*
+ * Time a round of `packets` sent together takes beyond its loss-free
+ * time, each packet lost independently with probability p and repaired
+ * selectively (docs/model.md "Loss recovery"):
+ *   - nothing lost: 0;
+ *   - the last packet arrives, some earlier one is lost: the receiver's
+ *     acknowledgement of the later ones shows the hole, and the sender
+ *     resends what is missing one RTT after the round left, plus `reo`
+ *     unless at least 3 packets follow the first lost one;
+ *   - the last packet is lost: nothing reveals it until the tail-loss
+ *     probe (pto, pto1 for a single packet; pto_cold when the whole
+ *     round is lost and the sender has no RTT sample); the probe's
+ *     acknowledgement shows any other hole, repaired one RTT later;
+ *   - the repair (retransmissions or probe) is lost again with
+ *     probability p, as one packet, and then waits the retransmission
+ *     timeout, doubling, at most WEB_LAT_MAX_TRIES sends.
+ * `sampled`: the sender has an RTT sample before this round.
+ */
+static double round_loss(lat_ctx *c, uint64_t packets, const lat_rules *r,
+                         int sampled)
+{
+    if (c->keep == 1.0 || packets == 0)
+        return 0.0;
+    double rtt = c->path->rtt_ms;
+    double q_all = keep_pow(c->keep, packets);
+    if (!lost_once(c, 1.0 - q_all))
+        return 0.0;
+    double extra;
+    /* given a loss, the last packet is lost with p / (1 - q^k) */
+    if (lost_once(c, c->p / (1.0 - q_all))) {
+        if (packets == 1) {
+            extra = sampled ? r->pto1 : r->pto_cold;
+        } else {
+            double q_rest = q_all / c->keep; /* q^(k-1) */
+            if (lost_once(c, 1.0 - q_rest)) {
+                /* others too; all of them, with p^(k-1) / (1 - q^(k-1)) */
+                double p_all = exp((double)(packets - 1) * log(c->p));
+                int all = lost_once(c, p_all / (1.0 - q_rest));
+                extra = (all && !sampled ? r->pto_cold : r->pto) + rtt;
+            } else {
+                extra = r->pto;
+            }
+        }
+    } else {
+        /* the first lost packet is one of the first k-1; at least 3
+         * follow it with (1 - q^(k-3)) / (1 - q^(k-1)) */
+        extra = rtt;
+        if (packets > LOSS_PACKET_THRESHOLD) {
+            double q_rest = q_all / c->keep;
+            double q_head = keep_pow(c->keep, packets - LOSS_PACKET_THRESHOLD);
+            if (!lost_once(c, (1.0 - q_head) / (1.0 - q_rest)))
+                extra += r->reo;
+        } else {
+            extra += r->reo;
+        }
+    }
+    double timeout = r->rto;
+    for (int i = 1; i < WEB_LAT_MAX_TRIES && lost_once(c, c->p); i++) {
+        extra += timeout;
+        timeout *= 2.0;
+    }
+    return extra;
+}
+
+/* The recovery rules of a sender with an RTT sample of `rtt` (TCP) or
+ * of a QUIC sender (whose first round may have none). */
+static void tcp_rules(double rtt, double rto_min, lat_rules *r)
+{
+    /* Linux: RTO = srtt + max(4 rttvar, rto_min), with rttvar = rtt / 2
+     * at the first sample (RFC 6298 (2.2) with Linux's floor on the
+     * variance term) */
+    double var4 = 2.0 * rtt > rto_min ? 2.0 * rtt : rto_min;
+    r->rto = rtt + var4;
+    r->reo = rtt / 4.0; /* RFC 8985 section 6.2: min_RTT / 4 */
+    r->pto = 2.0 * rtt;
+    double one = 1.5 * rtt + TCP_TLP_DELACK_MS;
+    r->pto1 = one > r->pto ? one : r->pto;
+    if (r->pto > r->rto)
+        r->pto = r->rto;
+    if (r->pto1 > r->rto)
+        r->pto1 = r->rto;
+    r->pto_cold = TCP_RTO_INIT_MS;
+}
+
+static void quic_rules(double rtt, lat_rules *r)
+{
+    r->pto = r->pto1 = r->rto = 3.0 * rtt;
+    r->pto_cold = 3.0 * QUIC_INITIAL_RTT_MS;
+    r->reo = rtt / 8.0; /* RFC 9002 section 6.1.2: 9/8 x RTT */
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
@@ -101,7 +213,7 @@ static uint64_t quic_initial_cwnd(uint64_t maxd)
 /*
  * Walks the server's first flight round by round. Returns the number of
  * rounds (UINT32_MAX when nothing can ever be sent); when c is non-NULL,
- * *lost gets the timeouts of lost rounds.
+ * *lost gets what loss recovery adds to the rounds (round_loss).
  */
 static unsigned server_rounds(lat_ctx *c, web_lat_proto proto,
                               const tls_transport *t, size_t received,
@@ -109,18 +221,21 @@ static unsigned server_rounds(lat_ctx *c, web_lat_proto proto,
 {
     double rtt = c ? c->path->rtt_ms : 0.0;
     uint64_t left = bytes, pkt, win, cw = 0;
-    double timeout;
+    lat_rules rules;
+    int sampled;
     if (proto == WEB_LAT_TCP_TLS13) {
         pkt = t->tcp_mss ? t->tcp_mss : 1;
         win = (uint64_t)(t->tcp_iw_segments ? t->tcp_iw_segments : 1) * pkt;
         /* the server has an RTT sample from SYN-ACK / ACK */
-        timeout = 3.0 * rtt > TCP_RTO_MIN_MS ? 3.0 * rtt : TCP_RTO_MIN_MS;
+        tcp_rules(rtt, t->tcp_rto_min_ms, &rules);
+        sampled = 1;
     } else {
         pkt = t->quic_max_datagram < 1200 ? 1200 : t->quic_max_datagram;
         cw = quic_initial_cwnd(pkt);
         uint64_t amp = (uint64_t)t->quic_amplification * received;
         win = amp < cw ? amp : cw;
-        timeout = 3.0 * QUIC_INITIAL_RTT_MS; /* no sample yet */
+        quic_rules(rtt, &rules);
+        sampled = 0; /* no acknowledgement yet */
     }
     unsigned rounds = 0;
     do {
@@ -128,15 +243,15 @@ static unsigned server_rounds(lat_ctx *c, web_lat_proto proto,
             return UINT32_MAX;
         uint64_t now = left < win ? left : win;
         if (c)
-            *lost += lost_time(c, ceil_div(now, pkt), timeout);
+            *lost += round_loss(c, ceil_div(now, pkt), &rules, sampled);
         left -= now;
         rounds++;
+        sampled = 1; /* the acknowledgement gave a sample */
         if (proto == WEB_LAT_TCP_TLS13) {
             win *= 2; /* slow start: one segment per acknowledged segment */
         } else {
             cw += now; /* validated; slow start adds what was acknowledged */
             win = cw;
-            timeout = 3.0 * rtt; /* the acknowledgement gave a sample */
         }
     } while (left > 0);
     return rounds;
@@ -165,20 +280,23 @@ static uint64_t client_packets(web_lat_proto proto, const tls_transport *t,
  * `packets`, timeouts included. It depends on the flight only through
  * its packet count, so pricings of one connection whose first flights
  * are as many packets share it (web_latency_ms_paired). */
-static double attempt_start(lat_ctx *c, web_lat_proto proto, uint64_t packets)
+static double attempt_start(lat_ctx *c, web_lat_proto proto,
+                            const tls_transport *t, uint64_t packets)
 {
     const web_lat_path *p = c->path;
     double ms = 0.0;
-    double client_timeout;
+    lat_rules rules;
+    int sampled;
     if (proto == WEB_LAT_TCP_TLS13) {
-        /* SYN: one packet, timed by the initial RTO. */
-        ms += p->rtt_ms + lost_time(c, 1, TCP_RTO_INIT_MS);
-        client_timeout = 3.0 * p->rtt_ms > TCP_RTO_MIN_MS ? 3.0 * p->rtt_ms
-                                                           : TCP_RTO_MIN_MS;
+        /* SYN and SYN-ACK, each timed by the initial RTO */
+        ms += p->rtt_ms + lost_time(c, 2, TCP_RTO_INIT_MS);
+        tcp_rules(p->rtt_ms, t->tcp_rto_min_ms, &rules);
+        sampled = 1; /* from the SYN-ACK */
     } else {
-        client_timeout = 3.0 * QUIC_INITIAL_RTT_MS;
+        quic_rules(p->rtt_ms, &rules);
+        sampled = 0;
     }
-    ms += lost_time(c, packets, client_timeout);
+    ms += round_loss(c, packets, &rules, sampled);
     return ms;
 }
 
@@ -209,7 +327,8 @@ static double attempt_finish(lat_ctx *c, web_lat_proto proto,
 static double attempt_ms(lat_ctx *c, web_lat_proto proto,
                          const tls_transport *t, const web_lat_flights *f)
 {
-    double ms = attempt_start(c, proto, client_packets(proto, t, f->client_first));
+    double ms = attempt_start(c, proto, t,
+                              client_packets(proto, t, f->client_first));
     return attempt_finish(c, proto, t, f, ms);
 }
 
@@ -220,7 +339,7 @@ static int valid_call(web_lat_proto proto, const tls_transport *t,
 {
     return t && path && first && path->rtt_ms > 0.0 &&
            path->loss_prob >= 0.0 && path->loss_prob < 1.0 &&
-           path->bandwidth_bps >= 0.0 &&
+           path->bandwidth_bps >= 0.0 && t->tcp_rto_min_ms >= 0.0 &&
            (proto == WEB_LAT_TCP_TLS13 || proto == WEB_LAT_QUIC) &&
            !(path->loss_prob > 0.0 && !rng && !(u >= 0.0 && u < 1.0));
 }
@@ -239,7 +358,7 @@ double web_latency_ms_u(web_lat_proto proto, const tls_transport *t,
     if (!valid_call(proto, t, path, first, rng, u))
         return -1.0;
     /* u outside [0, 1) (NaN too): none given, drawn when first needed */
-    lat_ctx c = {path, rng, 1.0 - path->loss_prob,
+    lat_ctx c = {path, rng, path->loss_prob, 1.0 - path->loss_prob,
                  u >= 0.0 && u < 1.0 ? u : -1.0};
     double ms = attempt_ms(&c, proto, t, first);
     if (ms < 0.0 || !retry)
@@ -262,9 +381,9 @@ int web_latency_ms_paired(web_lat_proto proto, const tls_transport *t,
      * (a path that loses nothing draws nothing) */
     if (!(u >= 0.0 && u < 1.0))
         u = keep != 1.0 ? gsl_rng_uniform(rng) : -1.0;
-    lat_ctx c0 = {path, rng, keep, u};
+    lat_ctx c0 = {path, rng, path->loss_prob, keep, u};
     uint64_t packets = client_packets(proto, t, first->client_first);
-    double start = attempt_start(&c0, proto, packets);
+    double start = attempt_start(&c0, proto, t, packets);
     /* the handshake: its own start, then the retry if any */
     lat_ctx c = c0;
     ms[0] = attempt_finish(&c, proto, t, first, start);

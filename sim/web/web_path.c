@@ -12,12 +12,88 @@
  * client's other draws are the same with or without a path (common
  * random numbers). The baselines are priced on the same connection's rtt
  * (jitter included) and the same loss draw.
+ *
+ * Client verification (docs/model.md "Client verification time"): each
+ * full handshake adds the time the client spends verifying what it was
+ * sent, from the measured cost table (sim/web_verify.h) scaled by the
+ * cohort's cpu_slowdown: the CertificateVerify always; a signatureless
+ * certificate's proof hashes; a standalone one's cosignatures under the
+ * policy too; a baseline chain's leaf, intermediate and SCT signatures.
+ * A small per-client cache (Chrome's CachingCertVerifier, WEB_VCACHE
+ * entries for WEB_VCACHE_TTL s) makes a repeat certificate cost the
+ * CertificateVerify alone.
  */
 #include <stdlib.h>
 
 #include "mtc/error.h"
 #include "sim/web_latency.h"
+#include "sim/web_verify.h"
 #include "web_internal.h"
+
+/* us of a list of (operation, count) at the development machine's speed */
+static double list_us(const web_vcount *l, size_t n)
+{
+    double ms = 0.0;
+    return web_verify_ms(l, n, 1.0, &ms) == 0 ? 1000.0 * ms : 0.0;
+}
+
+/* What a client verifies of a classical chain signed with chain_alg,
+ * besides the server's CertificateVerify: the leaf's signature, the
+ * intermediate's (by the root) and the leaf's two SCTs, as the baseline
+ * chains carry them (mtc/baseline.h), and one certificate path. Written
+ * as a list of (operation, count) so that a chain described by its own
+ * list of signatures prices the same way. */
+static size_t base_chain_ops(mtc_sig_alg chain_alg, web_vcount *out)
+{
+    out[0] = (web_vcount){web_verify_op_of_sig(chain_alg), 4};
+    out[1] = (web_vcount){WEB_VOP_X509_PATH, 1};
+    return 2;
+}
+
+/* The verification prices (web_vprice) of this world's CAs and chains. */
+static int vprice_init(web *wb)
+{
+    web_vprice *v = &wb->vp;
+    for (int a = 0; a < 8; a++) {
+        web_vop op = web_verify_op_of_sig((mtc_sig_alg)a);
+        v->cv_us[a] = op < WEB_VOP_COUNT ? web_verify_cost_us[op] : 0.0;
+    }
+    v->node_us = web_verify_cost_us[WEB_VOP_SHA256_NODE];
+    v->path_us = web_verify_cost_us[WEB_VOP_X509_PATH];
+    static const mtc_sig_alg chain[3] = {MTC_SIG_ECDSA_P256, MTC_SIG_MLDSA44,
+                                         MTC_SIG_ECDSA_P256};
+    for (int i = 0; i < 3; i++) {
+        web_vcount l[2];
+        v->base_us[i] = list_us(l, base_chain_ops(chain[i], l));
+    }
+    v->sa_us = calloc(wb->nca ? wb->nca : 1, sizeof *v->sa_us);
+    if (!v->sa_us)
+        return MTC_ERR_NOMEM;
+    /* a standalone certificate: the CA's cosignature and the first
+     * `quorum` external ones (the policy "pki": CA + quorum; a client
+     * stops verifying once the policy is met) */
+    for (size_t ca = 0; ca < wb->nca; ca++) {
+        const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, ca);
+        if (!ci)
+            continue;
+        web_vcount l[1 + 16];
+        size_t n = 0;
+        l[n++] = (web_vcount){web_verify_op_of_sig(ci->alg), 1};
+        for (unsigned i = 0; i < ci->quorum && n < sizeof l / sizeof l[0]; i++) {
+            mtc_sig_alg a = wb->pki->cosigner_alg
+                                ? wb->pki->cosigner_alg(wb->pki->ctx, ca, i)
+                                : ci->alg;
+            l[n++] = (web_vcount){web_verify_op_of_sig(a), 1};
+        }
+        /* an unknown algorithm costs nothing rather than failing a run */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (l[i].op < WEB_VOP_COUNT)
+                l[k++] = l[i];
+        v->sa_us[ca] = list_us(l, k);
+    }
+    return MTC_OK;
+}
 
 int web__path_create(web *wb)
 {
@@ -38,14 +114,26 @@ int web__path_create(web *wb)
     rc |= sim_metrics_histogram(m, "handshake_ms_baseline_classical", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_base[0]);
     rc |= sim_metrics_histogram(m, "handshake_ms_baseline_mldsa44", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_base[1]);
     rc |= sim_metrics_histogram(m, "handshake_ms_resumed", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_resumed);
+    rc |= sim_metrics_histogram(m, "handshake_ms_baseline_today", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_base[2]);
+    rc |= sim_metrics_histogram(m, "handshake_ms_network", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_network);
+    rc |= sim_metrics_histogram(m, "verify_ms", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify);
+    rc |= sim_metrics_histogram(m, "verify_ms_baseline_classical", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[0]);
+    rc |= sim_metrics_histogram(m, "verify_ms_baseline_mldsa44", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[1]);
+    rc |= sim_metrics_histogram(m, "verify_ms_baseline_today", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[2]);
     if (rc)
         return MTC_ERR_SIM_METRIC;
+    rc = vprice_init(wb);
+    if (rc != MTC_OK)
+        return rc;
     const char **lab = calloc(nc, sizeof *lab);
     if (!lab)
         return MTC_ERR_NOMEM;
     for (size_t i = 0; i < nc; i++)
         lab[i] = wb->cohorts[i].cfg.name;
-    sim_metric *cm[] = {x->lat, x->lat_base[0], x->lat_base[1], x->lat_resumed};
+    sim_metric *cm[] = {x->lat, x->lat_base[0], x->lat_base[1], x->lat_resumed,
+                        x->lat_base[2], x->lat_network, x->lat_verify,
+                        x->lat_verify_base[0], x->lat_verify_base[1],
+                        x->lat_verify_base[2]};
     for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
         sim_metric_set_cohort_labels(cm[i], lab, nc);
     free(lab);
@@ -54,6 +142,8 @@ int web__path_create(web *wb)
 
 void web__path_destroy(web *wb)
 {
+    free(wb->vp.sa_us);
+    wb->vp.sa_us = NULL;
     sim_rng_destroy(wb->path_rng);
     wb->path_rng = NULL;
 }
@@ -112,9 +202,34 @@ static web_lat_proto proto_of(const web_cohort *co)
     return co->cfg.transport == 1 ? WEB_LAT_QUIC : WEB_LAT_TCP_TLS13;
 }
 
+/* The cache slot of `site` while still good at now_s, else -1. */
+static int vcache_find(const web_path *p, uint32_t site, uint32_t now_s)
+{
+    for (int i = 0; i < WEB_VCACHE; i++)
+        if (p->vc_site[i] == site + 1 && p->vc_exp[i] > now_s)
+            return i;
+    return -1;
+}
+
+/* Remembers the site's certificate obj as verified at now_s: in the
+ * site's slot if it has one, else in the next slot round robin. */
+static void vcache_put(web_path *p, uint32_t site, uint64_t obj, uint32_t now_s)
+{
+    int i = 0;
+    while (i < WEB_VCACHE && p->vc_site[i] != site + 1)
+        i++;
+    if (i == WEB_VCACHE) {
+        i = (int)(p->vc_next % WEB_VCACHE);
+        p->vc_next++;
+    }
+    p->vc_site[i] = site + 1;
+    p->vc_obj[i] = obj;
+    p->vc_exp[i] = now_s + WEB_VCACHE_TTL;
+}
+
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
-                    uint32_t site, unsigned n, const uint32_t *ch_ext,
-                    const uint32_t *enc)
+                    uint32_t site, uint32_t cert, sim_time now, unsigned n,
+                    const uint32_t *ch_ext, const uint32_t *enc)
 {
     web_path *p = web__path(wb, c, co);
     sim_stream ps = {web__client_id(wb, c), p->n, WEB_STREAM_CLIENT_PATH, 0};
@@ -128,20 +243,44 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
         flights(co, sh->name_len, ch_ext[i], enc[i], sign, &f[i]);
     /* MTC and the baselines see the same loss (common random numbers):
      * each pricing takes at most one draw, the stream's next, so it is
-     * drawn once and shared by the three (web_latency_ms_paired), which
+     * drawn once and shared by the four (web_latency_ms_paired), which
      * also prices the set-up and the client's first flight once.
-     * the baselines: no trust_anchors, no retry, the site's own key */
-    web_lat_flights b[2];
-    for (int i = 0; i < 2; i++)
-        flights(co, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed, sign, &b[i]);
-    double ms[3];
+     * the baselines: no trust_anchors, no retry, the site's own key;
+     * today's: an ECDSA P-256 key and signature */
+    web_lat_flights b[3];
+    for (int i = 0; i < 3; i++)
+        flights(co, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed,
+                i == WEB_BASE_TODAY ? web_latency_sign_ms(MTC_SIG_ECDSA_P256) : sign,
+                &b[i]);
+    /* the client's verification: cached, only its CertificateVerify */
+    const web_vprice *vp = &wb->vp;
+    const web_cert_hot *ch = &wb->certh[cert];
+    uint32_t now_s = (uint32_t)(now / SIM_SEC);
+    int slot = vcache_find(p, site, now_s);
+    int mtc_hit = slot >= 0 && p->vc_obj[slot] == ch->obj;
+    double chain = (ch->kind == WEB_LR ? 0.0 : vp->sa_us[ch->ca]) +
+                   (double)ch->hash_nodes * vp->node_us + vp->path_us;
+    double us_ms = co->cfg.cpu_slowdown * 1e-3;
+    double cv = vp->cv_us[sh->alg & 7];
+    double v = us_ms * (cv + (mtc_hit ? 0.0 : chain));
+    double vb[3];
+    for (int i = 0; i < 3; i++)
+        vb[i] = us_ms * ((i == WEB_BASE_TODAY ? vp->cv_us[MTC_SIG_ECDSA_P256] : cv) +
+                         (slot >= 0 ? 0.0 : vp->base_us[i]));
+    vcache_put(p, site, ch->obj, now_s);
+    double ms[4];
     if (web_latency_ms_paired(proto_of(co), &co->fl.t, &path, &f[0],
-                              n > 1 ? &f[1] : NULL, b, 2, r, -1.0, ms) == 0) {
-        if (ms[0] >= 0)
-            sim_hist_observe(wb->m.lat, k, ms[0]);
-        for (int i = 0; i < 2; i++)
-            if (ms[1 + i] >= 0)
-                sim_hist_observe(wb->m.lat_base[i], k, ms[1 + i]);
+                              n > 1 ? &f[1] : NULL, b, 3, r, -1.0, ms) == 0) {
+        if (ms[0] >= 0) {
+            sim_hist_observe(wb->m.lat, k, ms[0] + v);
+            sim_hist_observe(wb->m.lat_network, k, ms[0]);
+            sim_hist_observe(wb->m.lat_verify, k, v);
+        }
+        for (int i = 0; i < 3; i++)
+            if (ms[1 + i] >= 0) {
+                sim_hist_observe(wb->m.lat_base[i], k, ms[1 + i] + vb[i]);
+                sim_hist_observe(wb->m.lat_verify_base[i], k, vb[i]);
+            }
     }
     p->n = ps.n;
 }

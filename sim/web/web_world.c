@@ -53,6 +53,14 @@ static const sim_lmgroup *w_us_group(void *ctx, size_t us)
 {
     return sim_world_us_group(ctx, us);
 }
+static mtc_sig_alg w_cosigner_alg(void *ctx, size_t ca, size_t i)
+{
+    mtc_sig_alg alg = MTC_SIG_NONE;
+    if (sim_world_ca_cosigner(ctx, ca, i, NULL, NULL, &alg, NULL, NULL) != MTC_OK)
+        return sim_world_ca(ctx, ca)->alg;
+    return alg;
+}
+
 static int w_us_find(void *ctx, const char *name)
 {
     return sim_world_find(ctx, "update_service", name);
@@ -63,7 +71,7 @@ void web_pki_from_world(web_pki *out, sim_world *w)
     *out = (web_pki){w, w_ca_count, w_ca, w_landmarks, w_issue, w_revoke,
                      w_is_revoked, w_us_count, w_pub_latest, w_pub_available,
                      w_pub_view, w_update_bytes, w_us_find, w_pub_time,
-                     w_staple, w_us_group};
+                     w_staple, w_us_group, w_cosigner_alg};
 }
 
 typedef struct web_module_state {

@@ -620,7 +620,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        NULL,
                        f_pub_time,
                        cfg->staple ? f_staple : NULL,
-                       NULL};
+                       NULL,
+                       NULL}; /* cosigners priced with the CA's algorithm */
     *out = f;
     return MTC_OK;
 }

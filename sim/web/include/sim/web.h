@@ -147,6 +147,10 @@ typedef struct web_pki {
     /* The timestamped multi-CA landmark group of service us, or NULL (no
      * group; also when this pointer is NULL). */
     const sim_lmgroup *(*us_group)(void *ctx, size_t us);
+    /* The algorithm of CA ca's external cosigner i (< ncosigners), in the
+     * order of its policy; NULL member: taken as the CA's own (sim_ca_info
+     * alg). Prices a client's verification (docs/model.md). */
+    mtc_sig_alg (*cosigner_alg)(void *ctx, size_t ca, size_t i);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */
@@ -222,6 +226,9 @@ typedef struct web_browsers_config {
     sim_dist *bandwidth;        /* bottleneck bit/s, one draw per client;
                                    NULL: no serialization */
     double loss_prob;           /* per packet */
+    double tcp_rto_min;         /* ms: TCP's minimum RTO (Linux: 200) */
+    double cpu_slowdown;        /* client verification time over the
+                                   development machine's (desktop: 1) */
 } web_browsers_config;
 
 extern const char *const web_key_alg_names[];   /* NULL-terminated */
