@@ -149,7 +149,7 @@ static void run_verify(double slow, vsums *v, test_ctx *tc_)
                           (const web_browsers_config *const *)&c, 1));
     wrun_until(&r, 8 * SIM_HOUR);
     const char *names[] = {"handshake_ms", "handshake_ms_network", "verify_ms",
-                           "verify_ms_baseline_today", "verify_ms_baseline_classical",
+                           "verify_ms_today", "verify_ms_baseline_classical",
                            "verify_ms_baseline_mldsa44", "handshake_ms_baseline_classical"};
     double sum[7];
     for (int i = 0; i < 7; i++) {

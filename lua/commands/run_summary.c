@@ -108,6 +108,22 @@ void run_collect_stats(sim_metrics *m, run_stats *rs)
         stat_add(rs, "signatureless_fraction",
                  (double)sim_counter_value(sl, SIM_ALL_COHORTS) /
                      (double)sim_counter_value(full, SIM_ALL_COHORTS));
+    /* Per arm, the share of full handshakes whose server flight exceeds
+     * the TCP initial window or the QUIC amplification budget. */
+    static const char *const over[2] = {"flight_over_tcp_iw", "flight_over_quic_amp"};
+    static const char *const arm[4] = {"", "_baseline_classical", "_baseline_mldsa44",
+                                       "_today"};
+    for (int i = 0; full && sim_counter_value(full, SIM_ALL_COHORTS) > 0 && i < 2; i++)
+        for (int a = 0; a < 4; a++) {
+            char n[160];
+            snprintf(n, sizeof n, "%s%s", over[i], arm[a]);
+            sim_metric *o = sim_metrics_find(m, n);
+            if (!o)
+                continue;
+            snprintf(n, sizeof n, "%s%s_share", over[i], arm[a]);
+            stat_add(rs, n, (double)sim_counter_value(o, SIM_ALL_COHORTS) /
+                                (double)sim_counter_value(full, SIM_ALL_COHORTS));
+        }
     /* MTC against each baseline. The classical and ML-DSA-44 chains are
      * built around the sites' own keys, so the bytes saved are the
      * certificate mechanism's alone; a ratio still has the key on both
@@ -148,10 +164,13 @@ void run_collect_stats(sim_metrics *m, run_stats *rs)
      * change of MTC's p50 and p90 against the same handshakes priced with
      * each baseline chain (run_print_summary states the assumptions). */
     sim_metric *lat = sim_metrics_find(m, "handshake_ms");
-    for (int i = 0; lat && sim_hist_count(lat, SIM_ALL_COHORTS) && i < 2; i++) {
+    static const char *const lat_base[3] = {"handshake_ms_baseline_classical",
+                                            "handshake_ms_baseline_mldsa44",
+                                            "handshake_ms_today"};
+    static const char *const lat_vs[3] = {"classical", "mldsa44", "today"};
+    for (int i = 0; lat && sim_hist_count(lat, SIM_ALL_COHORTS) && i < 3; i++) {
         char n[160];
-        snprintf(n, sizeof n, "handshake_ms_baseline_%s", base[i]);
-        sim_metric *b = sim_metrics_find(m, n);
+        sim_metric *b = sim_metrics_find(m, lat_base[i]);
         if (!b || !sim_hist_count(b, SIM_ALL_COHORTS))
             continue;
         static const double q[] = {0.5, 0.9};
@@ -161,7 +180,7 @@ void run_collect_stats(sim_metrics *m, run_stats *rs)
             double bq = sim_hist_quantile(b, SIM_ALL_COHORTS, q[j]);
             if (!(bq > 0))
                 continue;
-            snprintf(n, sizeof n, "handshake_ms_change_%s_vs_%s", qn[j], base[i]);
+            snprintf(n, sizeof n, "handshake_ms_change_%s_vs_%s", qn[j], lat_vs[i]);
             stat_add(rs, n, a / bq - 1.0);
         }
     }
@@ -218,6 +237,11 @@ static const char *const headline[] = {
     "handshake_ms.p99", "handshake_ms_change_p50_vs_classical",
     "handshake_ms_change_p90_vs_classical",
     "handshake_ms_change_p50_vs_mldsa44", "handshake_ms_change_p90_vs_mldsa44",
+    "handshake_ms_change_p50_vs_today", "handshake_ms_change_p90_vs_today",
+    "verify_ms.mean", "verify_ms_baseline_classical.mean", "verify_ms_today.mean",
+    "flight_over_tcp_iw_share", "flight_over_tcp_iw_baseline_mldsa44_share",
+    "flight_over_tcp_iw_today_share", "flight_over_quic_amp_share",
+    "flight_over_quic_amp_baseline_mldsa44_share", "flight_over_quic_amp_today_share",
     "handshake_full",
     "handshake_resumed", "handshake_retry", "revoked_accepted",
     "revocation_exposure.mean", "revocation_exposure.p99",

@@ -51,10 +51,10 @@ int web__budget_create(web *wb)
     size_t nc = wb->ncohorts ? wb->ncohorts : 1;
     static const char *const iw[4] = {
         "flight_over_tcp_iw", "flight_over_tcp_iw_baseline_classical",
-        "flight_over_tcp_iw_baseline_mldsa44", "flight_over_tcp_iw_baseline_today"};
+        "flight_over_tcp_iw_baseline_mldsa44", "flight_over_tcp_iw_today"};
     static const char *const amp[4] = {
         "flight_over_quic_amp", "flight_over_quic_amp_baseline_classical",
-        "flight_over_quic_amp_baseline_mldsa44", "flight_over_quic_amp_baseline_today"};
+        "flight_over_quic_amp_baseline_mldsa44", "flight_over_quic_amp_today"};
     int rc = 0;
     for (int a = 0; a < 4; a++) {
         rc |= sim_metrics_counter(m, iw[a], "handshakes", nc, 0, &wb->m.over_iw[a]);

@@ -114,12 +114,12 @@ int web__path_create(web *wb)
     rc |= sim_metrics_histogram(m, "handshake_ms_baseline_classical", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_base[0]);
     rc |= sim_metrics_histogram(m, "handshake_ms_baseline_mldsa44", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_base[1]);
     rc |= sim_metrics_histogram(m, "handshake_ms_resumed", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_resumed);
-    rc |= sim_metrics_histogram(m, "handshake_ms_baseline_today", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_base[2]);
+    rc |= sim_metrics_histogram(m, "handshake_ms_today", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_base[2]);
     rc |= sim_metrics_histogram(m, "handshake_ms_network", "ms", nc, 0, 0.1, 1e6, 100, &x->lat_network);
     rc |= sim_metrics_histogram(m, "verify_ms", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify);
     rc |= sim_metrics_histogram(m, "verify_ms_baseline_classical", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[0]);
     rc |= sim_metrics_histogram(m, "verify_ms_baseline_mldsa44", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[1]);
-    rc |= sim_metrics_histogram(m, "verify_ms_baseline_today", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[2]);
+    rc |= sim_metrics_histogram(m, "verify_ms_today", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[2]);
     if (rc)
         return MTC_ERR_SIM_METRIC;
     rc = vprice_init(wb);
