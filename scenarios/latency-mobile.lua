@@ -99,11 +99,11 @@ sim:on_finish(function(s)
       if v and v.count > 0 then
         report.line(c .. ": of which verification, mean", fmt(v.mean, "%.3f ms"))
       end
-      for _, b in ipairs { { "mldsa44", "ML-DSA-44 chain" }, { "classical", "classical chain" },
+      for _, b in ipairs { { "mldsa44", "the ML-DSA-44 chain" }, { "classical", "the classical chain" },
                            { "today", "today's chain (ECDSA key)" } } do
         local x = s:metric(b[1] == "today" and "handshake_ms_today" or "handshake_ms_baseline_" .. b[1], c)
         if x and x.count > 0 then
-          report.line(string.format("  with the %s: p50 / p90", b[2]),
+          report.line(string.format("  with %s: p50 / p90", b[2]),
             string.format("%s / %s ms, change %s / %s", fmt(x.p50, "%.1f"), fmt(x.p90, "%.1f"),
               fmt(100 * (h.p50 / x.p50 - 1), "%+.1f %%"), fmt(100 * (h.p90 / x.p90 - 1), "%+.1f %%")))
         end

@@ -24,6 +24,7 @@ printf '%s\n' "$out" | awk -v origin="$origin" '
 $3 == "ops/s" { rate[$1] = $2 }
 END {
     n = split("ED25519:ed25519_verify ECDSA_P256:ecdsa_p256_verify " \
+              "ECDSA_P384:ecdsa_p384_verify " \
               "RSA2048:rsa2048_verify RSA4096:rsa4096_verify " \
               "MLDSA44:mldsa44_verify MLDSA65:mldsa65_verify " \
               "MLDSA87:mldsa87_verify SHA256_NODE:sha256_node " \

@@ -366,6 +366,10 @@ struct web {
      * are still to be recorded; NULL before the sites exist */
     uint64_t *base_pend;
     web_vprice vp;          /* verification prices (web_path.c) */
+    /* the baselines' verification observations deferred (web_path.c):
+     * per cohort x site key algorithm (8) x cache hit, the full
+     * handshakes still to record; NULL: no latency */
+    uint64_t *vpend;
     sim_rng *path_rng;      /* the path streams' generator (NULL: no latency),
                                apart from env.rng so that a connection's
                                latency draws leave the client's stream

@@ -12,13 +12,14 @@
 const char web_verify_costs_origin[] = "mtc bench sig --seconds 1, 2026-12-05";
 
 const double web_verify_cost_us[WEB_VOP_COUNT] = {
-    [WEB_VOP_ED25519] = 100.4621, /* ed25519_verify 9954 ops/s */
-    [WEB_VOP_ECDSA_P256] = 70.7965, /* ecdsa_p256_verify 14125 ops/s */
-    [WEB_VOP_RSA2048] = 28.9369, /* rsa2048_verify 34558 ops/s */
-    [WEB_VOP_RSA4096] = 88.3158, /* rsa4096_verify 11323 ops/s */
-    [WEB_VOP_MLDSA44] = 81.6127, /* mldsa44_verify 12253 ops/s */
-    [WEB_VOP_MLDSA65] = 178.1578, /* mldsa65_verify 5613 ops/s */
-    [WEB_VOP_MLDSA87] = 274.4990, /* mldsa87_verify 3643 ops/s */
-    [WEB_VOP_SHA256_NODE] = 0.5801, /* sha256_node 1723831 ops/s */
-    [WEB_VOP_X509_PATH] = 332.7548, /* x509_verify_cert_ecdsa 2478 ops/s */
+    [WEB_VOP_ED25519] = 144.7807, /* ed25519_verify 6907 ops/s */
+    [WEB_VOP_ECDSA_P256] = 75.5629, /* ecdsa_p256_verify 13234 ops/s */
+    [WEB_VOP_ECDSA_P384] = 891.2656, /* ecdsa_p384_verify 1122 ops/s */
+    [WEB_VOP_RSA2048] = 28.6008, /* rsa2048_verify 34964 ops/s */
+    [WEB_VOP_RSA4096] = 87.0701, /* rsa4096_verify 11485 ops/s */
+    [WEB_VOP_MLDSA44] = 95.7213, /* mldsa44_verify 10447 ops/s */
+    [WEB_VOP_MLDSA65] = 154.5356, /* mldsa65_verify 6471 ops/s */
+    [WEB_VOP_MLDSA87] = 298.2404, /* mldsa87_verify 3353 ops/s */
+    [WEB_VOP_SHA256_NODE] = 0.5033, /* sha256_node 1986824 ops/s */
+    [WEB_VOP_X509_PATH] = 387.8291, /* x509_verify_cert_ecdsa 2158 ops/s */
 };

@@ -22,11 +22,13 @@
 
 #include <stddef.h>
 
+#include "mtc/chain.h"
 #include "mtc/sig.h"
 
 typedef enum web_vop {
     WEB_VOP_ED25519 = 0,    /* one signature verification each */
     WEB_VOP_ECDSA_P256,
+    WEB_VOP_ECDSA_P384,     /* with SHA-384 */
     WEB_VOP_RSA2048,        /* PKCS#1 v1.5, SHA-256, e = 65537 */
     WEB_VOP_RSA4096,
     WEB_VOP_MLDSA44,
@@ -54,6 +56,22 @@ extern const char *const web_verify_op_names[WEB_VOP_COUNT];
 /* The verification of a signature by `alg`; WEB_VOP_COUNT for
  * MTC_SIG_NONE or an unknown algorithm. */
 web_vop web_verify_op_of_sig(mtc_sig_alg alg);
+
+/* The verification of a signature by a chain party's key (mtc/chain.h);
+ * WEB_VOP_COUNT for NONE or an unknown algorithm. */
+web_vop web_verify_op_of_chain_alg(mtc_chain_alg alg);
+
+/*
+ * A chain's verifications (mtc_chain_verifications) as (operation, count)
+ * into out[n]: for a client whose trust store holds the newest root
+ * (has_new_root: the cross-sign, flagged MTC_CHAIN_V_IF_NO_NEW_ROOT, is
+ * not verified) and with or without the CertificateVerify
+ * (with_handshake). One entry per verification, in the list's order.
+ * Returns the number written, or -1 (out partly written) when an
+ * algorithm has no cost in the table or out is NULL with n > 0.
+ */
+int web_verify_from_chain(const mtc_chain_verif *v, size_t n, int has_new_root,
+                          int with_handshake, web_vcount *out);
 
 /*
  * *ms = slowdown x the sum over list[0..n) of n x cost, in ms. Returns 0,
