@@ -589,8 +589,12 @@ static inline void web__path_prefetch(const struct web *wb, const void *ev)
     for (size_t k = 0; k < wb->ncohorts; k++) {
         const web_cohort *co = &wb->cohorts[k];
         if (i - co->first_local < co->nlocal) {
-            if (co->path)
-                __builtin_prefetch(&co->path[i - co->first_local]);
+            if (co->path) {
+                /* the rtt and the verification cache: two cache lines */
+                const char *e = (const char *)&co->path[i - co->first_local];
+                __builtin_prefetch(e);
+                __builtin_prefetch(e + sizeof(web_path) - 1);
+            }
             return;
         }
     }
