@@ -612,7 +612,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
                 return MTC_ERR_NOMEM;
         }
         if (co->cfg.rtt && co->nlocal) {
-            co->path = calloc(co->nlocal, sizeof *co->path);
+            co->path = web__big_calloc(co->nlocal, sizeof *co->path);
             if (!co->path)
                 return MTC_ERR_NOMEM;
         }

@@ -247,12 +247,16 @@ typedef struct web_path {
     uint64_t n;
     /* Verification cache (web_path.c): the last WEB_VCACHE sites whose
      * certificate the client verified, the certificate's installation
-     * number, and when the entry runs out (seconds of sim time). */
-    uint64_t vc_obj[WEB_VCACHE];
+     * number (its low 32 bits: a site holds a handful of certificates at
+     * a time, so two of one site never share them), and when the entry
+     * runs out (seconds of sim time). */
+    uint32_t vc_obj[WEB_VCACHE];
     uint32_t vc_site[WEB_VCACHE]; /* site + 1; 0: empty */
     uint32_t vc_exp[WEB_VCACHE];
-    uint32_t vc_next;             /* the slot replaced next */
 } web_path;
+
+/* One cache line per client: a handshake's path and cache cost one miss. */
+_Static_assert(sizeof(web_path) == 64, "web_path is one cache line");
 
 /* Verification prices, us on the development machine (sim/web_verify.h),
  * computed once by web__path_create; per handshake they are scaled by the
@@ -589,12 +593,8 @@ static inline void web__path_prefetch(const struct web *wb, const void *ev)
     for (size_t k = 0; k < wb->ncohorts; k++) {
         const web_cohort *co = &wb->cohorts[k];
         if (i - co->first_local < co->nlocal) {
-            if (co->path) {
-                /* the rtt and the verification cache: two cache lines */
-                const char *e = (const char *)&co->path[i - co->first_local];
-                __builtin_prefetch(e);
-                __builtin_prefetch(e + sizeof(web_path) - 1);
-            }
+            if (co->path)
+                __builtin_prefetch(&co->path[i - co->first_local]);
             return;
         }
     }

@@ -255,18 +255,20 @@ static int vcache_find(const web_path *p, uint32_t site, uint32_t now_s)
 }
 
 /* Remembers the site's certificate obj as verified at now_s: in the
- * site's slot if it has one, else in the next slot round robin. */
+ * site's slot if it has one, else in the slot that runs out first (empty
+ * or least recently verified: every entry lives WEB_VCACHE_TTL). */
 static void vcache_put(web_path *p, uint32_t site, uint64_t obj, uint32_t now_s)
 {
-    int i = 0;
-    while (i < WEB_VCACHE && p->vc_site[i] != site + 1)
+    int i = 0, old = 0;
+    while (i < WEB_VCACHE && p->vc_site[i] != site + 1) {
+        if (p->vc_exp[i] < p->vc_exp[old])
+            old = i;
         i++;
-    if (i == WEB_VCACHE) {
-        i = (int)(p->vc_next % WEB_VCACHE);
-        p->vc_next++;
     }
+    if (i == WEB_VCACHE)
+        i = old;
     p->vc_site[i] = site + 1;
-    p->vc_obj[i] = obj;
+    p->vc_obj[i] = (uint32_t)obj;
     p->vc_exp[i] = now_s + WEB_VCACHE_TTL;
 }
 
@@ -300,7 +302,7 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     const web_cert_hot *ch = &wb->certh[cert];
     uint32_t now_s = (uint32_t)(now / SIM_SEC);
     int slot = vcache_find(p, site, now_s);
-    int mtc_hit = slot >= 0 && p->vc_obj[slot] == ch->obj;
+    int mtc_hit = slot >= 0 && p->vc_obj[slot] == (uint32_t)ch->obj;
     double chain = (ch->kind == WEB_LR ? 0.0 : vp->sa_us[ch->ca]) +
                    (double)ch->hash_nodes * vp->node_us + vp->path_us;
     double us_ms = co->cfg.cpu_slowdown * 1e-3;
