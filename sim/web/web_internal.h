@@ -238,7 +238,7 @@ typedef struct web_flight {
  * client, like web_applyq: the client struct stays at two cache lines):
  * its rtt and bandwidth and the draws taken from its path stream
  * (sim/web.h). */
-#define WEB_VCACHE 4        /* certificates a client's verification cache holds */
+#define WEB_VCACHE 3        /* certificates a client's verification cache holds */
 #define WEB_VCACHE_TTL 1800 /* seconds a cached verification stays good */
 
 typedef struct web_path {
