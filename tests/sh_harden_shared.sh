@@ -18,6 +18,9 @@
 #    'running' by another host (a copied database) is resumed;
 #  - resume hashes every file the scenario loaded (a required module, a
 #    data file): a changed one is refused unless --accept-changes;
+#  - runs of -j 8 workers creating the same files in one output folder at
+#    once: every run may write each (the manifest is read and appended
+#    under the folder's lock);
 #  - mtcsim ls prints text from a database with control characters
 #    escaped (names, command line, errors, parameters, metrics);
 set -u
@@ -204,6 +207,23 @@ sqlite3 mod2.db "update run_attr set name = 'loaded:../../etc/passwd' where name
 grep -q 'is not a name the sandbox records' err || fail "outside name: $(cat err)"
 "$m" run mod.lua --resume mod.db --quiet >/dev/null 2>err || fail "unchanged files: $(cat err)"
 [ "$(sqlite3 mod.db "select count(*) from run where status = 'completed'")" = 2 ] || fail "module resume"
+
+# ---- many processes creating the same output files at once ----
+cat > same.lua <<'LUA'
+replications(32)
+mtcsim.world{ duration = hours(1), start = "empty" }
+mtcsim.update_service{ name = "us" }
+sim:on_finish(function(s)
+  for i = 1, 150 do
+    local f = assert(io.open("f" .. i .. ".txt", "w"))
+    f:write(s.replication, "\n")
+    f:close()
+  end
+end)
+LUA
+"$m" run same.lua --out same.db -j 8 --quiet >/dev/null 2>err || fail "concurrent creation: $(grep -m3 refused err)"
+[ "$(sqlite3 same.db "select count(*) from run where status = 'completed'")" = 32 ] || fail "concurrent runs"
+[ "$(grep -c . same.files/.mtcsim-files)" = 150 ] || fail "manifest: $(sort same.files/.mtcsim-files | uniq -d | head)"
 
 # ---- text from a database is printed escaped ----
 cp two.db esc.db

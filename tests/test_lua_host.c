@@ -317,7 +317,9 @@ TEST(output_folder_is_made_on_first_write)
 }
 
 /* Files and printed output are capped: a full disk must not be a
- * scenario's doing. Writes past the cap fail (EFBIG), prints raise. */
+ * scenario's doing. Writes past the cap fail (EFBIG), prints raise. The
+ * folder's cap counts bytes written: a failed write charges nothing, a
+ * truncation (through the same or a second handle) gives nothing back. */
 TEST(output_is_capped)
 {
     fixture f;
@@ -328,8 +330,14 @@ TEST(output_is_capped)
         "f:write(('x'):rep(600)) f:write(('y'):rep(600))\n"
         "local ok, msg = f:close()\n"
         "assert(not ok and msg:find('too large'), tostring(msg))\n"
-        "f = assert(io.open('big.txt', 'w'))\n"   /* truncation gives it back */
-        "f:write(('z'):rep(900)) assert(f:close())\n"
+        "f = assert(io.open('big.txt', 'w'))\n"   /* the failed write: free */
+        "f:write(('z'):rep(700)) assert(f:flush())\n"
+        "local g = assert(io.open('big.txt', 'w'))\n"  /* truncates under f */
+        "g:close()\n"
+        "f:seek('set', 0) f:write(('w'):rep(400))\n"
+        "assert(not f:flush()) f:close()\n"     /* 700 + 400 > 1000 */
+        "f = assert(io.open('small.txt', 'w'))\n"
+        "f:write(('z'):rep(200)) assert(f:flush()) f:close()\n"
         "f = assert(io.open('small.txt', 'w'))\n"
         "f:write(('z'):rep(200)) assert(not f:flush()) f:close()\n",
         1, 0, 0, err, sizeof err);
@@ -342,7 +350,7 @@ TEST(output_is_capped)
     char p[200];
     struct stat st;
     snprintf(p, sizeof p, "%s/big.txt", f.out);
-    ASSERT_TRUE(stat(p, &st) == 0 && st.st_size == 900);
+    ASSERT_TRUE(stat(p, &st) == 0 && st.st_size == 0);
     snprintf(p, sizeof p, "%s/small.txt", f.out);
     ASSERT_TRUE(stat(p, &st) == 0 && st.st_size == 0);
     drop(&f);
@@ -353,6 +361,47 @@ TEST(output_is_capped)
     lhost_set_max_output(h, 50);
     ASSERT_EQ(lhost_run_file(h, f.path, err, sizeof err), MTC_ERR_CALLBACK);
     ASSERT_TRUE(strstr(err, "s.lua:1: output limit exceeded") != NULL);
+    drop(&f);
+}
+
+/* Runs of one command share the folder's account (-j workers map it
+ * shared): a second host writing after the first sees what it wrote,
+ * and the folder's earlier files count from the first measure. */
+TEST(output_account_is_shared)
+{
+    fixture f;
+    char err[2048];
+    lhost_account acc = {0, 0};
+    lhost *h = make_host(&f, "local f = assert(io.open('a.txt', 'w'))\n"
+                             "f:write(('a'):rep(600)) assert(f:close())\n",
+                         1, 0, 0, err, sizeof err);
+    ASSERT_TRUE(h != NULL);
+    lhost_set_account(h, &acc);
+    lhost_set_max_output(h, 1000);
+    ASSERT_OK(lhost_run_file(h, f.path, err, sizeof err));
+    ASSERT_EQ_U64(acc.used, 600);
+    lhost_config cfg = {0, f.path, 1, 0, 0, 0, f.out};
+    lhost *h2 = lhost_create(&cfg, err, sizeof err);
+    ASSERT_TRUE(h2 != NULL);
+    FILE *fp = fopen(f.path, "w");
+    ASSERT_TRUE(fp != NULL);
+    fputs("local f = assert(io.open('b.txt', 'w'))\n"
+          "f:write(('b'):rep(600)) assert(not f:close())\n", fp);
+    fclose(fp);
+    lhost_set_account(h2, &acc);
+    lhost_set_max_output(h2, 1000);
+    ASSERT_OK(lhost_run_file(h2, f.path, err, sizeof err));
+    ASSERT_EQ_U64(acc.used, 600);
+    lhost_destroy(h2);
+    /* a fresh account measures the folder's listed files: a.txt's 600 */
+    lhost_account fresh = {0, 0};
+    lhost *h3 = lhost_create(&cfg, err, sizeof err);
+    ASSERT_TRUE(h3 != NULL);
+    lhost_set_account(h3, &fresh);
+    lhost_set_max_output(h3, 1000);
+    ASSERT_OK(lhost_run_file(h3, f.path, err, sizeof err));
+    ASSERT_EQ_U64(fresh.used, 600);
+    lhost_destroy(h3);
     drop(&f);
 }
 
@@ -409,6 +458,7 @@ static const test_case tests[] = {
     {"output_folder_is_beside_the_database", output_folder_is_beside_the_database},
     {"output_folder_is_made_on_first_write", output_folder_is_made_on_first_write},
     {"output_is_capped", output_is_capped},
+    {"output_account_is_shared", output_account_is_shared},
     {"interrupt_stops_a_catching_loop", interrupt_stops_a_catching_loop},
     {"c_memory_counts_against_the_cap", c_memory_counts_against_the_cap},
 };

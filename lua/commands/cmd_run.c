@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "host.h"
 #include "lplaus.h"
@@ -190,6 +191,15 @@ int cmd_run(int argc, char **argv)
     memset(&pl, 0, sizeof pl);
     int status = run_parse_args(argc, argv, &o);
     o.interrupt = &g_interrupt;
+    /* one account of the output folder's bytes for all runs, -j workers
+     * included: mapped shared before they are forked */
+    lhost_account *account = mmap(NULL, sizeof *account, PROT_READ | PROT_WRITE,
+                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    o.account = account == MAP_FAILED ? NULL : account;
+    if (!o.account && status == HOST_OK) {
+        fprintf(stderr, "mtcsim run: cannot map the output folder's account\n");
+        status = HOST_FAIL;
+    }
     if (shard.rank != 0) {
         o.out = NULL;
         o.quiet = 1;
@@ -384,6 +394,8 @@ done:
     run_free_plan(&pl);
     free(o.set_name);
     free(o.set_value);
+    if (o.account)
+        munmap(o.account, sizeof *o.account);
     fflush(stdout);
     /* A failure on any rank fails the run on every rank. */
     if (!sim_shard_all_ok(&shard, status == HOST_OK) && status == HOST_OK)

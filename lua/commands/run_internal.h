@@ -59,6 +59,9 @@ typedef struct run_opts {
     /* the run's SIGINT/SIGTERM flag (cmd_run's): it also stops Lua code
      * that is running when it is set (lhost_set_interrupt) */
     const volatile sig_atomic_t *interrupt;
+    /* the output folder's byte account of every run of this command, in
+     * memory shared with the -j workers (cmd_run's); NULL: each run its own */
+    lhost_account *account;
 } run_opts;
 
 /* What one completed run contributes to the summary. */

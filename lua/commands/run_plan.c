@@ -111,6 +111,7 @@ lhost *run_scenario_state(const run_opts *o, const plan *pl, size_t p,
     if (!h)
         return NULL;
     lhost_set_interrupt(h, o->interrupt);
+    lhost_set_account(h, o->account);
     lua_State *L = lhost_state(h);
     lhost_push_module(h);
     lua_getfield(L, -1, "_configure");

@@ -695,6 +695,7 @@ lhost *lhost_create(const lhost_config *cfg, char *err, size_t errlen)
     }
     h->cfg = *cfg;
     h->parent_fd = h->folder_fd = -1;
+    h->account = &h->own_account;
     h->max_output = LHOST_DEFAULT_MAX_OUTPUT;
     if (cfg->unsafe) {
         h->cfg.max_instructions = 0;
@@ -797,6 +798,11 @@ lhost *lhost_of(lua_State *L) { return *(lhost **)lua_getextraspace(L); }
 void lhost_set_user(lhost *h, void *user) { h->user = user; }
 void *lhost_get_user(const lhost *h) { return h->user; }
 size_t lhost_memory(const lhost *h) { return h->mem_used; }
+void lhost_set_account(lhost *h, lhost_account *acc)
+{
+    h->account = acc ? acc : &h->own_account;
+}
+
 void lhost_set_max_output(lhost *h, uint64_t bytes)
 {
     if (!h->cfg.unsafe)

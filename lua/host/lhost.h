@@ -95,6 +95,24 @@ size_t lhost_loaded_files(const lhost *h,
                           void (*fn)(void *ctx, const char *name, const char *sha),
                           void *ctx);
 
+/*
+ * The output folder's byte account: what the folder's listed files held
+ * when it was first measured, plus every byte written into it since
+ * (rewriting or truncating a file gives nothing back). One account may be
+ * shared by the runs of one command, in several processes: the parent
+ * places it in memory mapped MAP_SHARED before forking its -j workers;
+ * it is updated with atomic operations, and measured once, under the
+ * folder's lock.
+ */
+typedef struct lhost_account {
+    uint64_t used;
+    uint32_t measured;
+} lhost_account;
+
+/* Charges h's folder writes to acc (NULL: h's own account, the default),
+ * which must outlive h. */
+void lhost_set_account(lhost *h, lhost_account *acc);
+
 /* Caps, in bytes, what one run may print and what its output folder may
  * hold (0: no cap). Default LHOST_DEFAULT_MAX_OUTPUT; --unsafe: none. */
 void lhost_set_max_output(lhost *h, uint64_t bytes);

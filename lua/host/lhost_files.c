@@ -9,7 +9,8 @@
  * Reading: regular files that resolve inside the scenario's directory or
  * the output folder, no dotfiles. Writing: only inside the output folder,
  * new files created exclusively and listed in the folder's manifest, existing files opened
- * only when listed there, and every byte counted against max_output on
+ * only when listed there (under the folder's lock: runs of several
+ * processes share the folder), and every byte counted against max_output on
  * its way to the disk (a FILE from fopencookie). The run's results
  * database lives beside the folder, never in it.
  */
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -509,11 +511,11 @@ int lhost__open_folder(lhost *h, const char *cfg_dir, char *err, size_t errlen)
     return 0;
 }
 
-/* A file open for writing: its growth is counted against max_output. */
+/* A file open for writing: every byte written is charged to the folder's
+ * account (lhost_account) against max_output. */
 typedef struct out_file {
     lhost *h;
-    int fd, append;
-    uint64_t size;
+    int fd;
 } out_file;
 
 static ssize_t out_read(void *c, char *buf, size_t n)
@@ -521,27 +523,33 @@ static ssize_t out_read(void *c, char *buf, size_t n)
     return read(((out_file *)c)->fd, buf, n);
 }
 
+/* Takes n bytes from the account a, capped at max (0: none): 1, or 0 when
+ * they do not fit. Atomic: -j workers share the account. */
+static int account_take(lhost_account *a, uint64_t n, uint64_t max)
+{
+    uint64_t cur = __atomic_load_n(&a->used, __ATOMIC_RELAXED);
+    do {
+        if (max && (n > max || cur > max - n))
+            return 0;
+    } while (!__atomic_compare_exchange_n(&a->used, &cur, cur + n, 0,
+                                          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return 1;
+}
+
 static ssize_t out_write(void *c, const char *buf, size_t n)
 {
     out_file *o = c;
-    off_t pos = o->append ? (off_t)o->size : lseek(o->fd, 0, SEEK_CUR);
-    if (pos < 0)
-        return 0;
-    uint64_t end = (uint64_t)pos + n;
-    uint64_t grow = end > o->size ? end - o->size : 0;
-    if (grow && o->h->max_output && o->h->out_used + grow > o->h->max_output) {
+    if (!account_take(o->h->account, n, o->h->max_output)) {
         errno = EFBIG;      /* "File too large": the folder is full */
         return 0;
     }
     ssize_t w = write(o->fd, buf, n);
-    if (w <= 0)
-        return 0;
-    end = (uint64_t)pos + (uint64_t)w;
-    if (end > o->size) {
-        o->h->out_used += end - o->size;
-        o->size = end;
-    }
-    return w;
+    /* bytes not written were not used; bytes written stay charged
+     * whatever happens to the file later */
+    uint64_t unused = w > 0 ? n - (size_t)w : n;
+    if (unused)
+        __atomic_fetch_sub(&o->h->account->used, unused, __ATOMIC_RELAXED);
+    return w > 0 ? w : 0;
 }
 
 static int out_seek(void *c, off64_t *off, int whence)
@@ -611,21 +619,28 @@ static FILE *open_write(lhost *h, const char *path, const char *mode,
         return NULL;
     }
     int flags = (strchr(mode, '+') ? O_RDWR : O_WRONLY) | O_NOFOLLOW | O_CLOEXEC;
-    int append = mode[0] == 'a';
-    if (append)
+    if (mode[0] == 'a')
         flags |= O_APPEND;
 
     int folder = folder_fd(h, 1, why);
     if (folder < 0)
         return NULL;
+    /* One writer of the manifest at a time (runs of other processes
+     * write into the same folder): a file created by another run is
+     * listed before this one looks for it, and the account is measured
+     * once. Released at the end of this function, or by the kernel. */
+    while (flock(folder, LOCK_EX) && errno == EINTR)
+        ;
     char *man = manifest_read(folder);
     if (!man) {
+        flock(folder, LOCK_UN);
         *why = "the output folder's manifest is unreadable";
         return NULL;
     }
-    if (!h->out_measured) {
-        h->out_used = manifest_usage(folder, man);
-        h->out_measured = 1;
+    lhost_account *acc = h->account;
+    if (!__atomic_load_n(&acc->measured, __ATOMIC_ACQUIRE)) {
+        __atomic_fetch_add(&acc->used, manifest_usage(folder, man), __ATOMIC_RELAXED);
+        __atomic_store_n(&acc->measured, 1, __ATOMIC_RELEASE);
     }
     /* walk the directories below the folder, never through a link */
     const char *wwhy = NULL;
@@ -634,7 +649,6 @@ static FILE *open_write(lhost *h, const char *path, const char *mode,
         *why = "the sandbox never writes through a symbolic link";
     FILE *f = NULL;
     int fd = -1, created = 0;
-    uint64_t size = 0;
     if (dir < 0)
         goto done;
     if (mode[0] != 'r') {   /* w, a, w+, a+: may create */
@@ -676,18 +690,14 @@ static FILE *open_write(lhost *h, const char *path, const char *mode,
             goto done;
         }
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-        size = (uint64_t)st.st_size;
-        if (mode[0] == 'w') {   /* truncate after counting what it held */
-            if (ftruncate(fd, 0))
-                goto done;
-            h->out_used -= size < h->out_used ? size : h->out_used;
-            size = 0;
-        }
+        /* truncated, its bytes stay charged: they were written */
+        if (mode[0] == 'w' && ftruncate(fd, 0))
+            goto done;
     }
     out_file *o = malloc(sizeof *o);
     if (!o)
         goto done;
-    *o = (out_file){h, fd, append, size};
+    *o = (out_file){h, fd};
     cookie_io_functions_t io = {out_read, out_write, out_seek, out_close};
     f = fopencookie(o, mode, io);
     if (!f)
@@ -700,6 +710,7 @@ done:;
         close(fd);
     if (dir >= 0)
         close(dir);
+    flock(folder, LOCK_UN);
     free(man);
     errno = e;
     return f;

@@ -29,8 +29,8 @@ struct lhost {
     char abort_msg[640];
     const volatile sig_atomic_t *interrupt;
     uint64_t max_output;            /* 0: no cap */
-    int out_measured;               /* out_used read from the manifest */
-    uint64_t out_used;              /* bytes of the folder's listed files */
+    lhost_account own_account;      /* the folder's bytes, unless shared */
+    lhost_account *account;         /* own_account or the command's */
     uint64_t term_used;             /* bytes printed */
     /* The files of the scenario's directory the state loaded or read:
      * name below the directory, SHA-256 of the bytes opened (malloc'ed;
