@@ -21,6 +21,11 @@
 #  - runs of -j 8 workers creating the same files in one output folder at
 #    once: every run may write each (the manifest is read and appended
 #    under the folder's lock);
+#  - messages name what they refuse: a constant distribution that is not
+#    finite names its parameter; a -j worker out of memory says so; '~/x'
+#    is a missing file (not expanded), not a way out; a damaged database
+#    is refused with nothing created beside it; quantities that overflow
+#    or hide a NUL byte are refused;
 #  - mtcsim ls prints text from a database with control characters
 #    escaped (names, command line, errors, parameters, metrics);
 set -u
@@ -224,6 +229,44 @@ LUA
 "$m" run same.lua --out same.db -j 8 --quiet >/dev/null 2>err || fail "concurrent creation: $(grep -m3 refused err)"
 [ "$(sqlite3 same.db "select count(*) from run where status = 'completed'")" = 32 ] || fail "concurrent runs"
 [ "$(grep -c . same.files/.mtcsim-files)" = 150 ] || fail "manifest: $(sort same.files/.mtcsim-files | uniq -d | head)"
+
+# ---- messages ----
+printf 'mtcsim.world{ duration = hours(1), start = "empty" }\nmtcsim.cosigner{ name = "w", latency = 1/0 }\n' > inf.lua
+"$m" run inf.lua --quiet >/dev/null 2>err; [ $? -eq 2 ] || fail "infinite constant"
+grep -q "cosigner 'w': latency: a constant distribution must be finite" err || fail "constant: $(cat err)"
+for q in '"1e308w"' '"1e308/s" == nil' '"5h\0x"'; do
+  printf 'assert(mtcsim.quantity(%s))\n' "$q" > q.lua
+  "$m" run q.lua --quiet >/dev/null 2>err; [ $? -eq 2 ] || fail "quantity($q) accepted"
+done
+printf 'mtcsim.quantity("1e308w")\n' > q.lua; "$m" run q.lua >/dev/null 2>err
+grep -q "'1e308w' is too large a quantity" err || fail "overflow message: $(cat err)"
+printf 'mtcsim.world{ duration = "5h\\0x" }\n' > q.lua; "$m" run q.lua >/dev/null 2>err
+grep -q "duration: '5h...' is not a quantity: it contains a NUL byte" err || fail "NUL message: $(cat err)"
+printf 'local f, e = io.open("~/x"); assert(not f); print(e)\n' > tilde.lua
+"$m" run tilde.lua >out 2>err || fail "'~/x' refused: $(cat err)"
+grep -q "'~' is not expanded" out || fail "tilde message: $(cat out)"
+printf 'mtcsim.world{ duration = hours(1), start = "empty" }\nmtcsim.update_service{ name = "us" }\n' > ok.lua
+"$m" run ok.lua --out good.db --quiet >/dev/null 2>&1 || fail "good.db"
+head -c 5000 good.db > cut.db
+cp good.db dmg.db; printf 'XXXXXXXXXXXXXXXX' | dd of=dmg.db bs=1 seek=4096 conv=notrunc 2>/dev/null
+for f in cut.db dmg.db; do
+  h=$(sha256sum $f)
+  "$m" run ok.lua --out $f --quiet >/dev/null 2>err; [ $? -eq 2 ] || fail "damaged $f accepted"
+  "$m" run ok.lua --resume $f --quiet >/dev/null 2>&1; [ $? -eq 2 ] || fail "damaged $f resumed"
+  "$m" ls $f >/dev/null 2>&1
+  [ ! -e $f-wal ] && [ ! -e $f-shm ] || fail "refusing damaged $f created $(ls $f-*)"
+  [ "$(sha256sum $f)" = "$h" ] || fail "refusing damaged $f changed it"
+done
+if [ -z "${SAN_BUILD:-}" ]; then    # no address-space limit under ASan
+  cat > big.lua <<'LUA'
+replications(2)
+mtcsim.world{ duration = hours(1), start = "empty" }
+mtcsim.update_service{ name = "us" }
+sim:on_finish(function() local l = ("x"):rep(1 << 20); for i = 1, 400 do io.write(l) end end)
+LUA
+  (ulimit -v 1000000; "$m" run big.lua --out big.db -j 2 --quiet >/dev/null 2>err); [ $? -eq 1 ] || fail "worker out of memory: exit"
+  grep -q 'ran out of memory during the run' err || fail "worker out of memory: $(cat err)"
+fi
 
 # ---- text from a database is printed escaped ----
 cp two.db esc.db

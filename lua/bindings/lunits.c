@@ -74,7 +74,13 @@ int lunits_parse(const char *s, double *value, char *err, size_t errlen)
                  n == 0 ? "the unit is missing" : "unknown unit");
         return LUNITS_NONE;
     }
-    *value = rate ? x / f : x * f;
+    double v = rate ? x / f : x * f;
+    if (!isfinite(v)) {     /* "1e308w": finite digits, infinite seconds */
+        snprintf(err, errlen, "'%s' is too large a quantity (it overflows in "
+                 "seconds)", s);
+        return LUNITS_NONE;
+    }
+    *value = v;
     return rate ? LUNITS_RATE : LUNITS_DURATION;
 }
 
@@ -117,9 +123,12 @@ int lunits_for_param(const char *s, const char *name, const char *unit,
 
 static int l_quantity(lua_State *L)
 {
-    const char *s = luaL_checkstring(L, 1);
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
     double v;
     char err[256];
+    if (strlen(s) != len)   /* "5h\0x" must not read as "5h" */
+        return luaL_error(L, "'%s...' is not a quantity: it contains a NUL byte", s);
     int k = lunits_parse(s, &v, err, sizeof err);
     if (k == LUNITS_NONE)
         return luaL_error(L, "%s", err);

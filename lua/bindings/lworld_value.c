@@ -5,6 +5,7 @@
  */
 #include "lworld_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,9 +81,16 @@ int lworld__number_for(lua_State *L, const sim_param_desc *d, int idx,
         *v = lua_tonumber(L, idx);
         return 1;
     }
-    if (lua_type(L, idx) == LUA_TSTRING)   /* a literal: "5h", "6e6/d" */
-        return lunits_for_param(lua_tostring(L, idx), d->name, d->unit, v,
-                                err, errlen);
+    if (lua_type(L, idx) == LUA_TSTRING) {  /* a literal: "5h", "6e6/d" */
+        size_t len;
+        const char *s = lua_tolstring(L, idx, &len);
+        if (strlen(s) != len) {     /* "5h\0x" must not read as "5h" */
+            snprintf(err, errlen, "%s: '%s...' is not a quantity: it contains a "
+                     "NUL byte", d->name, s);
+            return -1;
+        }
+        return lunits_for_param(s, d->name, d->unit, v, err, errlen);
+    }
     if (!is_rate(L, idx))
         return 0;
     double f = rate_unit(d->unit);
@@ -138,6 +146,11 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
                 return MTC_ERR_CONFIG;
             if (k == 0)
                 break;
+            if (!isfinite(v)) {
+                snprintf(err, errlen, "%s: a constant distribution must be finite "
+                         "(got %g)", d->name, v);
+                return MTC_ERR_CONFIG;
+            }
             lua_pushnumber(L, v);
             int rc = sim_param_set_dist(d, cfg, ldist_instance(L, -1), err, errlen);
             lua_pop(L, 1);
@@ -145,6 +158,11 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
         }
         if (t != LUA_TNUMBER && !ldist_is(L, idx))
             break;
+        if (t == LUA_TNUMBER && !isfinite(lua_tonumber(L, idx))) {
+            snprintf(err, errlen, "%s: a constant distribution must be finite "
+                     "(got %g)", d->name, lua_tonumber(L, idx));
+            return MTC_ERR_CONFIG;
+        }
         return sim_param_set_dist(d, cfg, ldist_instance(L, idx), err, errlen);
     case SIM_PARAM_PROFILE: {
         if (!is_sequence(L, idx))

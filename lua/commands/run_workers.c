@@ -148,6 +148,33 @@ static int read_all(int fd, void *p, size_t n)
     return 1;
 }
 
+/* A worker's exit statuses when it cannot report its run: its message
+ * could not be built (out of memory), or the pipe to the parent broke. */
+#define WORKER_EXIT_PIPE 3
+#define WORKER_EXIT_NOMEM 4
+
+/* Why a worker ended during a run, from its wait status, for the run's
+ * error: out of memory named as such. */
+static void worker_end_reason(long pid, int st, char *why, size_t n)
+{
+    if (WIFEXITED(st) && WEXITSTATUS(st) == WORKER_EXIT_NOMEM)
+        snprintf(why, n, "worker process %ld ran out of memory during the run "
+                 "(its results could not be assembled)", pid);
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == WORKER_EXIT_PIPE)
+        snprintf(why, n, "worker process %ld lost its pipe to the parent "
+                 "during the run", pid);
+    else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+        snprintf(why, n, "worker process %ld was killed during the run (signal "
+                 "9: by someone, or by the kernel when the machine ran out of "
+                 "memory)", pid);
+    else if (WIFSIGNALED(st))
+        snprintf(why, n, "worker process %ld ended during the run (signal %d: "
+                 "%s)", pid, WTERMSIG(st), strsignal(WTERMSIG(st)));
+    else
+        snprintf(why, n, "worker process %ld ended during the run (exit "
+                 "status %d)", pid, WEXITSTATUS(st));
+}
+
 static int send_msg(int fd, uint8_t type, const bytebuf *b)
 {
     uint64_t len = b->n;
@@ -232,7 +259,7 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
         b.failed |= acts.failed;
         free(acts.b);
         if (send_msg(out_fd, 'S', &b))
-            _exit(3);
+            _exit(b.failed ? WORKER_EXIT_NOMEM : WORKER_EXIT_PIPE);
         b.n = 0;
     }
     double t0 = host_now();
@@ -267,7 +294,7 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     put_bytes(&b, enc, elen);
     free(enc);
     if (send_msg(out_fd, 'E', &b))
-        _exit(3);
+        _exit(b.failed ? WORKER_EXIT_NOMEM : WORKER_EXIT_PIPE);
     free(b.b);
     lworld_destroy(lw);
     lhost_destroy(h);
@@ -607,11 +634,8 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 waitpid(x->pid, &st, 0);
                 slot *s = &sl[x->busy];
                 bytebuf e = {NULL, 0, 0, 0};
-                char why[128];
-                snprintf(why, sizeof why, "worker process %ld ended during the "
-                         "run (%s %d)", (long)x->pid,
-                         WIFSIGNALED(st) ? "signal" : "exit status",
-                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+                char why[200];
+                worker_end_reason((long)x->pid, st, why, sizeof why);
                 put_u64(&e, (uint64_t)x->busy);
                 put_u64(&e, SIM_RUN_FAILED);
                 put_u64(&e, 0);

@@ -87,12 +87,19 @@ static int resolve_read(lhost *h, const char *path, char out[LHOST_PATH_MAX],
         return P_ERRNO;
     }
     if (!realpath(joined, out)) {
-        /* missing: say so only when it would have been inside */
+        /* missing: say so only when it would have been inside, judged by
+         * its nearest existing ancestor ('~/x' is a missing '~' below the
+         * scenario's directory, not a way out) */
         int e = errno;
-        char *slash = strrchr(joined, '/');
-        *slash = 0;
-        if (!realpath(*joined ? joined : "/", out) ||
-            !(below(h->scenario_dir, out) || below(h->out_dir, out)))
+        if (e != ENOENT && e != ENOTDIR)
+            return P_REFUSED;
+        char *slash;
+        while ((slash = strrchr(joined, '/')) != NULL) {
+            *slash = 0;
+            if (realpath(*joined ? joined : "/", out))
+                break;
+        }
+        if (!slash || !(below(h->scenario_dir, out) || below(h->out_dir, out)))
             return P_REFUSED;
         errno = e;
         return P_ERRNO;
@@ -774,7 +781,10 @@ int lhost__io_open(lua_State *L)
     if (!f) {
         int e = errno ? errno : ENOENT;
         luaL_pushfail(L);
-        lua_pushfstring(L, "%s: %s", path, strerror(e));
+        lua_pushfstring(L, "%s: %s%s", path, strerror(e),
+                        path[0] == '~' ? " ('~' is not expanded: names are taken in "
+                        "the scenario's directory, or for writing in the output "
+                        "folder)" : "");
         lua_pushinteger(L, e);
         return 3;
     }

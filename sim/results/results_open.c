@@ -82,6 +82,15 @@ static int immutable_uri(const char *path, char *out, size_t cap)
     return k < 0 || (size_t)k >= cap - n ? -1 : 0;
 }
 
+/* 1 when path + suffix exists. */
+static int beside(const char *path, const char *suffix)
+{
+    char p[4200];
+    struct stat sb;
+    return snprintf(p, sizeof p, "%s%s", path, suffix) < (int)sizeof p &&
+           lstat(p, &sb) == 0;
+}
+
 /* 1 when path has a non-empty write-ahead log beside it. */
 static int has_wal(const char *path)
 {
@@ -100,6 +109,9 @@ static int has_wal(const char *path)
  * -shm, and the file is then opened immutable: nothing beside it is
  * created or needed. A -wal left beside it (a writer that crashed) holds
  * commits an immutable reader would not see: that is refused instead.
+ * With neither -wal nor -shm beside the file no process is writing it,
+ * and it is read immutable at once: a reader (of a damaged file above
+ * all) creates nothing beside it.
  * SQLITE_OK with *out, or an SQLite code with the message in err (*out
  * NULL).
  */
@@ -108,8 +120,10 @@ static int open_readonly(const char *path, sqlite3 **out, char *err,
 {
     sqlite3 *db = NULL;
     *out = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY |
-                                            SQLITE_OPEN_NOMUTEX, NULL);
+    int quiet = !beside(path, "-wal") && !beside(path, "-shm");
+    int rc = quiet ? SQLITE_CANTOPEN
+                   : sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY |
+                                                    SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_extended_result_codes(db, 1);
         sqlite3_busy_timeout(db, BUSY_MS);
@@ -142,6 +156,10 @@ static int open_readonly(const char *path, sqlite3 **out, char *err,
                                        SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK) {
         sqlite3_extended_result_codes(db, 1);
+        rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+                          NULL);
+    }
+    if (rc == SQLITE_OK) {
         *out = db;
         if (err && errlen)
             err[0] = '\0';     /* the first attempt's message is moot */
