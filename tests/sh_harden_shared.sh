@@ -26,6 +26,8 @@
 #    is a missing file (not expanded), not a way out; a damaged database
 #    is refused with nothing created beside it; quantities that overflow
 #    or hide a NUL byte are refused;
+#  - a run adds at most 1 MiB of parameter text to the database: a 2 MiB
+#    param string fails the run with a message naming the cap;
 #  - mtcsim ls prints text from a database with control characters
 #    escaped (names, command line, errors, parameters, metrics);
 set -u
@@ -267,6 +269,17 @@ LUA
   (ulimit -v 1000000; "$m" run big.lua --out big.db -j 2 --quiet >/dev/null 2>err); [ $? -eq 1 ] || fail "worker out of memory: exit"
   grep -q 'ran out of memory during the run' err || fail "worker out of memory: $(cat err)"
 fi
+
+# ---- per-run caps of the database ----
+cat > blob.lua <<'LUA'
+local blob = param("blob", ("x"):rep(2 * 1024 * 1024), "two MiB of text")
+mtcsim.world{ duration = hours(1), start = "empty" }
+mtcsim.update_service{ name = "us" }
+LUA
+"$m" run blob.lua --out blob.db --quiet >/dev/null 2>err; [ $? -eq 1 ] || fail "a 2 MiB parameter must fail the run"
+grep -q "would take more than 1048576 bytes in the results database (the cap per run), at parameter 'blob'" err || fail "cap message: $(cat err)"
+[ "$(sqlite3 blob.db "select status from run")" = failed ] || fail "capped run: $(sqlite3 blob.db 'select status, error from run')"
+[ "$(stat -c %s blob.db)" -lt 1500000 ] || fail "the database grew past the cap: $(stat -c %s blob.db)"
 
 # ---- text from a database is printed escaped ----
 cp two.db esc.db

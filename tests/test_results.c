@@ -506,6 +506,41 @@ TEST(experiment_claims)
     sim_results_close(b);
 }
 
+/* A run adds at most the capped text (parameters, attributes) and series
+ * points, whatever it asks, with an error naming the cap; a refused store
+ * stores nothing. */
+TEST(per_run_caps)
+{
+    sim_metrics *m = NULL;
+    sim_engine *eng = NULL;
+    sim_results *db = NULL;
+    int64_t exp, run;
+    const char *path = tmp_path("caps.db");
+    ASSERT_OK(every_kind(&m, &eng));
+    ASSERT_OK(open_rw(path, &db, &exp));
+    sim_results_set_caps(db, 100, 10);
+    sim_run_info ri = {exp, 0, 0, 5, NULL, NULL, "test-1", 0, 150 * SIM_SEC};
+    ASSERT_OK(sim_results_run_begin(db, &ri, &run));
+    ASSERT_OK(sim_results_add_param(db, run, "world", "w", "a", "0123456789"));
+    char big[120];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    ASSERT_EQ(sim_results_add_param(db, run, "world", "w", "b", big), MTC_ERR_LIMIT);
+    ASSERT_TRUE(strstr(sim_results_errmsg(db), "more than 100 bytes") != NULL);
+    ASSERT_EQ(sim_results_add_attr(db, run, "c", big), MTC_ERR_LIMIT);
+    ASSERT_EQ(sim_results_store_metrics(db, run, m), MTC_ERR_LIMIT);
+    ASSERT_TRUE(strstr(sim_results_errmsg(db), "more than the 10 a run may store") != NULL);
+    sqlite3 *s = sim_results_sqlite(db);
+    ASSERT_EQ(q_int(s, "SELECT count(*) FROM metric WHERE run_id = %lld", (long long)run), 0);
+    ASSERT_EQ(q_int(s, "SELECT count(*) FROM param WHERE run_id = %lld", (long long)run), 1);
+    sim_results_set_caps(db, 0, 0);     /* the defaults hold them */
+    ASSERT_OK(sim_results_store_metrics(db, run, m));
+    ASSERT_OK(sim_results_run_end(db, run, SIM_RUN_COMPLETED, 150 * SIM_SEC, 50, NULL));
+    ASSERT_OK(sim_results_close(db));
+    sim_metrics_destroy(m);
+    sim_engine_destroy(eng);
+}
+
 TEST(summaries_match_student_t)
 {
     sim_results *db = NULL;
@@ -926,6 +961,7 @@ static const test_case tests[] = {
     {"roundtrip_toy_run", roundtrip_toy_run},
     {"provenance", provenance},
     {"experiment_claims", experiment_claims},
+    {"per_run_caps", per_run_caps},
     {"summaries_match_student_t", summaries_match_student_t},
     {"single_run_summary", single_run_summary},
     {"append_and_concurrent_reader", append_and_concurrent_reader},

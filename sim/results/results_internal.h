@@ -33,6 +33,7 @@
 typedef struct open_run {
     int64_t id;
     double t0;          /* CLOCK_MONOTONIC seconds at run_begin */
+    uint64_t text_bytes;    /* of its parameters and attributes so far */
 } open_run;
 
 struct sim_results {
@@ -43,6 +44,7 @@ struct sim_results {
     size_t nruns, capruns;
     char errmsg[ERRMSG_MAX];
     int lock_fd;        /* the file, for experiment claims; -1: not open */
+    uint64_t max_text, max_points;  /* per run (SIM_RESULTS_MAX_*) */
 };
 
 /* Whether experiment exp is claimed by another open file description

@@ -163,6 +163,18 @@ static int store_one(store_ctx *s, const sim_metrics *m, const sim_metric *mt,
     return MTC_OK;
 }
 
+/* The points the series of m would store: metrics x cells x grid points. */
+static uint64_t series_points(const sim_metrics *m)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < sim_metrics_count(m); i++) {
+        const sim_metric *mt = sim_metrics_at(m, i);
+        if (sim_metric_flags(mt) & SIM_METRIC_SERIES)
+            n += (uint64_t)ncells(mt) * sim_metric_series_len(mt);
+    }
+    return n;
+}
+
 int sim_results_store_metrics(sim_results *db, int64_t run_id,
                               const sim_metrics *m)
 {
@@ -175,6 +187,13 @@ int sim_results_store_metrics(sim_results *db, int64_t run_id,
         return fail(db, MTC_ERR_ARG, "store_metrics: no registry");
     if ((rc = need_run(db, run_id)) || (rc = sim_results_flush(db)))
         return rc;
+    uint64_t points = series_points(m);
+    if (points > db->max_points)
+        return fail(db, MTC_ERR_LIMIT, "run %lld: its time series hold %llu points "
+                    "(series x cohorts x grid points), more than the %llu a run "
+                    "may store: choose a larger grid_step or a shorter duration",
+                    (long long)run_id, (unsigned long long)points,
+                    (unsigned long long)db->max_points);
     if ((rc = exec(db, "BEGIN IMMEDIATE")))
         return rc;
     if ((rc = prep(db, "DELETE FROM metric WHERE run_id = ?", &del)) ||

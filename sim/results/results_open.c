@@ -414,6 +414,8 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
         return MTC_ERR_NOMEM;
     }
     r->lock_fd = -1;
+    r->max_text = SIM_RESULTS_MAX_TEXT_BYTES;
+    r->max_points = SIM_RESULTS_MAX_SERIES_POINTS;
     r->readonly = mode == SIM_RESULTS_READ;
     if (r->readonly) {
         if (open_readonly(path, &r->db, err, errlen) != SQLITE_OK) {
@@ -472,6 +474,16 @@ int sim_results_flush(sim_results *db)
     if (rc)
         exec(db, "ROLLBACK");
     return rc;
+}
+
+void sim_results_set_caps(sim_results *db, uint64_t max_text, uint64_t max_points)
+{
+    if (!db)
+        return;
+    db->max_text = max_text && max_text < SIM_RESULTS_MAX_TEXT_BYTES
+                       ? max_text : SIM_RESULTS_MAX_TEXT_BYTES;
+    db->max_points = max_points && max_points < SIM_RESULTS_MAX_SERIES_POINTS
+                         ? max_points : SIM_RESULTS_MAX_SERIES_POINTS;
 }
 
 int sim_results_close(sim_results *db)

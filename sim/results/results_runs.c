@@ -208,7 +208,25 @@ int sim_results_run_begin(sim_results *db, const sim_run_info *info,
     *run_id = sqlite3_last_insert_rowid(db->db);
     db->runs[db->nruns].id = *run_id;
     db->runs[db->nruns].t0 = mono_now();
+    db->runs[db->nruns].text_bytes = 0;
     db->nruns++;
+    return MTC_OK;
+}
+
+/* Counts bytes more text of run (parameters, attributes) against
+ * SIM_RESULTS_MAX_TEXT_BYTES; MTC_OK or MTC_ERR_LIMIT naming what. */
+static int charge_text(sim_results *db, int64_t run_id, const char *what,
+                       const char *name, uint64_t bytes)
+{
+    open_run *o = find_run(db, run_id);
+    if (o->text_bytes + bytes > db->max_text)
+        return fail(db, MTC_ERR_LIMIT, "run %lld: its parameters and attributes "
+                    "would take more than %llu bytes in the results database "
+                    "(the cap per run), at %s '%.80s' (%llu bytes): shorten the "
+                    "values", (long long)run_id,
+                    (unsigned long long)db->max_text, what, name,
+                    (unsigned long long)bytes);
+    o->text_bytes += bytes;
     return MTC_OK;
 }
 
@@ -222,7 +240,11 @@ int sim_results_add_param(sim_results *db, int64_t run_id,
         return MTC_ERR_ARG;
     if (!entity_kind || !entity_name || !name || !*name || !value)
         return fail(db, MTC_ERR_ARG, "parameter with a NULL field");
-    if ((rc = need_run(db, run_id)) || (rc = batch_begin(db)))
+    if ((rc = need_run(db, run_id)) ||
+        (rc = charge_text(db, run_id, "parameter", name,
+                          strlen(entity_kind) + strlen(entity_name) +
+                              strlen(name) + strlen(value))) ||
+        (rc = batch_begin(db)))
         return rc;
     if ((rc = prep(db, "INSERT OR REPLACE INTO param (run_id, entity_kind, "
                        "entity_name, name, value) VALUES (?, ?, ?, ?, ?)",
@@ -308,7 +330,10 @@ int sim_results_add_attr(sim_results *db, int64_t run_id, const char *name,
         return MTC_ERR_ARG;
     if (!name || !*name)
         return fail(db, MTC_ERR_ARG, "attribute without a name");
-    if ((rc = need_run(db, run_id)) || (rc = batch_begin(db)))
+    if ((rc = need_run(db, run_id)) ||
+        (rc = charge_text(db, run_id, "attribute", name,
+                          strlen(name) + (value ? strlen(value) : 0))) ||
+        (rc = batch_begin(db)))
         return rc;
     if ((rc = prep(db, "INSERT OR REPLACE INTO run_attr (run_id, name, "
                        "value) VALUES (?, ?, ?)", &st)))

@@ -211,6 +211,24 @@ int sim_results_stale_runs(sim_results *db, int64_t *ids, size_t max,
 int sim_results_claim_experiment(sim_results *db, int64_t experiment_id,
                                  int *busy);
 
+/*
+ * What one run may add to the database, whatever the scenario asks: the
+ * text of its parameters and attributes (names and values, counted as
+ * they are added: sim_results_add_param, _add_params, _add_attr fail
+ * with MTC_ERR_LIMIT past it), and the points of its time series (series
+ * x cohort cells x grid points: sim_results_store_metrics fails with
+ * MTC_ERR_LIMIT, storing nothing, past it). A typical run stores a few
+ * kilobytes of text and 10^4-10^5 points; at about 30 bytes a point the
+ * series cap is some 300 MB a run.
+ */
+#define SIM_RESULTS_MAX_TEXT_BYTES ((uint64_t)1 << 20)
+#define SIM_RESULTS_MAX_SERIES_POINTS ((uint64_t)10000000)
+
+/* Lowers this handle's caps above (0, or a value above one: the
+ * default); for tests, and for a caller that wants a smaller file. */
+void sim_results_set_caps(sim_results *db, uint64_t max_text_bytes,
+                          uint64_t max_series_points);
+
 /* ---- helpers ---- */
 
 /* SHA-256 as 64 lowercase hex digits + NUL. */
