@@ -15,6 +15,12 @@
  * number of events. Property: no crash and no sanitizer report; every
  * problem is a Lua error or an error code.
  *
+ * Shared data (fuzz_resume_db, fuzz_folder_links: inputs starting with
+ * 0xd1 or 0xd2): a results database mutated by the input, opened the ways
+ * a resume and the readers do; an output folder whose levels are links
+ * out, with reads and writes at every level, and the property that
+ * nothing outside it is read or changed.
+ *
  * Not generated, because here they only cost time (other tests cover
  * them, or they are the declared experiment): population counts above
  * 50 and huge max_active_landmarks (the memory a world needs is stated
@@ -31,15 +37,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <sqlite3.h>
 
 #include "lhost.h"
 #include "lworld.h"
 #include "mtc/error.h"
+#include "sim/results.h"
 #include "sim/world.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -546,8 +555,217 @@ static const char *scenario_dir(void)
     return dir;
 }
 
+/* ---- shared data as hostile input: a mutated results database ---- */
+
+/* A small results database as a resume finds it (an experiment, a run
+ * with parameters and loaded-file hashes, a run left 'running' by a host
+ * that is gone), built once; its bytes in *buf. */
+static size_t template_db(const char *dir, uint8_t **buf)
+{
+    static uint8_t *bytes;
+    static size_t len;
+    if (bytes) {
+        *buf = bytes;
+        return len;
+    }
+    char path[300];
+    snprintf(path, sizeof path, "%s/template.db", dir);
+    unlink(path);
+    sim_results *db = NULL;
+    int64_t exp = 0, run = 0, run2 = 0;
+    sim_experiment_info ei = {"t.lua", "mtcsim run t.lua --set n=5 --out t.db", 2, 2};
+    sim_run_info ri = {0, 0, 0, 1, NULL, NULL, "fuzz", 0, 1000};
+    if (sim_results_open(path, SIM_RESULTS_CREATE, &db, NULL, 0) != MTC_OK ||
+        sim_results_experiment_begin(db, &ei, &exp) != MTC_OK)
+        abort();
+    ri.experiment_id = exp;
+    if (sim_results_run_begin(db, &ri, &run) != MTC_OK ||
+        sim_results_add_param(db, run, "scenario", "scenario", "n", "5") != MTC_OK ||
+        sim_results_add_attr(db, run, "loaded:lib/x.lua", "ab12") != MTC_OK ||
+        sim_results_run_end(db, run, SIM_RUN_COMPLETED, 1000, 3, NULL) != MTC_OK ||
+        sim_results_run_begin(db, &ri, &run2) != MTC_OK ||
+        sim_results_flush(db) != MTC_OK)
+        abort();
+    sqlite3_exec(sim_results_sqlite(db), "UPDATE run SET hostname = 'gone', "
+                 "pid = 1 WHERE status = 'running'", NULL, NULL, NULL);
+    sim_results_close(db);  /* run2 stays 'running': abandoned */
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) || !(bytes = malloc((size_t)st.st_size)) ||
+        fread(bytes, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+        abort();
+    fclose(f);
+    len = (size_t)st.st_size;
+    *buf = bytes;
+    return len;
+}
+
+/* Opens a copy of the template mutated by the input (pairs of a 16-bit
+ * offset and a byte) the ways `mtcsim run --resume`, `ls` and `report`
+ * do: read-only, for appending (every page checked), stale runs, the
+ * experiment's claim, its summaries. Property: every damage is an error
+ * code, never a crash or a sanitizer report. */
+static void fuzz_resume_db(const uint8_t *data, size_t size)
+{
+    const char *dir = scenario_dir();
+    uint8_t *tmpl;
+    size_t len = template_db(dir, &tmpl);
+    uint8_t *b = malloc(len);
+    if (!b)
+        return;
+    memcpy(b, tmpl, len);
+    for (size_t i = 0; i + 2 < size; i += 3) {
+        size_t off = ((size_t)data[i] << 8 | data[i + 1]) % len;
+        b[off] = data[i + 2];
+    }
+    char path[300], side[320];
+    snprintf(path, sizeof path, "%s/mutated.db", dir);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(b, 1, len, f) != len)
+        abort();
+    fclose(f);
+    free(b);
+    sim_results *db = NULL;
+    size_t n = 0;
+    int64_t ids[8];
+    char err[1024];
+    if (sim_results_open(path, SIM_RESULTS_READ, &db, err, sizeof err) == MTC_OK) {
+        sim_results_stale_runs(db, ids, 8, &n);
+        sim_results_close(db);
+    }
+    if (sim_results_open(path, SIM_RESULTS_APPEND, &db, err, sizeof err) == MTC_OK) {
+        int busy = 0;
+        sim_results_stale_runs(db, ids, 8, &n);
+        sim_results_claim_experiment(db, 1, &busy);
+        sim_results_summarize(db, 1, 0, 0.95);
+        sim_results_close(db);
+    }
+}
+
+/* ---- shared data as hostile input: an output folder with links ---- */
+
+/* Files below dir (names, kinds, sizes, first bytes) as one line each
+ * into out; what must not change. */
+static void snapshot(const char *dir, char *out, size_t cap)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd '%s' && find . -printf '%%p %%y %%s %%l\\n' "
+             "| sort; cat secret sub/secret 2>/dev/null", dir);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, cap - 1, p) : 0;
+    out[n] = 0;
+    if (p)
+        pclose(p);
+}
+
+/* Builds an output folder whose levels (the folder itself, a directory
+ * in it, a file, its manifest) are each, by the input, real or a link to
+ * a directory "outside" (or a file there), then runs a program of
+ * io.open reads and writes of names at every level in a sandboxed host
+ * with that folder. Property: nothing outside the folder's own tree is
+ * read into the output or changed, and no crash. */
+static void fuzz_folder_links(const uint8_t *data, size_t size)
+{
+    gen g = {data, size, 0, NULL, 0, 0};
+    const char *dir = scenario_dir();
+    char cmd[2400], box[300], outside[300];
+    snprintf(box, sizeof box, "%s/box", dir);
+    snprintf(outside, sizeof outside, "%s/outside", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' && mkdir -p '%s' '%s/sub' && "
+             "printf SECRET > '%s/secret' && printf SECRET > '%s/sub/secret'",
+             box, outside, box, outside, outside, outside);
+    if (system(cmd) != 0)
+        abort();
+    static const char *const folder_kinds[] = {
+        "mkdir r.files", "ln -s ../outside r.files", "ln -s ../outside/secret r.files",
+        "mkdir other && ln -s other r.files", "printf x > r.files", ":"};
+    static const char *const sub_kinds[] = {
+        ":", "mkdir r.files/sub", "ln -s ../../outside r.files/sub",
+        "ln -s ../../outside/sub r.files/sub", "ln -s .. r.files/sub"};
+    static const char *const file_kinds[] = {
+        ":", "printf mine > r.files/f", "ln -s ../../outside/secret r.files/f",
+        "ln -s /etc/passwd r.files/f", "mkfifo r.files/f"};
+    static const char *const man_kinds[] = {
+        ":", "printf 'f\\nsub/f\\nsecret\\n' > r.files/.mtcsim-files",
+        "ln -s ../../outside/secret r.files/.mtcsim-files",
+        "printf 'f\\n' > r.files/.mtcsim-files && ln -s ../../outside/secret r.files/g"};
+    snprintf(cmd, sizeof cmd, "cd '%s' && { %s; %s; %s; %s; } 2>/dev/null", box,
+             folder_kinds[pick(&g, 6)], sub_kinds[pick(&g, 5)],
+             file_kinds[pick(&g, 5)], man_kinds[pick(&g, 4)]);
+    if (system(cmd) < 0)
+        abort();
+    char before[8192], after[8192];
+    snapshot(outside, before, sizeof before);
+
+    static const char *const paths[] = {
+        "f", "g", "sub/f", "sub/secret", "sub/new", "new", "secret",
+        "../outside/secret", "../../outside/secret", "sub/../f", "BOX/f",
+        "BOX/sub/secret", "BOX/g", "BOX/secret", "OUT/secret", "~/x"};
+    static const char *const modes[] = {"r", "w", "a", "r+", "w+", "a+"};
+    char prog[8192], folder[320];
+    snprintf(folder, sizeof folder, "%s/r.files", box);
+    size_t k = (size_t)snprintf(prog, sizeof prog, "local leaked = {}\n");
+    for (int i = 0; i < 12 && g.i < g.n && k < sizeof prog - 600; i++) {
+        const char *nm = paths[pick(&g, 16)];
+        char name[700];
+        if (!strncmp(nm, "BOX/", 4))
+            snprintf(name, sizeof name, "%s/%s", folder, nm + 4);
+        else if (!strncmp(nm, "OUT/", 4))
+            snprintf(name, sizeof name, "%s/%s", outside, nm + 4);
+        else
+            snprintf(name, sizeof name, "%s", nm);
+        k += (size_t)snprintf(prog + k, sizeof prog - k,
+                              "pcall(function() local f = io.open(%s%s%s, '%s') "
+                              "if f then f:write('W') local t = f:read('a') "
+                              "if t and t:find('SECRET') then leaked[#leaked + 1] = t end "
+                              "f:close() end end)\n", "[[", name, "]]",
+                              modes[pick(&g, 6)]);
+    }
+    snprintf(prog + k, sizeof prog - k, "assert(#leaked == 0, 'LEAKED')\n");
+    char path[320], err[4096];
+    snprintf(path, sizeof path, "%s/links.lua", box);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        abort();
+    fputs(prog, f);
+    fclose(f);
+    lhost_config cfg = {0, path, 1, 0, 2000000, (size_t)32 << 20, folder};
+    cpu_budget(INPUT_CPU_MS);
+    lhost *h = lhost_create(&cfg, err, sizeof err);
+    if (h) {
+        budget_L = lhost_state(h);
+        if (lhost_run_file(h, path, err, sizeof err) != MTC_OK && strstr(err, "LEAKED")) {
+            fprintf(stderr, "fuzz_host: a folder link leaked a file outside:\n%s\n", prog);
+            abort();
+        }
+        budget_L = NULL;
+    }
+    cpu_budget(0);
+    lhost_destroy(h);
+    snapshot(outside, after, sizeof after);
+    if (strcmp(before, after)) {
+        fprintf(stderr, "fuzz_host: a folder link changed files outside:\n%s\n"
+                "-- before\n%s-- after\n%s", prog, before, after);
+        abort();
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* inputs starting with these bytes fuzz the shared data a researcher
+     * receives instead of a scenario */
+    if (size && data[0] == 0xd1) {
+        fuzz_resume_db(data + 1, size - 1);
+        return 0;
+    }
+    if (size && data[0] == 0xd2) {
+        fuzz_folder_links(data + 1, size - 1);
+        return 0;
+    }
     static char prog[PROG_MAX];
     gen g = {data, size, 0, prog, 0, 0};
     g.out[0] = 0;
