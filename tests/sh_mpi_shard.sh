@@ -10,7 +10,8 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
 # Without Open MPI the shard layer must still compile cleanly (single-process
 # builds on machines without it).
-tmpo=$(mktemp); trap 'rm -f "$tmpo"' EXIT
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmpo="$tmp/shard.o"
 cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -Isim/engine/include -Isim/scaleout/include \
    $(pkg-config --cflags gsl) -c sim/scaleout/shard.c -o "$tmpo" \
    || { echo "sim/scaleout/shard.c does not build without MPI"; exit 1; }
@@ -25,8 +26,8 @@ if [ -n "${SAN_BUILD:-}" ]; then
   echo "sanitized build: single-process check only"; exit 0
 fi
 for n in 1 2 3; do
-  out=$(mpirun --oversubscribe -np $n "$D" 7 3000 3 2>"$1/mpi_$n.err") || {
-    echo "mpirun -np $n failed:"; cat "$1/mpi_$n.err"; exit 1; }
+  out=$(mpirun --oversubscribe -np $n "$D" 7 3000 3 2>"$tmp/mpi_$n.err") || {
+    echo "mpirun -np $n failed:"; cat "$tmp/mpi_$n.err"; exit 1; }
   if [ "$out" != "$single" ]; then
     echo "ranks=$n differs from single-process:"; echo "$out"; echo "vs"; echo "$single"; exit 1
   fi
