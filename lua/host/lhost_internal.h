@@ -1,6 +1,6 @@
 /*
  * lhost_internal.h - what the host's own files share: the lhost struct
- * (lhost.c: state, limits, entries; lhost_files.c: files and loaders;
+ * (lhost.c: state, limits, entries; lhost_files.c: files; lhost_load.c: loaders;
  * lpattern.c: counted pattern matching). Not for the bindings: they use
  * lhost.h.
  */
@@ -46,8 +46,21 @@ struct lhost {
 /* Registry key of the sandbox's module cache (require). */
 #define LHOST__LOADED_KEY "mtcsim.sandbox.loaded"
 
+/* What the file functions return beside a descriptor: P_ERRNO with errno
+ * set, or P_REFUSED with the reason in *why. */
+enum { P_OK = 0, P_ERRNO = -1, P_REFUSED = -2 };
+
 /* The sandbox's file functions (lhost_files.c). */
 int lhost__io_open(lua_State *L);
+/* Opens a file the sandbox may read (inside the scenario's directory,
+ * hashed and recorded for a resume, or from the output folder's handle):
+ * a descriptor, P_ERRNO or P_REFUSED. */
+int lhost__open_read(lua_State *L, lhost *h, const char *path, const char **why);
+/* Opens a resolved name for reading, regular files only: a descriptor,
+ * P_ERRNO or P_REFUSED. */
+int lhost__open_regular(const char *res, int flags, const char **why);
+
+/* The loaders (lhost_load.c). */
 int lhost__loadfile(lua_State *L);
 int lhost__dofile(lua_State *L);
 int lhost__require(lua_State *L);
