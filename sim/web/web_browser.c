@@ -35,6 +35,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "mtc/error.h"
+#include "sim/certcomp.h"
 #include "web_internal.h"
 
 const char *const web_policy_names[] = {"pki", NULL};
@@ -88,6 +89,8 @@ static const sim_param_desc browser_params[] = {
     {"loss_prob", SIM_PARAM_REAL, BO(loss_prob), 0, 0, 0.5, NULL, "", "per-packet loss probability on the client's path (each packet lost independently and repaired selectively: docs/model.md, \"Loss recovery\")"},
     {"cpu_slowdown", SIM_PARAM_REAL, BO(cpu_slowdown), 0, 0.01, 1000, NULL, "", "client's certificate verification time as a multiple of the development machine's measured costs (desktop: 1; docs/model.md \"Client verification time\")"},
     {"tcp_rto_min", SIM_PARAM_REAL, BO(tcp_rto_min), 0, 0, 60000, NULL, "ms", "TCP's minimum retransmission timeout (Linux: 200 ms; RFC 6298 (2.4): 1 s)"},
+    {"loss_prob", SIM_PARAM_REAL, BO(loss_prob), 0, 0, 0.5, NULL, "", "per-packet loss probability on the client's path (a lost flight is resent after RTO / PTO)"},
+    {"cert_compression", SIM_PARAM_LIST, BO(cert_compression), 0, 0, 0, NULL, "", "certificate compression algorithms the client offers (RFC 8879): \"brotli\", \"zstd\"; empty: none (docs/model.md \"Web side: certificate compression\")"},
 };
 
 static int browser_defaults(void *p)
@@ -176,6 +179,12 @@ static int browser_validate(const void *p, char *err, size_t errlen)
             return MTC_ERR_CONFIG;
         }
     }
+    for (size_t i = 0; i < c->cert_compression.count; i++)
+        if (!certcomp_alg_by_name(c->cert_compression.item[i])) {
+            snprintf(err, errlen, "cert_compression: \"%s\" is not \"brotli\" or \"zstd\"",
+                     c->cert_compression.item[i]);
+            return MTC_ERR_CONFIG;
+        }
     if (c->client_hello_extra > 0 && c->client_hello_extra < 4) {
         snprintf(err, errlen, "client_hello_extra: 0 or at least 4 bytes (a padding extension)");
         return MTC_ERR_CONFIG;

@@ -35,6 +35,7 @@
 
 #include "mtc/chain.h"
 #include "mtc/error.h"
+#include "sim/certcomp.h"
 #include "web_internal.h"
 
 const char *const web_group_names[] = {"x25519mlkem768", "x25519", "secp256r1", NULL};
@@ -152,6 +153,8 @@ struct web_base_chain {
     uint32_t name_len;
     uint32_t msg_len;       /* Certificate message: the chain's certificates */
     uint32_t cv_len;        /* CertificateVerify by the chain's own leaf key */
+    uint32_t comp_msg[2];   /* msg compressed [brotli, zstd] (wire length);
+                               0 when no pair negotiates compression */
 };
 
 /* The chain of `profile` with leaf key `leaf` and CA keys `ca` (NONE: the
@@ -186,6 +189,30 @@ static int base_chain(web *wb, uint16_t profile, mtc_chain_alg leaf, mtc_chain_a
         e->name_len = nl;
         e->msg_len = (uint32_t)tls_certificate_len(c->len, c->ncerts, 0);
         e->cv_len = (uint32_t)tls_certificate_verify_len(c->handshake_sig_len);
+        e->comp_msg[0] = e->comp_msg[1] = 0;
+        if (wb->any_comp) {
+            /* the chain's Certificate message, compressed once */
+            tls_cert_entry ents[MTC_CHAIN_CERTS_MAX];
+            for (size_t i = 0; i < c->ncerts; i++)
+                ents[i] = (tls_cert_entry){c->buf + c->off[i], c->len[i]};
+            size_t cap = e->msg_len, ml = 0;
+            uint8_t *msg = malloc(cap);
+            rc = msg ? tls_certificate_encode(wb->env.tls.codepoint, ents, c->ncerts, 0, msg,
+                                              cap, &ml)
+                     : MTC_ERR_NOMEM;
+            for (int a = 0; a < 2 && rc == MTC_OK; a++) {
+                size_t w = certcomp_wire_len(CERTCOMP_BROTLI + a, msg, ml);
+                if (!w)
+                    rc = MTC_ERR_NOMEM;
+                e->comp_msg[a] = (uint32_t)w;
+            }
+            free(msg);
+            if (rc != MTC_OK) {
+                wb->nbase--;
+                free(c);
+                return rc;
+            }
+        }
         *out = *e;
     }
     free(c);
@@ -223,12 +250,55 @@ int web__site_baselines(web *wb, web_site *s)
     s->base_msg[0] = cl.msg_len;
     s->base_msg[1] = pq.msg_len;
     s->base_today = today.msg_len + today.cv_len;
+    s->today_cv = today.cv_len;
+    for (int a = 0; a < 2; a++) {
+        s->base_comp[a][WEB_BASE_CLASSICAL] = cl.comp_msg[a];
+        s->base_comp[a][WEB_BASE_MLDSA44] = pq.comp_msg[a];
+        s->base_comp[a][WEB_BASE_TODAY] = today.comp_msg[a];
+    }
     web__site_baselines_sync(wb, s);
+    return MTC_OK;
+}
+
+uint32_t web__base_auth(const web *wb, uint32_t site, size_t k, int i)
+{
+    const web_site_hot *h = &wb->siteh[site];
+    if (!wb->any_comp)
+        return h->base_auth[i];
+    const web_site *s = &wb->sites[site];
+    int alg = web__comp_alg(wb, s->group, k);
+    if (!alg)
+        return h->base_auth[i];
+    uint32_t cv = i == WEB_BASE_TODAY ? s->today_cv : s->cv_len;
+    return s->base_comp[alg - CERTCOMP_BROTLI][i] + cv;
+}
+
+int web__comp_negotiate(web *wb)
+{
+    size_t cells = wb->nsite_groups * wb->ncohorts;
+    wb->comp = calloc(cells ? cells : 1, 1);
+    if (!wb->comp)
+        return MTC_ERR_NOMEM;
+    for (size_t g = 0; g < wb->nsite_groups; g++)
+        for (size_t k = 0; k < wb->ncohorts; k++) {
+            const sim_param_list *srv = &wb->site_cfg[g].cert_compression;
+            const sim_param_list *cli = &wb->cohorts[k].cfg.cert_compression;
+            int pick = 0;
+            /* RFC 8879 section 3: the server picks one the client offered */
+            for (size_t i = 0; i < srv->count && !pick; i++)
+                for (size_t j = 0; j < cli->count && !pick; j++)
+                    if (!strcmp(srv->item[i], cli->item[j]))
+                        pick = certcomp_alg_by_name(srv->item[i]);
+            wb->comp[g * wb->ncohorts + k] = (uint8_t)pick;
+            wb->any_comp |= pick != 0;
+        }
     return MTC_OK;
 }
 
 void web__baselines_destroy(web *wb)
 {
+    free(wb->comp);
+    wb->comp = NULL;
     free(wb->base);
     wb->base = NULL;
     wb->nbase = 0;

@@ -45,6 +45,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "mtc/error.h"
+#include "sim/certcomp.h"
 #include "web_internal.h"
 
 /* ---- publications --------------------------------------------------------- */
@@ -186,6 +187,7 @@ void web__cert_sync(web *wb, uint32_t id)
         depth++;
     unsigned nodes = depth + (c->der_len + 9 + 127) / 128;
     h->hash_nodes = (uint16_t)(nodes < UINT16_MAX ? nodes : UINT16_MAX);
+    h->group = (uint16_t)c->group;
     h->ca = (uint16_t)c->ca;
     memcpy(h->srv_auth, c->srv_auth, sizeof h->srv_auth);
     h->obj = c->obj;
@@ -436,6 +438,41 @@ static void flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
         wb->st.invariant_violations++;
 }
 
+/* Compression labels of cert_message_bytes*: kind x algorithm. */
+enum { COMP_SA = 0, COMP_LR = 1, COMP_CLASSICAL = 2, COMP_MLDSA44 = 3, COMP_TODAY = 4,
+       COMP_KINDS = 5 };
+static const char *const comp_labels[2 * COMP_KINDS] = {
+    "standalone/brotli", "standalone/zstd", "landmark_relative/brotli",
+    "landmark_relative/zstd", "classical_chain/brotli", "classical_chain/zstd",
+    "mldsa44_chain/brotli", "mldsa44_chain/zstd", "today_chain/brotli", "today_chain/zstd"};
+
+/* Server auth bytes of certificate id when its Certificate message goes
+ * compressed with alg (RFC 8879): the message is encoded and compressed
+ * on first use, once per certificate and variant. Counts the message's
+ * bytes before and after in cert_message_bytes*. */
+static uint32_t comp_srv_auth(web *wb, uint32_t id, int alg, int ta)
+{
+    web_cert *c = &wb->certs[id];
+    uint32_t *w = &c->comp_wire[alg - CERTCOMP_BROTLI][ta];
+    if (!*w) {
+        size_t cap = (size_t)c->msg_len[ta], len = 0;
+        uint8_t *buf = malloc(cap);
+        tls_cert_entry e = {c->der, c->der_len};
+        size_t wl = 0;
+        if (buf && tls_certificate_encode(wb->env.tls.codepoint, &e, 1, ta, buf, cap, &len) ==
+                       MTC_OK)
+            wl = certcomp_wire_len(alg, buf, len);
+        free(buf);
+        if (!wl) /* out of memory: sent uncompressed (and tried again) */
+            return c->srv_auth[ta];
+        *w = (uint32_t)wl;
+    }
+    size_t cell = 2 * (c->kind == WEB_LR ? COMP_LR : COMP_SA) + (size_t)(alg - CERTCOMP_BROTLI);
+    sim_counter_add(wb->m.comp_in, cell, c->msg_len[ta]);
+    sim_counter_add(wb->m.comp_out, cell, *w);
+    return c->srv_auth[ta] - c->msg_len[ta] + *w;
+}
+
 /* One attempt: bytes, flight and verification of certificate id. */
 static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *co,
                    uint32_t id, int matched, uint32_t ch_len,
@@ -448,9 +485,31 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     r->stp_copy = 0;
     r->stp_bytes = wb->stp && c->kind == WEB_SA
                        ? web__staple_offer(wb, co, c->ca, &r->stp_copy) : 0;
-    r->auth += ch_len + c->srv_auth[ta] + r->stp_bytes;
+    /* certificate compression when the site's group and the client's
+     * cohort share an algorithm */
+    uint32_t sa = c->srv_auth[ta];
+    if (wb->any_comp) {
+        int alg = web__comp_alg(wb, c->group, (size_t)(co - wb->cohorts));
+        if (alg) {
+            sa = comp_srv_auth(wb, id, alg, ta);
+            if (wb->env.check_invariants) {
+                /* the slow way: encode, compress, frame */
+                const web_cert *cc = &wb->certs[id];
+                tls_cert_entry e = {cc->der, cc->der_len};
+                uint8_t *buf = malloc(cc->msg_len[ta]);
+                size_t len = 0, w = 0;
+                if (buf && tls_certificate_encode(wb->env.tls.codepoint, &e, 1, ta, buf,
+                                                  cc->msg_len[ta], &len) == MTC_OK)
+                    w = certcomp_wire_len(alg, buf, len);
+                free(buf);
+                if (w && sa != c->srv_auth[ta] - cc->msg_len[ta] + w)
+                    wb->st.invariant_violations++;
+            }
+        }
+    }
+    r->auth += ch_len + sa + r->stp_bytes;
     /* the server's flight after its ServerHello */
-    uint32_t enc = c->srv_auth[ta] + wb->enc_fixed + r->stp_bytes;
+    uint32_t enc = sa + wb->enc_fixed + r->stp_bytes;
     uint32_t tcp, quic;
     flight_rtt(wb, &co->fl, name_len, ch_len, enc, &tcp, &quic);
     if (r->n < 2) {
@@ -566,6 +625,25 @@ static void slow_check(web *wb, const web_cohort *co, uint32_t apub,
         bad |= tls_certificate_encode(wb->env.tls.codepoint, &e, 1, fast_matched, buf,
                                       CHECK_BUF, &len) != MTC_OK ||
                len != c->msg_len[fast_matched];
+        /* certificate compression: the message compresses and comes back
+         * whole, and the wire length the handshake uses is its
+         * CompressedCertificate's (or the message's when that is not
+         * smaller) */
+        int alg = web__comp_alg(wb, s->group, (size_t)(co - wb->cohorts));
+        if (!bad && alg) {
+            size_t cap = certcomp_bound(alg, len), cl = 0;
+            uint8_t *z = malloc(cap), *back = malloc(len);
+            if (z && back) {
+                bad |= certcomp_compress(alg, buf + 4, len - 4, z, cap, &cl) != MTC_OK ||
+                       certcomp_decompress(alg, z, cl, len - 4, back, len) != MTC_OK ||
+                       memcmp(back, buf + 4, len - 4) != 0;
+                size_t wire = certcomp_message_len(cl) < len ? certcomp_message_len(cl) : len;
+                uint32_t used = c->comp_wire[alg - CERTCOMP_BROTLI][fast_matched];
+                bad |= used != 0 && used != wire;
+            }
+            free(z);
+            free(back);
+        }
     }
     if (bad)
         wb->st.invariant_violations++;
@@ -710,7 +788,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
         wb->base_pend[(size_t)site * wb->ncohorts + k]++;
         if (wb->env.check_invariants)
             for (int i = 0; i < 3; i++)
-                wb->st.base_auth_sum[i] += sh->base_auth[i];
+                wb->st.base_auth_sum[i] += web__base_auth(wb, site, k, i);
     }
     if (co->path)
         web__path_full(wb, cl, co, site, r.cert, now, r.n, r.ch_ext, r.enc);
@@ -737,15 +815,30 @@ static void base_record(web *wb, uint32_t site, size_t k, uint64_t n)
 {
     const web_site_hot *sh = &wb->siteh[site];
     const web_cohort *co = &wb->cohorts[k];
-    sim_hist_observe_n(wb->m.auth_cl, k, sh->base_auth[WEB_BASE_CLASSICAL], n);
-    sim_hist_observe_n(wb->m.auth_pq, k, sh->base_auth[WEB_BASE_MLDSA44], n);
-    sim_hist_observe_n(wb->m.auth_today, k, sh->base_auth[WEB_BASE_TODAY], n);
+    uint32_t ba[3];
     for (int i = 0; i < 3; i++)
-        web__budget_count(wb, k, 1 + i, sh->name_len, 0,
-                          sh->base_auth[i] + wb->enc_fixed, n);
+        ba[i] = web__base_auth(wb, site, k, i);
+    sim_hist_observe_n(wb->m.auth_cl, k, ba[WEB_BASE_CLASSICAL], n);
+    sim_hist_observe_n(wb->m.auth_pq, k, ba[WEB_BASE_MLDSA44], n);
+    sim_hist_observe_n(wb->m.auth_today, k, ba[WEB_BASE_TODAY], n);
+    for (int i = 0; i < 3; i++)
+        web__budget_count(wb, k, 1 + i, sh->name_len, 0, ba[i] + wb->enc_fixed, n);
+    int alg = web__comp_alg(wb, wb->sites[site].group, k);
+    if (alg) {
+        /* how the chains compress, per handshake that sent them */
+        const web_site *s = &wb->sites[site];
+        static const int kinds[3] = {COMP_CLASSICAL, COMP_MLDSA44, COMP_TODAY};
+        uint32_t raw[3] = {s->base_msg[0], s->base_msg[1], s->base_today - s->today_cv};
+        for (int i = 0; i < 3; i++) {
+            size_t cell = 2 * (size_t)kinds[i] + (size_t)(alg - CERTCOMP_BROTLI);
+            sim_counter_add(wb->m.comp_in, cell, (int64_t)(n * raw[i]));
+            sim_counter_add(wb->m.comp_out, cell,
+                            (int64_t)(n * s->base_comp[alg - CERTCOMP_BROTLI][i]));
+        }
+    }
     for (int i = 0; i < 2; i++) {
         uint32_t tcp, quic;
-        flight_rtt(wb, &co->fl, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed, &tcp, &quic);
+        flight_rtt(wb, &co->fl, sh->name_len, 0, ba[i] + wb->enc_fixed, &tcp, &quic);
         sim_hist_observe_n(wb->m.rtt_tcp_base[i], k, tcp, n);
         sim_hist_observe_n(wb->m.rtt_quic_base[i], k, quic, n);
     }
@@ -829,6 +922,8 @@ static int make_metrics(web *wb)
     rc |= sim_metrics_counter(m, "acme_polls", "requests", na, SIM_METRIC_REPLICATED, &x->acme_polls);
     rc |= sim_metrics_histogram(m, "revocation_exposure", "s", na, 0, 1, 1e8, 20, &x->rev_exposure);
     rc |= sim_metrics_histogram(m, "clienthello_trust_anchors_bytes", "bytes", nc, 0, 1, 1e5, 100, &x->ch_ta);
+    rc |= sim_metrics_counter(m, "cert_message_bytes", "bytes", 2 * COMP_KINDS, 0, &x->comp_in);
+    rc |= sim_metrics_counter(m, "cert_message_bytes_compressed", "bytes", 2 * COMP_KINDS, 0, &x->comp_out);
     if (rc)
         return MTC_ERR_SIM_METRIC;
     const char *reasons[MTC_RP_REASON_COUNT];
@@ -836,6 +931,8 @@ static int make_metrics(web *wb)
         reasons[i] = mtc_rp_reason_name((mtc_rp_reason)i);
     sim_metric_set_cohort_labels(x->verify, reasons, MTC_RP_REASON_COUNT);
     sim_metric_set_cohort_labels(x->full_key, web_key_alg_names, nkeys);
+    sim_metric_set_cohort_labels(x->comp_in, comp_labels, 2 * COMP_KINDS);
+    sim_metric_set_cohort_labels(x->comp_out, comp_labels, 2 * COMP_KINDS);
     if (wb->ncohorts) {
         const char **lab = calloc(wb->ncohorts, sizeof *lab);
         if (!lab)

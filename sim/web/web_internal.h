@@ -49,6 +49,11 @@ typedef struct web_cert {
                                memo's certificate key (see web_handshake.c) */
     uint32_t id;            /* index in the cert table */
     uint32_t msg_len[2];    /* Certificate message without / with ta ext */
+    uint32_t group;         /* its site's group */
+    /* Certificate compression (RFC 8879): the wire length of the
+     * Certificate message [brotli, zstd][without / with ta ext], computed
+     * on first use (0: not yet) */
+    uint32_t comp_wire[2][2];
     /* For the holding site's current EncryptedExtensions, per
      * trust_anchors sent (0/1): server auth bytes (EE extension +
      * Certificate + CertificateVerify). The flight's round trips depend on
@@ -84,7 +89,7 @@ typedef struct web_cert_hot {
     uint8_t lm_zero;        /* lm_match == 0 */
     uint16_t hash_nodes;    /* SHA-256 node hashes a client spends on its
                                proof and entry (web__cert_sync) */
-    uint8_t pad[2];
+    uint16_t group;         /* its site's group (certificate compression) */
     uint16_t ca;            /* CA index (< 65536, checked at creation) */
     uint32_t srv_auth[2];
     uint64_t obj;           /* = web_cert.obj */
@@ -129,6 +134,11 @@ typedef struct web_site {
     /* Certificate messages of the baseline chains around this site's key
      * (classical, ML-DSA-44), and today's Certificate + CertificateVerify */
     uint32_t base_msg[2], base_today;
+    /* the same three Certificate messages compressed [brotli, zstd]
+     * (wire lengths; today's without its CertificateVerify), when any
+     * cohort and site group share an algorithm */
+    uint32_t base_comp[2][3];
+    uint32_t today_cv;      /* today's CertificateVerify */
     sim_time renew_at;      /* next routine renewal request */
     sim_time next_expiry;   /* earliest expiry among held certs */
     sim_time lr_install_at; /* pending landmark cert install (or MAX) */
@@ -311,6 +321,8 @@ typedef struct web_metrics {
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
     sim_metric *no_cert, *acme_polls, *rev_exposure;
     sim_metric *ch_ta;      /* ClientHello trust_anchors bytes */
+    /* certificate compression, per kind x algorithm (web_handshake.c) */
+    sim_metric *comp_in, *comp_out;
     /* the client update model (web_browser.c) */
     sim_metric *lm_age, *lm_hold, *online, *lacking, *merged;
     /* handshake latency (web_path.c; NULL when no cohort has an rtt) */
@@ -335,6 +347,10 @@ struct web {
     uint64_t nranks;        /* the full-size world's sites (web__ranks summed) */
     double *ca_share;       /* per group x CA cumulative share */
     double *chain_w;        /* per group x chain profile: chain_mix weight */
+    /* certificate compression: per group x cohort, the algorithm the
+     * server picks (CERTCOMP_*, 0: none); any_comp: some pair has one */
+    uint8_t *comp;
+    int any_comp;
     size_t nprof;           /* chain profiles (mtc_chain_profiles) */
     /* certificates */
     web_cert *certs;
@@ -505,6 +521,17 @@ void web__groups_slow_check(web *wb, size_t us, uint32_t apub, const web_site *s
                             const web_pubinfo *adv);
 
 /* web_flight.c */
+/* The negotiated certificate compression of site group g with cohort k. */
+static inline int web__comp_alg(const struct web *wb, uint32_t g, size_t k)
+{
+    return wb->comp ? wb->comp[(size_t)g * wb->ncohorts + k] : 0;
+}
+/* Builds wb->comp from the groups' and cohorts' cert_compression lists
+ * (the server's preference among what the client offers). */
+int web__comp_negotiate(web *wb);
+/* Certificate + CertificateVerify of baseline i (WEB_BASE_*) of site
+ * `site` for a client of cohort k (compressed when they negotiate it). */
+uint32_t web__base_auth(const web *wb, uint32_t site, size_t k, int i);
 /* The cohort's flight table from its key share and transport settings;
  * MTC_ERR_CONFIG with err naming the parameter. */
 int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen);

@@ -294,7 +294,7 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
      * today's: an ECDSA P-256 key and signature */
     web_lat_flights b[3];
     for (int i = 0; i < 3; i++)
-        flights(co, sh->name_len, 0, sh->base_auth[i] + wb->enc_fixed,
+        flights(co, sh->name_len, 0, web__base_auth(wb, site, k, i) + wb->enc_fixed,
                 i == WEB_BASE_TODAY ? web_latency_sign_ms(MTC_SIG_ECDSA_P256) : sign,
                 &b[i]);
     /* the client's verification: cached, only its CertificateVerify */

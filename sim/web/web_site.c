@@ -22,6 +22,7 @@
 #include "mtc/chain.h"
 #include "mtc/error.h"
 #include "mtc/hash.h"
+#include "sim/certcomp.h"
 #include "web_internal.h"
 
 const char *const web_key_alg_names[] = {"ed25519", "ecdsa-p256", "ml-dsa-44",
@@ -49,6 +50,7 @@ static const sim_param_desc site_params[] = {
     {"dns_suffix", SIM_PARAM_STRING, SO(dns_suffix), WEB_NAME_MAX, 0, 0, NULL, "", "site names are s<id>.<suffix>"},
     {"traffic_share", SIM_PARAM_REAL, SO(traffic_share), 0, 0, 1e9, NULL, "", "weight of this group in every cohort's site choice, Zipf within the group (0: its share of all sites; independent of declaration order)"},
     {"represents", SIM_PARAM_INT, SO(represents), 0, 0, 1e9, NULL, "", "sites of the full-size world this group samples: clients choose among that many ranks (Zipf), each site standing in for a range of ranks of about equal traffic, so revisits and resumption do not depend on the sample (0: count)"},
+    {"cert_compression", SIM_PARAM_LIST, SO(cert_compression), 0, 0, 0, NULL, "", "certificate compression algorithms these servers support (RFC 8879), in their order of preference: \"brotli\", \"zstd\"; empty: none (docs/model.md \"Web side: certificate compression\")"},
     {"chain_mix", SIM_PARAM_LIST, SO(chain_mix), 0, 0, 0, NULL, "", "\"profile:weight\" items: the X.509 chains (mtc/chain.h profiles) these sites serve today, one drawn per site; default: the top-sites mix of docs/model.md \"Today's chains\""},
 };
 
@@ -130,6 +132,12 @@ static int site_validate(const void *p, char *err, size_t errlen)
                  (long long)c->represents, (long long)c->count);
         return MTC_ERR_CONFIG;
     }
+    for (size_t i = 0; i < c->cert_compression.count; i++)
+        if (!certcomp_alg_by_name(c->cert_compression.item[i])) {
+            snprintf(err, errlen, "cert_compression: \"%s\" is not \"brotli\" or \"zstd\"",
+                     c->cert_compression.item[i]);
+            return MTC_ERR_CONFIG;
+        }
     double csum = 0;
     for (size_t i = 0; i < c->chain_mix.count; i++) {
         char name[WEB_NAME_MAX];
@@ -312,6 +320,7 @@ static uint32_t cert_install(web *wb, web_site *s, const sim_cert_event *ev)
     memcpy(c->der, ev->der, ev->der_len);
     c->der_len = (uint32_t)ev->der_len;
     c->site = s->id;
+    c->group = s->group;
     c->ca = (uint32_t)ev->ca;
     c->kind = ev->kind == SIM_CERT_LANDMARK ? WEB_LR : WEB_SA;
     c->live = 1;
@@ -591,6 +600,10 @@ int web__sites_create(web *wb, char *err, size_t errlen)
         memset(wb->siteh, 0, hbytes);
     wb->ca_share = wb->siteh ? calloc(wb->nsite_groups * wb->nca + 1, sizeof(double))
                              : NULL;
+    if (wb->sites && web__comp_negotiate(wb) != MTC_OK) {
+        web__nomem(wb, "sites", err, errlen);
+        return MTC_ERR_NOMEM;
+    }
     mtc_chain_profiles(&wb->nprof);
     wb->chain_w = wb->ca_share ? calloc(wb->nsite_groups * wb->nprof + 1, sizeof(double))
                                : NULL;

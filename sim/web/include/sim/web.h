@@ -179,6 +179,8 @@ typedef struct web_sites_config {
                                    (ranks clients choose among); 0: count */
     sim_param_list chain_mix;   /* "profile:weight" items (mtc/chain.h): the
                                    chains these sites serve today */
+    sim_param_list cert_compression; /* RFC 8879 algorithms the servers
+                                   support, preferred first; empty: none */
 } web_sites_config;
 
 typedef struct web_browsers_config {
@@ -229,6 +231,8 @@ typedef struct web_browsers_config {
     double tcp_rto_min;         /* ms: TCP's minimum RTO (Linux: 200) */
     double cpu_slowdown;        /* client verification time over the
                                    development machine's (desktop: 1) */
+    sim_param_list cert_compression; /* RFC 8879 algorithms the client
+                                   offers; empty: none */
 } web_browsers_config;
 
 extern const char *const web_key_alg_names[];   /* NULL-terminated */
