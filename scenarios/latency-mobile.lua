@@ -36,18 +36,18 @@
 -- with its own client verification time. Measured with `build/mtcsim run
 -- scenarios/latency-mobile.lua --set scale=0.01 --set days=0.25 --set
 -- issuance=2e4 --replications 1` (a small CA; one replication, no
--- interval): desktop p50 85.1 ms, -2.5 % against the ML-DSA-44 chain and
--- -0.4 % against the classical one (the ML-DSA-44 flight still fits the
--- initial window: only its serialization shows); mobile p50 361.6 ms,
--- -14.9 % against ML-DSA-44 (p90 -22.8 %: its larger flights lose more
--- packets, each repaired after one loss-detection delay) and -0.7 %
--- against the classical chain. Verification is 0.44 ms of a desktop
--- handshake and 1.3 ms of a mobile one. Over QUIC (`--set
--- transport=quic`) the ML-DSA-44 chain also overflows the amplification
--- budget: mobile p50 193.2 ms, -55.7 % (p90 -61.0 %); desktop -50.6 %.
--- So the gain is the post-quantum chain avoided, and it is the slow
--- link's. (Before per-packet loss, with a flight lost whole and resent
--- after max(1 s, 3 RTT), the TCP mobile p90 gap read -61 %.)
+-- interval), TCP: desktop p50 85.1 ms, -29.7 % against the ML-DSA-44
+-- chain (p90 -33.1 %) and -1.0 % against the classical one; mobile p50
+-- 362.3 ms, -37.5 % against ML-DSA-44 (p90 -42.0 %: its larger flights
+-- lose more packets, each repaired after one loss-detection delay) and
+-- -4.0 % against the classical chain (p90 -10.2 %). Verification is 0.52
+-- ms of a desktop handshake and 1.6 ms of a mobile one. QUIC (`--set
+-- transport=quic`): mobile p50 193.7 ms, -57.1 % against ML-DSA-44 (p90
+-- -61.2 %), -7.0 % against the classical chain; desktop -50.8 % and -1.7
+-- %. So the gain is mostly the post-quantum chain avoided, and it is the
+-- slow link's. With the earlier, smaller baseline chains, per-packet loss
+-- moved the TCP mobile p90 gap to the ML-DSA-44 chain from -61.0 % (a
+-- flight lost whole, resent after max(1 s, 3 RTT)) to -22.8 %.
 local report = require "lib.report"
 
 local scale = param("scale", 0.05, "population sample (the CA is unchanged)")
