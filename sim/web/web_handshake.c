@@ -425,8 +425,8 @@ static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int re
 
 /* The round trips of a flight with `enc` bytes after the ServerHello, to
  * a client whose ClientHello carried ch_ext bytes of trust_anchors. */
-static void flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
-                       uint32_t ch_ext, uint32_t enc, uint32_t *tcp, uint32_t *quic)
+void web__flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
+                     uint32_t ch_ext, uint32_t enc, uint32_t *tcp, uint32_t *quic)
 {
     unsigned dg = web__flight_dgrams(f, name_len, ch_ext);
     *tcp = web__flight_rtt_tcp(f, enc);
@@ -438,13 +438,6 @@ static void flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
         wb->st.invariant_violations++;
 }
 
-/* Compression labels of cert_message_bytes*: kind x algorithm. */
-enum { COMP_SA = 0, COMP_LR = 1, COMP_CLASSICAL = 2, COMP_MLDSA44 = 3, COMP_TODAY = 4,
-       COMP_KINDS = 5 };
-static const char *const comp_labels[2 * COMP_KINDS] = {
-    "standalone/brotli", "standalone/zstd", "landmark_relative/brotli",
-    "landmark_relative/zstd", "classical_chain/brotli", "classical_chain/zstd",
-    "mldsa44_chain/brotli", "mldsa44_chain/zstd", "today_chain/brotli", "today_chain/zstd"};
 
 /* Server auth bytes of certificate id when its Certificate message goes
  * compressed with alg (RFC 8879): the message is encoded and compressed
@@ -511,7 +504,7 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     /* the server's flight after its ServerHello */
     uint32_t enc = sa + wb->enc_fixed + r->stp_bytes;
     uint32_t tcp, quic;
-    flight_rtt(wb, &co->fl, name_len, ch_len, enc, &tcp, &quic);
+    web__flight_rtt(wb, &co->fl, name_len, ch_len, enc, &tcp, &quic);
     if (r->n < 2) {
         r->ch_ext[r->n] = ch_len;
         r->enc[r->n] = enc;
@@ -806,164 +799,6 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
     }
 }
 
-/* ---- deferred baseline observations ------------------------------------------------ */
-
-/* n full handshakes of cohort k with the site: the same handshakes with
- * the baseline chains around the site's own key (a client without
- * trust_anchors; no retry), recorded as n observations each. */
-static void base_record(web *wb, uint32_t site, size_t k, uint64_t n)
-{
-    const web_site_hot *sh = &wb->siteh[site];
-    const web_cohort *co = &wb->cohorts[k];
-    uint32_t ba[3];
-    for (int i = 0; i < 3; i++)
-        ba[i] = web__base_auth(wb, site, k, i);
-    sim_hist_observe_n(wb->m.auth_cl, k, ba[WEB_BASE_CLASSICAL], n);
-    sim_hist_observe_n(wb->m.auth_pq, k, ba[WEB_BASE_MLDSA44], n);
-    sim_hist_observe_n(wb->m.auth_today, k, ba[WEB_BASE_TODAY], n);
-    for (int i = 0; i < 3; i++)
-        web__budget_count(wb, k, 1 + i, sh->name_len, 0, ba[i] + wb->enc_fixed, n);
-    int alg = web__comp_alg(wb, wb->sites[site].group, k);
-    if (alg) {
-        /* how the chains compress, per handshake that sent them */
-        const web_site *s = &wb->sites[site];
-        static const int kinds[3] = {COMP_CLASSICAL, COMP_MLDSA44, COMP_TODAY};
-        uint32_t raw[3] = {s->base_msg[0], s->base_msg[1], s->base_today - s->today_cv};
-        for (int i = 0; i < 3; i++) {
-            size_t cell = 2 * (size_t)kinds[i] + (size_t)(alg - CERTCOMP_BROTLI);
-            sim_counter_add(wb->m.comp_in, cell, (int64_t)(n * raw[i]));
-            sim_counter_add(wb->m.comp_out, cell,
-                            (int64_t)(n * s->base_comp[alg - CERTCOMP_BROTLI][i]));
-        }
-    }
-    for (int i = 0; i < 2; i++) {
-        uint32_t tcp, quic;
-        flight_rtt(wb, &co->fl, sh->name_len, 0, ba[i] + wb->enc_fixed, &tcp, &quic);
-        sim_hist_observe_n(wb->m.rtt_tcp_base[i], k, tcp, n);
-        sim_hist_observe_n(wb->m.rtt_quic_base[i], k, quic, n);
-    }
-}
-
-void web__base_flush_site(web *wb, uint32_t site)
-{
-    if (!wb->base_pend)
-        return;
-    uint64_t *pend = &wb->base_pend[(size_t)site * wb->ncohorts];
-    for (size_t k = 0; k < wb->ncohorts; k++)
-        if (pend[k]) {
-            base_record(wb, site, k, pend[k]);
-            pend[k] = 0;
-        }
-}
-
-static void base_flush(void *ctx)
-{
-    web *wb = ctx;
-    for (size_t s = 0; s < wb->nsites; s++)
-        web__base_flush_site(wb, (uint32_t)s);
-}
-
-int web__base_defer_create(web *wb)
-{
-    size_t cells = (wb->nsites ? wb->nsites : 1) * (wb->ncohorts ? wb->ncohorts : 1);
-    wb->base_pend = web__big_calloc(cells, sizeof *wb->base_pend);
-    if (!wb->base_pend)
-        return MTC_ERR_NOMEM;
-    if (sim_metrics_add_flush(wb->env.metrics, base_flush, wb) != 0) {
-        free(wb->base_pend);
-        wb->base_pend = NULL;
-        return MTC_ERR_NOMEM;
-    }
-    return MTC_OK;
-}
-
-void web__base_defer_destroy(web *wb)
-{
-    if (!wb->base_pend)
-        return;
-    sim_metrics_remove_flush(wb->env.metrics, base_flush, wb);
-    free(wb->base_pend);
-    wb->base_pend = NULL;
-}
-
-/* ---- setup ------------------------------------------------------------------------- */
-
-static int make_metrics(web *wb)
-{
-    sim_metrics *m = wb->env.metrics;
-    size_t nc = wb->ncohorts ? wb->ncohorts : 1, na = wb->nca ? wb->nca : 1;
-    web_metrics *x = &wb->m;
-    int rc = 0;
-    rc |= sim_metrics_counter(m, "handshake_full", "handshakes", nc, SIM_METRIC_SERIES, &x->full);
-    rc |= sim_metrics_counter(m, "handshake_signatureless", "handshakes", nc, SIM_METRIC_SERIES, &x->sigless);
-    rc |= sim_metrics_counter(m, "handshake_full_by_ca", "handshakes", na, SIM_METRIC_SERIES, &x->full_ca);
-    rc |= sim_metrics_counter(m, "handshake_signatureless_by_ca", "handshakes", na, SIM_METRIC_SERIES, &x->sigless_ca);
-    rc |= sim_metrics_counter(m, "handshake_resumed", "handshakes", nc, 0, &x->resumed);
-    rc |= sim_metrics_counter(m, "handshake_retry", "handshakes", nc, 0, &x->retry);
-    rc |= sim_metrics_counter(m, "handshake_no_cert", "handshakes", nc, 0, &x->no_cert);
-    rc |= sim_metrics_histogram(m, "auth_bytes", "bytes", nc, 0, 10, 1e6, 100, &x->auth);
-    rc |= sim_metrics_histogram(m, "auth_bytes_baseline_classical", "bytes", nc, 0, 10, 1e6, 100, &x->auth_cl);
-    rc |= sim_metrics_histogram(m, "auth_bytes_baseline_mldsa44", "bytes", nc, 0, 10, 1e6, 100, &x->auth_pq);
-    rc |= sim_metrics_histogram(m, "auth_bytes_today_classical", "bytes", nc, 0, 10, 1e6, 100, &x->auth_today);
-    rc |= sim_metrics_histogram(m, "extra_rtt_tcp", "round_trips", nc, 0, 1, 100, 20, &x->rtt_tcp);
-    rc |= sim_metrics_histogram(m, "extra_rtt_quic", "round_trips", nc, 0, 1, 100, 20, &x->rtt_quic);
-    rc |= sim_metrics_histogram(m, "extra_rtt_tcp_baseline_classical", "round_trips", nc, 0, 1, 100, 20, &x->rtt_tcp_base[0]);
-    rc |= sim_metrics_histogram(m, "extra_rtt_tcp_baseline_mldsa44", "round_trips", nc, 0, 1, 100, 20, &x->rtt_tcp_base[1]);
-    rc |= sim_metrics_histogram(m, "extra_rtt_quic_baseline_classical", "round_trips", nc, 0, 1, 100, 20, &x->rtt_quic_base[0]);
-    rc |= sim_metrics_histogram(m, "extra_rtt_quic_baseline_mldsa44", "round_trips", nc, 0, 1, 100, 20, &x->rtt_quic_base[1]);
-    size_t nkeys = 0;
-    while (web_key_alg_names[nkeys])
-        nkeys++;
-    rc |= sim_metrics_counter(m, "handshake_full_by_key", "handshakes", nkeys, 0, &x->full_key);
-    rc |= sim_metrics_counter(m, "verify_outcome", "verifications", MTC_RP_REASON_COUNT, 0, &x->verify);
-    rc |= sim_metrics_counter(m, "update_bytes", "bytes", nc, SIM_METRIC_SERIES, &x->upd_bytes);
-    rc |= sim_metrics_counter(m, "update_fetch", "fetches", nc, SIM_METRIC_SERIES, &x->upd_fetch);
-    rc |= sim_metrics_counter(m, "revoked_accepted", "handshakes", na, SIM_METRIC_SERIES, &x->revoked_acc);
-    rc |= sim_metrics_counter(m, "acme_polls", "requests", na, SIM_METRIC_REPLICATED, &x->acme_polls);
-    rc |= sim_metrics_histogram(m, "revocation_exposure", "s", na, 0, 1, 1e8, 20, &x->rev_exposure);
-    rc |= sim_metrics_histogram(m, "clienthello_trust_anchors_bytes", "bytes", nc, 0, 1, 1e5, 100, &x->ch_ta);
-    rc |= sim_metrics_counter(m, "cert_message_bytes", "bytes", 2 * COMP_KINDS, 0, &x->comp_in);
-    rc |= sim_metrics_counter(m, "cert_message_bytes_compressed", "bytes", 2 * COMP_KINDS, 0, &x->comp_out);
-    if (rc)
-        return MTC_ERR_SIM_METRIC;
-    const char *reasons[MTC_RP_REASON_COUNT];
-    for (int i = 0; i < MTC_RP_REASON_COUNT; i++)
-        reasons[i] = mtc_rp_reason_name((mtc_rp_reason)i);
-    sim_metric_set_cohort_labels(x->verify, reasons, MTC_RP_REASON_COUNT);
-    sim_metric_set_cohort_labels(x->full_key, web_key_alg_names, nkeys);
-    sim_metric_set_cohort_labels(x->comp_in, comp_labels, 2 * COMP_KINDS);
-    sim_metric_set_cohort_labels(x->comp_out, comp_labels, 2 * COMP_KINDS);
-    if (wb->ncohorts) {
-        const char **lab = calloc(wb->ncohorts, sizeof *lab);
-        if (!lab)
-            return MTC_ERR_NOMEM;
-        for (size_t i = 0; i < wb->ncohorts; i++)
-            lab[i] = wb->cohorts[i].cfg.name;
-        sim_metric *cm[] = {x->full, x->sigless, x->resumed, x->retry, x->no_cert,
-                            x->auth, x->auth_cl, x->auth_pq, x->auth_today,
-                            x->rtt_tcp, x->rtt_quic, x->rtt_tcp_base[0],
-                            x->rtt_tcp_base[1], x->rtt_quic_base[0],
-                            x->rtt_quic_base[1], x->upd_bytes, x->upd_fetch,
-                            x->ch_ta};
-        for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
-            sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
-        free(lab);
-    }
-    if (wb->nca) {
-        const char **lab = calloc(wb->nca, sizeof *lab);
-        if (!lab)
-            return MTC_ERR_NOMEM;
-        for (size_t i = 0; i < wb->nca; i++)
-            lab[i] = wb->pki->ca(wb->pki->ctx, i)->name;
-        sim_metric *cm[] = {x->full_ca, x->sigless_ca, x->revoked_acc, x->acme_polls,
-                            x->rev_exposure};
-        for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
-            sim_metric_set_cohort_labels(cm[i], lab, wb->nca);
-        free(lab);
-    }
-    return MTC_OK;
-}
-
 int web__handshake_init(web *wb, char *err, size_t errlen)
 {
     /* TLS_AES_128_GCM_SHA256: a 32-byte Finished */
@@ -973,7 +808,7 @@ int web__handshake_init(web *wb, char *err, size_t errlen)
     wb->npubs = calloc(wb->nus ? wb->nus : 1, sizeof *wb->npubs);
     if (!wb->pubs || !wb->npubs || memo_grow(wb) != MTC_OK)
         return MTC_ERR_NOMEM;
-    int rc = make_metrics(wb);
+    int rc = web__metrics_create(wb);
     if (rc != MTC_OK)
         snprintf(err, errlen, "web metrics: %s", mtc_strerror(rc));
     return rc;

@@ -492,6 +492,20 @@ void web__connect(web *wb, web_client *c, uint32_t site, uint32_t rank,
 void web__site_set_changed(web *wb, web_site *s);
 /* Refreshes certh[id] from certs[id] (keeps the memo front entry). */
 void web__cert_sync(web *wb, uint32_t id);
+/* The round trips of a server flight with `enc` bytes after the
+ * ServerHello, over TCP and QUIC, to a client whose ClientHello carried
+ * ch_ext bytes of trust_anchors (checked against the slow way under
+ * check_invariants). */
+void web__flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
+                     uint32_t ch_ext, uint32_t enc, uint32_t *tcp, uint32_t *quic);
+
+/* web_hs_metrics.c: the handshake metrics */
+/* Certificate kinds of cert_message_bytes* (times two algorithms). */
+enum { COMP_SA = 0, COMP_LR = 1, COMP_CLASSICAL = 2, COMP_MLDSA44 = 3, COMP_TODAY = 4,
+       COMP_KINDS = 5 };
+/* Registers the web metrics of wb->m with their cohort labels.
+ * MTC_OK, MTC_ERR_SIM_METRIC or MTC_ERR_NOMEM. */
+int web__metrics_create(web *wb);
 /* Defers the baseline histograms' observations (sim/metrics.h, deferred
  * observations): a full handshake counts one per site and cohort, and the
  * counts are recorded when the registry flushes, or for one site before
