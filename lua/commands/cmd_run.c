@@ -38,8 +38,7 @@ static volatile sig_atomic_t g_interrupt;   /* main-owned: set by signals */
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    g_interrupt = 1;
+    g_interrupt = sig;     /* nonzero; names the signal in a run's reason */
 }
 
 /* ---- results database ------------------------------------------------------ */
@@ -93,7 +92,7 @@ int run_store(sim_results *db, const char *out, int64_t run,
         return MTC_ERR_DB;
     }
     if (sim_results_run_end(db, run, rs, reached, events,
-                            rs == SIM_RUN_FAILED ? err : NULL) != MTC_OK) {
+                            rs != SIM_RUN_COMPLETED ? err : NULL) != MTC_OK) {
         char why[ERRMSG_COPY];
         snprintf(why, sizeof why, "%s", sim_results_errmsg(db));
         fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
@@ -211,7 +210,7 @@ int cmd_run(int argc, char **argv)
     char err[8192];
     int spread = 0;
     size_t *todo = NULL;
-    bytebuf mine = {NULL, 0, 0, 0};
+    spread_state sst = {NULL, NULL};
     int64_t exp_id = 0;
     char *resume_args = NULL, **resume_argv = NULL;
     seen_list seen = {NULL, 0, 0};
@@ -340,8 +339,17 @@ int cmd_run(int argc, char **argv)
 
     spread = o.spread && shard.size > 1;
     double wall0 = host_now();
+    if (spread && shard.rank == 0) {
+        sst.got = calloc(ntodo ? ntodo : 1, 1);
+        sst.done = calloc((size_t)shard.size, 1);
+        if (!sst.got || !sst.done) {
+            fprintf(stderr, "mtcsim run: out of memory\n");
+            status = HOST_FAIL;
+            goto done;
+        }
+    }
     run_ctx rc = {&o, &pl, &shard, db, exp_id, sha, h0, &g_interrupt, spread,
-                  &mine, runs, 0, HOST_OK, 0, 0};
+                  &sst, todo, ntodo, runs, 0, HOST_OK, 0, 0};
     h0 = NULL;
     if (o.jobs > 1)
         status = run_parallel(&rc, todo, ntodo);
@@ -357,12 +365,17 @@ int cmd_run(int argc, char **argv)
             fprintf(stderr, "mtcsim run: %s\n", sim_results_errmsg(db));
             status = HOST_FAIL;
         }
-    if (spread && status == HOST_OK && run_begin_experiment(&rc) != HOST_OK)
-        status = HOST_FAIL;
+    if (spread && shard.rank == 0) {
+        /* the other ranks' runs: those that arrived during rank 0's own,
+         * then the rest; a signal stops the wait (run_spread.c) */
+        rc.status = status;
+        if (run_begin_experiment(&rc) != HOST_OK)
+            rc.status = HOST_FAIL;
+        run_spread_receive(&rc, &sst, todo, ntodo, 1);
+        status = rc.status;
+        nruns = rc.nruns;
+    }
     exp_id = rc.exp_id;
-    if (spread)
-        status = run_collect_spread(&o, &pl, &shard, db, exp_id, sha, &mine,
-                                    runs, &nruns, status);
     if (g_interrupt && status == HOST_OK)
         status = HOST_FAIL;
     if (!o.quiet && nruns) {
@@ -389,7 +402,8 @@ done:
     for (size_t i = 0; i < seen.n; i++)
         free(seen.s[i]);
     free(seen.s);
-    free(mine.b);
+    free(sst.got);
+    free(sst.done);
     lhost_destroy(h0);
     run_free_plan(&pl);
     free(o.set_name);

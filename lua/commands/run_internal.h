@@ -116,6 +116,14 @@ typedef struct remote_run {
     uint64_t mlen;
 } remote_run;
 
+/* Rank 0's account of --spread-runs: got[k] once to-do run k is
+ * recorded (ntodo entries), done[r] once rank r reported its share done
+ * (size entries). Both caller-owned, zeroed. */
+typedef struct spread_state {
+    uint8_t *got;
+    uint8_t *done;
+} spread_state;
+
 /* The state of the run loop (run_loop.c, run_workers.c): what every run
  * needs, and what the runs collect. */
 typedef struct run_ctx {
@@ -129,7 +137,9 @@ typedef struct run_ctx {
                                    taken by the run that can use it */
     volatile sig_atomic_t *interrupt;
     int spread;                 /* --spread-runs over MPI ranks */
-    bytebuf *mine;              /* --spread-runs: this rank's records */
+    spread_state *spread_st;    /* --spread-runs, rank 0: what arrived */
+    const size_t *todo;         /* --spread-runs, rank 0: the to-do list */
+    size_t ntodo;
     run_stats *runs;            /* one per to-do run */
     size_t nruns;
     int status;                 /* HOST_* */
@@ -254,11 +264,20 @@ void run_print_profile(FILE *f, const sim_prof *p, const char *label);
 /* run_spread.c */
 /* Appends rr's record to bb (bb->failed on out of memory). */
 void run_remote_put(bytebuf *bb, const remote_run *rr);
-/* --spread-runs: rank 0 gathers and records the other ranks' runs into db
- * and runs/nruns. Collective. Returns the command's status. */
-int run_collect_spread(const run_opts *o, const plan *pl,
-                       const sim_shard *shard, sim_results *db,
-                       int64_t exp_id, const char *sha, const bytebuf *mine,
-                       run_stats *runs, size_t *nruns, int status);
+/* A rank other than 0: sends rank 0 the record of a run that just ended,
+ * and, after its last run, that its share is done (with c->status).
+ * MTC_OK or the error (message printed by run_spread_send). */
+int run_spread_send(run_ctx *c, const remote_run *rr);
+int run_spread_done(run_ctx *c);
+/* Rank 0: receives and records (into c->db, c->runs) the runs the other
+ * ranks sent. wait 0: what has arrived, without blocking (between its own
+ * runs). wait 1: until every rank is done or a signal stops rank 0; then
+ * the run each unfinished rank had in flight is recorded as interrupted
+ * with the reason, and every point is summarized. Failures set c->status
+ * (printed). */
+void run_spread_receive(run_ctx *c, spread_state *ss, const size_t *todo,
+                        size_t ntodo, int wait);
+/* The signal that set the interrupt flag, in words for a run's reason. */
+const char *run_signal_name(int sig);
 
 #endif

@@ -81,7 +81,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         size_t idx = todo[k], p = idx / (size_t)c->pl->reps;
         long r = (long)(idx % (size_t)c->pl->reps);
         if (c->spread && (int)(k % (size_t)shard->size) != shard->rank)
-            continue;   /* another rank's run; rank 0 records it later */
+            continue;   /* another rank's run; it sends rank 0 the result */
         lhost *h = NULL;
         if (idx == 0 && c->h0) {   /* the planning state is point 0's, rep 0's */
             h = c->h0;
@@ -168,18 +168,29 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
                  : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
                                            : SIM_RUN_FAILED;
+        if (rs == SIM_RUN_INTERRUPTED && shard->size > 1) {
+            /* say which rank stopped and why: rank 0 records it */
+            char why[600];
+            snprintf(why, sizeof why, "rank %d stopped by %s: %.400s",
+                     shard->rank, run_signal_name((int)*c->interrupt), err);
+            snprintf(err, sizeof err, "%s", why);
+        }
         if (c->spread && shard->rank != 0) {
+            /* to rank 0 now: a rank killed later loses only its run in
+             * flight, not those it completed */
             remote_run rr = {idx, rs, sim_now(eng), sim_engine_events_executed(eng),
                              "", NULL, 0};
             uint8_t *enc = NULL;
             size_t elen = 0;
-            if (rs == SIM_RUN_FAILED)
+            int erc = MTC_OK;
+            if (rs != SIM_RUN_COMPLETED)
                 snprintf(rr.err, sizeof rr.err, "%.511s", err);
-            else if (sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
-                c->mine->failed = 1;
+            if (rs != SIM_RUN_FAILED)
+                erc = sim_metrics_encode(lworld_metrics(lw), &enc, &elen);
             rr.metrics = enc;
             rr.mlen = elen;
-            run_remote_put(c->mine, &rr);
+            if (erc != MTC_OK || run_spread_send(c, &rr) != MTC_OK)
+                c->status = HOST_FAIL;
             free(enc);
         }
         sim_prof_phase(prof, SIM_PHASE_RESULTS);
@@ -225,6 +236,10 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         run_free_plan(&cur);
         if (run_summarize_after(c, todo, ntodo, k) != HOST_OK)
             c->status = HOST_FAIL;
+        if (c->spread && shard->rank == 0)   /* what the others sent meanwhile */
+            run_spread_receive(c, c->spread_st, todo, ntodo, 0);
     }
+    if (c->spread && shard->rank != 0 && run_spread_done(c) != MTC_OK)
+        c->status = HOST_FAIL;
     return c->status;
 }

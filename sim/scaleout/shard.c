@@ -124,6 +124,64 @@ int sim_shard_all_ok(const sim_shard *s, int ok)
     return ok != 0;
 }
 
+int sim_shard_send(const sim_shard *s, int tag, const void *buf, size_t len)
+{
+#ifdef MTCSIM_HAVE_MPI
+    if (!s->mpi || s->size == 1)
+        return SIM_ERR_UNSUPPORTED;
+    if (len > (size_t)INT32_MAX)
+        return SIM_ERR_LIMIT;
+    if (MPI_Send(len ? buf : NULL, (int)len, MPI_BYTE, 0, tag,
+                 MPI_COMM_WORLD) != MPI_SUCCESS)
+        return SIM_ERR_IO;
+    return SIM_OK;
+#else
+    (void)s;
+    (void)tag;
+    (void)buf;
+    (void)len;
+    return SIM_ERR_UNSUPPORTED;
+#endif
+}
+
+int sim_shard_poll(const sim_shard *s, int *from, int *tag, uint8_t **buf,
+                   size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+#ifdef MTCSIM_HAVE_MPI
+    if (!s->mpi || s->size == 1)
+        return 0;
+    int flag = 0, n = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) !=
+        MPI_SUCCESS)
+        return SIM_ERR_IO;
+    if (!flag)
+        return 0;
+    if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0)
+        return SIM_ERR_IO;
+    uint8_t *b = malloc(n ? (size_t)n : 1);
+    if (!b)
+        return SIM_ERR_NOMEM;
+    if (MPI_Recv(b, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        free(b);
+        return SIM_ERR_IO;
+    }
+    *from = st.MPI_SOURCE;
+    *tag = st.MPI_TAG;
+    *buf = b;
+    *len = (size_t)n;
+    return 1;
+#else
+    (void)s;
+    (void)from;
+    (void)tag;
+    return 0;
+#endif
+}
+
 int sim_shard_gather(const sim_shard *s, const void *buf, size_t len,
                      uint8_t **all, size_t *lens)
 {

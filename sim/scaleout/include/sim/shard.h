@@ -60,6 +60,20 @@ int sim_shard_bcast(const sim_shard *s, void *buf, size_t len);
 int sim_shard_gather(const sim_shard *s, const void *buf, size_t len,
                      uint8_t **all, size_t *lens);
 
+/*
+ * Point-to-point messages to rank 0, for results that must reach it as
+ * soon as they exist (a rank may be killed later). sim_shard_send blocks
+ * until the bytes are handed to MPI (len may be 0); tag is the caller's
+ * kind of message (0 .. 32767). sim_shard_poll, on rank 0, never blocks:
+ * it returns 1 with one waiting message (*buf malloc'ed, caller frees;
+ * NULL when empty), 0 when none is waiting, or a negative SIM_ERR_*
+ * (SIM_ERR_NOMEM, SIM_ERR_IO). Without MPI sim_shard_poll returns 0 and
+ * sim_shard_send SIM_ERR_UNSUPPORTED.
+ */
+int sim_shard_send(const sim_shard *s, int tag, const void *buf, size_t len);
+int sim_shard_poll(const sim_shard *s, int *from, int *tag, uint8_t **buf,
+                   size_t *len);
+
 /* Logical AND of `ok` over all ranks: every rank learns whether all are
  * fine, so that a failure on one rank fails the run on all. */
 int sim_shard_all_ok(const sim_shard *s, int ok);

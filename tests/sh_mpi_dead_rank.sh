@@ -1,0 +1,74 @@
+#!/bin/sh
+# A rank killed in the middle of a sweep spread over ranks (usage:
+# sh_mpi_dead_rank.sh BUILD). Rank 1 is sent SIGKILL once it has finished
+# its first run; mpirun then stops rank 0 with SIGTERM. Checks that the
+# runs rank 1 completed are in the database (each reached rank 0 when it
+# ended, not at the end of the job), that no run is left 'running', that
+# the runs stopped in flight are 'interrupted' with a reason naming the
+# rank and the signal, and that --resume finishes the rest.
+set -u
+M="$1/mtcsim"
+tmp=${KEEP:-$(mktemp -d)}; pid=""
+trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; [ -f "$tmp/err" ] && tail -5 "$tmp/err"; exit 1; }
+if [ -n "${SAN_BUILD:-}" ]; then
+  echo "sanitized build: skipped (Open MPI trips LeakSanitizer)"; exit 0
+fi
+command -v mpirun >/dev/null 2>&1 || fail "mpirun missing (make deps installs Open MPI)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
+
+# 9 runs over 2 ranks: rank 1 does runs 2, 4, 6, 8 of the list (1-based)
+sw="tests/lua/mpi_sweep.lua --set scale=0.005 --set days=0.25 --replications 3 --seed 5"
+mpirun --oversubscribe -np 2 "$M" run $sw --spread-runs --out "$tmp/d.db" \
+  > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+# rank 1's process: the mtcsim under this mpirun whose rank is 1
+r1=""; i=0
+while [ $i -lt 1200 ]; do
+  if [ -z "$r1" ]; then
+    for p in $(pgrep -P "$pid" 2>/dev/null); do
+      tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && r1=$p
+    done
+  fi
+  # "rep 1": rank 1's first run (point 0, replication 1) reached its end
+  [ -n "$r1" ] && grep -q '^rep 1 ' "$tmp/out" && break
+  sleep 0.05; i=$((i + 1))
+done
+[ -n "$r1" ] || fail "rank 1's process not found"
+grep -q '^rep 1 ' "$tmp/out" || fail "rank 1 did not finish its first run in 60 s"
+# then its result travels to rank 0; wait for it (at most 4 s: the code
+# before this check sent results only at the end, and must fail below)
+i=0
+while [ $i -lt 80 ] && [ "$(sqlite3 "$tmp/d.db" "select count(*) from run_attr
+      where name='mpi_rank' and value='1'" 2>/dev/null || echo 0)" = 0 ]; do
+  sleep 0.05; i=$((i + 1))
+done
+kill -9 "$r1"
+wait "$pid"; rc=$?; pid=""
+[ $rc -ne 0 ] || fail "mpirun exited 0 although a rank was killed"
+
+q() { sqlite3 "$tmp/d.db" "$1"; }
+running=$(q "select count(*) from run where status='running'")
+[ "$running" -eq 0 ] || fail "$running run(s) left 'running'"
+c1=$(q "select count(*) from run r join run_attr a on a.run_id=r.run_id and a.name='mpi_rank'
+        where a.value='1' and r.status='completed'")
+[ "$c1" -ge 1 ] || fail "rank 1's completed run is not in the database"
+nint=$(q "select count(*) from run where status='interrupted'")
+[ "$nint" -ge 1 ] || fail "no run recorded as interrupted"
+# rank 1's run in flight (unless it had none left): interrupted, with why
+why1=$(q "select r.error from run r join run_attr a on a.run_id=r.run_id and a.name='mpi_rank'
+          where a.value='1' and r.status='interrupted'")
+ndone=$(q "select count(*) from run where status='completed'")
+if [ "$c1" -lt 4 ]; then
+  echo "$why1" | grep -q 'rank 1 stopped' || fail "rank 1's stopped run has no reason: '$why1'"
+fi
+noreason=$(q "select count(*) from run where status<>'completed' and coalesce(error,'')=''")
+[ "$noreason" -eq 0 ] || fail "$noreason stopped run(s) without a reason"
+# a single process finishes what the killed job left
+"$M" run $sw --resume "$tmp/d.db" > "$tmp/out2" 2> "$tmp/err2" || { cat "$tmp/err2"; fail "--resume failed"; }
+n=$(q "select count(distinct sweep_point||'/'||replication) from run where status='completed'")
+[ "$n" -eq 9 ] || fail "after --resume $n of 9 runs completed"
+echo "rank 1 killed: $ndone run(s) kept ($c1 from rank 1), $nint interrupted with a reason" \
+     "('$why1'); --resume completed all 9"
