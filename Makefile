@@ -11,7 +11,8 @@
 #
 # Sources are discovered by wildcard so that adding a module needs no edit
 # here: mtc-core/src/*.c -> libmtc.a, sim/<layer>/*.c -> libsim.a,
-# mtc-core/cli/*.c -> mtc, lua/<part>/*.c -> mtcsim, tests/test_*.c -> one
+# mtc-core/cli/*.c -> mtc, lua/<part>/*.c and analysis/*.c -> mtcsim,
+# tests/test_*.c -> one
 # test binary each. Extra rules live in mk/*.mk (mk/sim.mk: the sim layers,
 # and the engine's build without mtc-core).
 
@@ -46,7 +47,7 @@ LUA_PARTS  := commands host bindings
 BASE_CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 CPPFLAGS := $(BASE_CPPFLAGS) -Imtc-core/include \
             $(foreach l,$(SIM_LAYERS),-Isim/$(l)/include) \
-            $(foreach p,$(LUA_PARTS),-Ilua/$(p)) $(MPI_DEF)
+            $(foreach p,$(LUA_PARTS),-Ilua/$(p)) -Ianalysis $(MPI_DEF)
 BASE_CFLAGS := -std=c11 $(WARN) $(OPT) -ffp-contract=off
 CFLAGS  := $(BASE_CFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS  := $(PKG_LIBS) -lm -lpthread
@@ -55,7 +56,7 @@ LDFLAGS := $(LDSAN)
 MTC_SRC  := $(wildcard mtc-core/src/*.c)
 SIM_SRC  := $(foreach l,$(SIM_LAYERS),$(wildcard sim/$(l)/*.c))
 CLI_SRC  := $(wildcard mtc-core/cli/*.c)
-HOST_SRC := $(foreach p,$(LUA_PARTS),$(wildcard lua/$(p)/*.c))
+HOST_SRC := $(foreach p,$(LUA_PARTS),$(wildcard lua/$(p)/*.c)) $(wildcard analysis/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 TESTLIB_SRC := $(wildcard tests/lib/*.c)
 

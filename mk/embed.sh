@@ -1,6 +1,6 @@
 #!/bin/sh
 # Writes, on stdout, a C source embedding the given gnuplot scripts as the
-# table declared in lua/commands/analysis_scripts.h (so build/mtcsim needs no file
+# table declared in analysis/analysis_scripts.h (so build/mtcsim needs no file
 # from the source tree at run time). Backslashes, quotes and '?' (trigraphs
 # are on under -std=c11) are escaped.
 set -eu

@@ -3,7 +3,9 @@
 #  - the engine compiles with only its own headers and GSL's, scale-out
 #    with the engine's, its own and GSL's: neither can reach mtc-core, the
 #    world model, SQLite, OpenSSL or Lua;
-#  - no source file in mtc-core/, sim/ or lua/ is over 900 lines.
+#  - the analysis suite (analysis/) compiles without Lua: no Lua header and
+#    no lua/ folder on its include path;
+#  - no source file in mtc-core/, sim/, lua/ or analysis/ is over 900 lines.
 set -u
 fail=0
 tmpo=$(mktemp); trap 'rm -f "$tmpo"' EXIT
@@ -18,11 +20,20 @@ for f in sim/scaleout/*.c; do
      -Isim/engine/include -Isim/scaleout/include $gsl -c "$f" -o "$tmpo" \
      || { echo "$f does not build with only the engine's, its own and GSL's headers"; fail=1; }
 done
+# analysis/: the flags of the build (mk's CPPFLAGS) less Lua's and lua/'s
+inc="-Imtc-core/include -Ianalysis"
+for d in $(find sim -mindepth 2 -maxdepth 2 -name include); do inc="$inc -I$d"; done
+nolua=$(pkg-config --cflags gsl sqlite3 libcrypto)
+for f in analysis/*.c; do
+  cc -std=c11 -Wall -Wextra -Werror -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+     $inc $nolua -c "$f" -o "$tmpo" \
+     || { echo "$f does not build without Lua (an analysis command includes a Lua header)"; fail=1; }
+done
 n=0
-for f in $(find mtc-core sim lua -name '*.[ch]' -o -name '*.lua' -o -name '*.cc'); do
+for f in $(find mtc-core sim lua analysis -name '*.[ch]' -o -name '*.lua' -o -name '*.cc'); do
   lines=$(wc -l < "$f")
   if [ "$lines" -gt 900 ]; then echo "$f: $lines lines (over 900)"; fail=1; fi
   n=$((n+1))
 done
 [ $fail -eq 0 ] || exit 1
-echo "layout: engine and scale-out free of mtc-core; $n source files, none over 900 lines"
+echo "layout: engine and scale-out free of mtc-core, analysis free of Lua; $n source files, none over 900 lines"

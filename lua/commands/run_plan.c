@@ -11,7 +11,7 @@
 #include <lauxlib.h>
 
 #include "host.h"
-#include "lsuggest.h"
+#include "sim/names.h"
 #include "run_internal.h"
 #include "mtc/error.h"
 
@@ -324,7 +324,7 @@ static const char *suggest_param(const plan *pl, const char *name)
     size_t n = 0;
     for (size_t k = 0; k < pl->nparams && n < 256; k++)
         c[n++] = pl->params[k].name;
-    return lsuggest_closest(name, c, n);
+    return sim_name_closest(name, c, n);
 }
 
 /* Reads params, sweeps and replications from the planning state and

@@ -23,7 +23,7 @@
 
 #include <sqlite3.h>
 
-#include "host.h"
+#include "analysis.h"
 #include "rdb.h"
 #include "sim/results.h"
 

@@ -10,7 +10,7 @@
 
 #include <sqlite3.h>
 
-#include "host.h"
+#include "analysis.h"
 #include "report_internal.h"
 #include "sim/engine.h"
 

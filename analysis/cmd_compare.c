@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 
 #include "diffci.h"
-#include "host.h"
+#include "analysis.h"
 #include "plot_internal.h"
 #include "rdb.h"
 

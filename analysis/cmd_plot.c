@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
+#include "analysis.h"
 #include "plot_internal.h"
 #include "rdb.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
+#include "analysis.h"
 #include "rdb.h"
 
 int rdb_open(const char *cmd, const char *path, sim_results **res)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
-#include "lsuggest.h"
+#include "analysis.h"
+#include "sim/names.h"
 #include "plot_internal.h"
 #include "rdb.h"
 #include "sim/engine.h"
@@ -87,7 +87,7 @@ int plot__resolve(plot_sel *s, const char *cmd)
                            NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, s->r.exp);
         while (sqlite3_step(st) == SQLITE_ROW) {
-            size_t d = lsuggest_distance(s->metric, col(st, 0));
+            size_t d = sim_name_distance(s->metric, col(st, 0));
             if (d < bd) {
                 bd = d;
                 snprintf(best, sizeof best, "%s", col(st, 0));

@@ -16,7 +16,7 @@
 
 #include <sqlite3.h>
 
-#include "host.h"
+#include "analysis.h"
 #include "mtc/error.h"
 #include "rdb.h"
 #include "safetext.h"

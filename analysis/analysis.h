@@ -1,0 +1,26 @@
+/*
+ * analysis.h - the analysis commands of `mtcsim`: what the program's main
+ * (lua/commands/mtcsim.c) dispatches to, and the exit codes and version
+ * both halves of the program print.
+ *
+ * The analysis suite reads results databases and includes no Lua header
+ * (tests/sh_layout.sh compiles this folder without Lua's flags). Each command is a cmd_*.c file
+ * with its own --help; exit codes: 0 success, 1 failure, 2 bad usage or
+ * input (the message names the bad argument).
+ */
+#ifndef MTCSIM_ANALYSIS_H
+#define MTCSIM_ANALYSIS_H
+
+#define MTCSIM_VERSION "0.1.0"
+
+#define HOST_OK 0
+#define HOST_FAIL 1
+#define HOST_USAGE 2
+
+int cmd_report(int argc, char **argv);   /* cmd_report.c */
+int cmd_export(int argc, char **argv);   /* cmd_export.c */
+int cmd_ls(int argc, char **argv);       /* cmd_ls.c */
+int cmd_plot(int argc, char **argv);     /* cmd_plot.c */
+int cmd_compare(int argc, char **argv);  /* cmd_compare.c */
+
+#endif
