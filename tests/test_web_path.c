@@ -11,6 +11,7 @@
 
 #include "lib/web_run.h"
 #include "mtc/error.h"
+#include "sim/web_latency.h"
 #include "sim/web_verify.h"
 #include "test.h"
 
@@ -131,17 +132,25 @@ TEST(constant_path_floor_and_retry)
 
 typedef struct vsums {
     uint64_t n;
-    double lat, net, ver, today, cl, pq, lat_cl, ver_cl;
+    double lat, net, ver, today, cl, pq, lat_cl, ver_cl, lat_today;
 } vsums;
 
 /* A loss-free constant path; the cohort's CPU is `slow` times the
- * development machine's. */
-static void run_verify(double slow, vsums *v, test_ctx *tc_)
+ * development machine's; every site serves today the chain of profile
+ * `chain` (mtc/chain.h). */
+static void run_verify(double slow, const char *chain, vsums *v, test_ctx *tc_)
 {
     wfx_config pc;
     wfx_defaults(&pc);
     web_sites_config *s = sites(10);
+    s->chain_mix.count = 1;
+    snprintf(s->chain_mix.item[0], sizeof s->chain_mix.item[0], "%s:1", chain);
     web_browsers_config *c = cohort("a", scaled(300));
+    /* no session tickets: every revisit is a full handshake, so the
+     * verification cache serves the repeats within its lifetime (with
+     * tickets it would hardly ever be asked: a site still in the cache
+     * still has its ticket) */
+    c->ticket_lifetime = 0;
     ASSERT_OK(sim_dist_const(&c->rtt, 80.0));
     c->cpu_slowdown = slow;
     wrun r;
@@ -150,9 +159,10 @@ static void run_verify(double slow, vsums *v, test_ctx *tc_)
     wrun_until(&r, 8 * SIM_HOUR);
     const char *names[] = {"handshake_ms", "handshake_ms_network", "verify_ms",
                            "verify_ms_today", "verify_ms_baseline_classical",
-                           "verify_ms_baseline_mldsa44", "handshake_ms_baseline_classical"};
-    double sum[7];
-    for (int i = 0; i < 7; i++) {
+                           "verify_ms_baseline_mldsa44", "handshake_ms_baseline_classical",
+                           "handshake_ms_today"};
+    double sum[8];
+    for (int i = 0; i < 8; i++) {
         sim_metric *h = sim_metrics_find(r.metrics, names[i]);
         ASSERT_TRUE(h != NULL);
         sum[i] = sim_hist_sum(h, 0);
@@ -168,6 +178,7 @@ static void run_verify(double slow, vsums *v, test_ctx *tc_)
     v->cl = sum[4];
     v->pq = sum[5];
     v->lat_cl = sum[6];
+    v->lat_today = sum[7];
     wrun_free(&r);
     sim_param_config_free(&sim_sites_schema, s);
     sim_param_config_free(&sim_browsers_schema, c);
@@ -177,12 +188,17 @@ static void run_verify(double slow, vsums *v, test_ctx *tc_)
  * handshake_ms is the network part plus verify_ms; a baseline chain costs
  * its CertificateVerify plus, unless cached, its four signatures (leaf,
  * intermediate, two SCTs) and one certificate path, from the measured
- * table; the CPU's slowdown scales every verification and nothing else. */
+ * table; the CPU's slowdown scales every verification and nothing else.
+ * Today's chain is priced as its profile has it: Let's Encrypt's RSA
+ * chain (an RSA-2048 leaf key, the leaf signed by an RSA-2048
+ * intermediate, the intermediate by an RSA-4,096 root, two SCTs by P-256
+ * logs; its cross-signed root is not checked by a client that trusts the
+ * newer root), with an RSA-2048 CertificateVerify signed and verified. */
 TEST(verification_adds_exactly_the_priced_verifications)
 {
     vsums a, b;
-    run_verify(1.0, &a, tc_);
-    run_verify(3.0, &b, tc_);
+    run_verify(1.0, "le-rsa-cross", &a, tc_);
+    run_verify(3.0, "le-rsa-cross", &b, tc_);
     ASSERT_TRUE(a.n > 100 && a.n == b.n);
     ASSERT_NEAR(a.lat, a.net + a.ver, 1e-9 * a.lat);
     ASSERT_NEAR(b.lat, b.net + b.ver, 1e-9 * b.lat);
@@ -190,25 +206,60 @@ TEST(verification_adds_exactly_the_priced_verifications)
     ASSERT_NEAR(a.net, b.net, 1e-9 * a.net);
     ASSERT_NEAR(3.0 * a.ver, b.ver, 1e-9 * b.ver);
     ASSERT_NEAR(3.0 * a.cl, b.cl, 1e-9 * b.cl);
-    /* today's chain: an ECDSA CertificateVerify always, 4 ECDSA
-     * signatures and a path on a cache miss: the misses come out whole */
+    ASSERT_NEAR(3.0 * a.today, b.today, 1e-9 * b.today);
+    /* today's chain: an RSA-2048 CertificateVerify always; on a cache
+     * miss the chain's own signatures and a path: the misses come out
+     * whole */
     const double *us = web_verify_cost_us;
-    double hit = us[WEB_VOP_ECDSA_P256] / 1000.0;
-    double miss = hit + (4 * us[WEB_VOP_ECDSA_P256] + us[WEB_VOP_X509_PATH]) / 1000.0;
+    double chain = us[WEB_VOP_RSA2048] + us[WEB_VOP_RSA4096] + 2 * us[WEB_VOP_ECDSA_P256] +
+                   us[WEB_VOP_X509_PATH];
+    double hit = us[WEB_VOP_RSA2048] / 1000.0;
+    double miss = hit + chain / 1000.0;
     double misses = (a.today - (double)a.n * hit) / (miss - hit);
     ASSERT_NEAR(misses, round(misses), 1e-6 * (double)a.n);
-    ASSERT_TRUE(misses >= 1 && misses < (double)a.n); /* the cache hits too */
-    /* the classical chain around the sites' Ed25519 key: the same misses,
-     * an Ed25519 CertificateVerify */
+    /* the cache hits too (about a quarter of the handshakes here) */
+    ASSERT_TRUE(misses >= 1 && (double)a.n - misses > 0.05 * (double)a.n);
+    /* the classical chain around the sites' Ed25519 key: the same chain
+     * and misses, an Ed25519 CertificateVerify */
     double m = round(misses);
-    double cl = ((double)a.n * us[WEB_VOP_ED25519] +
-                 m * (4 * us[WEB_VOP_ECDSA_P256] + us[WEB_VOP_X509_PATH])) / 1000.0;
+    double cl = ((double)a.n * us[WEB_VOP_ED25519] + m * chain) / 1000.0;
     ASSERT_NEAR(a.cl, cl, 1e-9 * cl);
+    /* post-quantum: every CA and log ML-DSA-44, no cross-sign */
     double pq = ((double)a.n * us[WEB_VOP_ED25519] +
                  m * (4 * us[WEB_VOP_MLDSA44] + us[WEB_VOP_X509_PATH])) / 1000.0;
     ASSERT_NEAR(a.pq, pq, 1e-9 * pq);
+    /* the server signs today's CertificateVerify with its RSA-2048 key,
+     * the classical one with the site's Ed25519 key: on this loss-free
+     * path both flights take the same rounds, so the network parts differ
+     * by the signing times alone */
+    double sign = web_latency_sign_ms_chain(MTC_CHAIN_ALG_RSA2048) -
+                  web_latency_sign_ms(MTC_SIG_ED25519);
+    ASSERT_TRUE(sign > 0.1);
+    ASSERT_NEAR((a.lat_today - a.today) - (a.lat_cl - a.cl), (double)a.n * sign,
+                1e-6 * a.lat_today);
     /* signatureless handshakes verify less than the classical chain */
     ASSERT_TRUE(a.ver < a.cl);
+}
+
+/* A chain of ECDSA P-256 leaf, P-384 intermediate and root (Let's
+ * Encrypt's ECDSA chain) prices a P-256 CertificateVerify and the P-384
+ * signatures of its CAs. */
+TEST(today_follows_the_sites_chain_profile)
+{
+    vsums a;
+    run_verify(1.0, "le-ecdsa", &a, tc_);
+    ASSERT_TRUE(a.n > 100);
+    const double *us = web_verify_cost_us;
+    double chain = 2 * us[WEB_VOP_ECDSA_P384] + 2 * us[WEB_VOP_ECDSA_P256] +
+                   us[WEB_VOP_X509_PATH];
+    double hit = us[WEB_VOP_ECDSA_P256] / 1000.0;
+    double misses = (a.today - (double)a.n * hit) / (chain / 1000.0);
+    ASSERT_NEAR(misses, round(misses), 1e-6 * (double)a.n);
+    ASSERT_TRUE(misses >= 1 && (double)a.n - misses > 0.05 * (double)a.n);
+    double sign = web_latency_sign_ms_chain(MTC_CHAIN_ALG_ECDSA_P256) -
+                  web_latency_sign_ms(MTC_SIG_ED25519);
+    ASSERT_NEAR((a.lat_today - a.today) - (a.lat_cl - a.cl), (double)a.n * sign,
+                1e-6 * a.lat_today);
 }
 
 /* flight_over_quic_amp: a server may send three times what it received,
@@ -254,6 +305,7 @@ static const test_case tests[] = {
     {"path_is_opt_in_and_changes_nothing_else", path_is_opt_in_and_changes_nothing_else},
     {"constant_path_floor_and_retry", constant_path_floor_and_retry},
     {"verification_adds_exactly_the_priced_verifications", verification_adds_exactly_the_priced_verifications},
+    {"today_follows_the_sites_chain_profile", today_follows_the_sites_chain_profile},
     {"two_initials_double_the_amplification_budget", two_initials_double_the_amplification_budget},
 };
 TEST_MAIN(tests)

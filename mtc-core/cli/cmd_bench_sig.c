@@ -18,7 +18,8 @@
  * this output by sim/bench/verify_costs.sh): ECDSA P-384 with SHA-384,
  * RSA-2048 and RSA-4096 verification (OpenSSL, e = 65537, PKCS#1 v1.5
  * with SHA-256: the signatures of today's chains; their key generation is
- * not timed), one Merkle interior node hash (SHA-256 of 65 bytes, RFC
+ * not timed) and signing (a server's CertificateVerify with such a leaf
+ * key: the web model's signing times, docs/sources.md [sign-time]), one Merkle interior node hash (SHA-256 of 65 bytes, RFC
  * 9162 section 2.1.1), and OpenSSL's X509_verify_cert on this project's
  * classical baseline chain (leaf decoded, the ECDSA intermediate as the
  * trust anchor: one signature check plus decoding and path checks).
@@ -30,6 +31,7 @@
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
@@ -213,9 +215,41 @@ static int p384_op_verify(void *c)
     return ok ? 0 : -1;
 }
 
+/* A TLS 1.3 CertificateVerify with an RSA key is RSASSA-PSS
+ * (rsa_pss_rsae_sha256, RFC 8446 section 4.2.3); the private-key
+ * operation is the cost, as in PKCS#1 v1.5. */
+static int rsa_op_sign(void *c)
+{
+    rsa_ctx *o = c;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    EVP_PKEY_CTX *pk = NULL;
+    size_t len = sizeof o->sig;
+    uint8_t sig[512];
+    int ok = md && EVP_DigestSignInit(md, &pk, EVP_sha256(), NULL, o->key) == 1 &&
+             EVP_PKEY_CTX_set_rsa_padding(pk, RSA_PKCS1_PSS_PADDING) == 1 &&
+             EVP_PKEY_CTX_set_rsa_pss_saltlen(pk, RSA_PSS_SALTLEN_DIGEST) == 1;
+    ok = ok && EVP_DigestSign(md, sig, &len, o->msg, sizeof o->msg) == 1;
+    EVP_MD_CTX_free(md);
+    return ok ? 0 : -1;
+}
+
+static int p384_op_sign(void *c)
+{
+    rsa_ctx *o = c;
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    size_t len = sizeof o->sig;
+    uint8_t sig[512];
+    int ok = md && EVP_DigestSignInit(md, NULL, EVP_sha384(), NULL, o->key) == 1;
+    ok = ok && EVP_DigestSign(md, sig, &len, o->msg, sizeof o->msg) == 1;
+    EVP_MD_CTX_free(md);
+    return ok ? 0 : -1;
+}
+
 /* Verifications per second of an RSA signature with a `bits` key (0: an
- * ECDSA P-384 one with SHA-384). */
-static double bench_rsa(unsigned bits, double secs)
+ * ECDSA P-384 one with SHA-384) into *verify, and signatures per second
+ * (a server's CertificateVerify with such a key) into *sign; -1 when an
+ * operation failed. */
+static void bench_rsa(unsigned bits, double secs, double *verify, double *sign)
 {
     rsa_ctx o;
     memset(&o, 0, sizeof o);
@@ -229,9 +263,9 @@ static double bench_rsa(unsigned bits, double secs)
                                 NULL, o.key) == 1 &&
              EVP_DigestSign(md, o.sig, &o.sig_len, o.msg, sizeof o.msg) == 1;
     EVP_MD_CTX_free(md);
-    double r = ok ? rate(bits ? rsa_op_verify : p384_op_verify, &o, secs) : -1;
+    *verify = ok ? rate(bits ? rsa_op_verify : p384_op_verify, &o, secs) : -1;
+    *sign = ok ? rate(bits ? rsa_op_sign : p384_op_sign, &o, secs) : -1;
     EVP_PKEY_free(o.key);
-    return r;
 }
 
 static int node_op(void *c)
@@ -291,7 +325,7 @@ int bench_sig(int argc, char **argv)
                "Key generation, signing and verification per second for\n"
                "ed25519, ecdsa-p256 (OpenSSL) and ml-dsa-44/65/87 (mtc-core),\n"
                "each measured for S seconds (default 0.5); P-384, RSA-2048/4096\n"
-               "verification, a Merkle node hash and X509_verify_cert on the\n"
+               "verification and signing, a Merkle node hash and X509_verify_cert on the\n"
                "classical baseline chain; and the time ratios\n"
                "mldsa44_verify_vs_ed25519 and mldsa44_sign_vs_ed25519.\n");
         return CLI_OK;
@@ -329,13 +363,16 @@ int bench_sig(int argc, char **argv)
         printf("%s_sign %.0f ops/s\n", items[i].name, items[i].sign);
         printf("%s_verify %.0f ops/s\n", items[i].name, items[i].verify);
     }
-    double rsa2048 = bench_rsa(2048, secs), rsa4096 = bench_rsa(4096, secs);
-    double p384 = bench_rsa(0, secs);
+    double rsa2048, rsa4096, p384, rsa2048_s, rsa4096_s, p384_s;
+    bench_rsa(2048, secs, &rsa2048, &rsa2048_s);
+    bench_rsa(4096, secs, &rsa4096, &rsa4096_s);
+    bench_rsa(0, secs, &p384, &p384_s);
     mtc_hash nodes[2];
     memset(nodes, 0x5a, sizeof nodes);
     double node = rate(node_op, nodes, secs);
     double x509 = bench_x509(secs);
-    if (rsa2048 < 0 || rsa4096 < 0 || p384 < 0 || x509 < 0) {
+    if (rsa2048 < 0 || rsa4096 < 0 || p384 < 0 || rsa2048_s < 0 || rsa4096_s < 0 ||
+        p384_s < 0 || x509 < 0) {
         fprintf(stderr, "mtc bench sig: %s operation failed\n",
                 x509 < 0 ? "X509_verify_cert" : "RSA or P-384");
         return CLI_FAIL;
@@ -343,6 +380,9 @@ int bench_sig(int argc, char **argv)
     printf("ecdsa_p384_verify %.0f ops/s\n", p384);
     printf("rsa2048_verify %.0f ops/s\n", rsa2048);
     printf("rsa4096_verify %.0f ops/s\n", rsa4096);
+    printf("ecdsa_p384_sign %.0f ops/s\n", p384_s);
+    printf("rsa2048_sign %.0f ops/s\n", rsa2048_s);
+    printf("rsa4096_sign %.0f ops/s\n", rsa4096_s);
     printf("sha256_node %.0f ops/s\n", node);
     printf("x509_verify_cert_ecdsa %.0f ops/s\n", x509);
     /* Time ratios: (1 / rate_mldsa) / (1 / rate_ed25519). */

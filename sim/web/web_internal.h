@@ -108,7 +108,8 @@ typedef struct web_site_hot {
     uint8_t alg;            /* = web_site.alg (mtc_sig_alg): signing time */
     /* Certificate + CertificateVerify with the baseline chains, WEB_BASE_*:
      * the site's own key and CertificateVerify around the classical and
-     * the ML-DSA-44 chain, and today's deployment (ECDSA P-256 key). */
+     * the ML-DSA-44 chain, and today's deployment (its chain as served,
+     * with the chain's own leaf key). */
     uint32_t base_auth[3];
 } web_site_hot;
 
@@ -277,8 +278,14 @@ typedef struct web_vprice {
                                cosignatures under the policy */
     double node_us;         /* one Merkle node hash */
     double path_us;         /* decoding and path checks of one certificate */
-    double base_us[3];      /* WEB_BASE_*: a baseline chain without its
-                               CertificateVerify (today's: ECDSA P-256) */
+    /* Per chain profile p (of wb->nprof): base_us[p * 3 + i], baseline
+     * i's (WEB_BASE_*) chain without its CertificateVerify, for a client
+     * whose store holds the newest root; today_cv_us[p] and
+     * today_sign_ms[p], today's CertificateVerify by the profile's own
+     * leaf key (the other baselines sign with the site's key) */
+    double *base_us;
+    double *today_cv_us;
+    double *today_sign_ms;
 } web_vprice;
 
 typedef struct web_cohort {
@@ -387,9 +394,11 @@ struct web {
     uint64_t *base_pend;
     web_vprice vp;          /* verification prices (web_path.c) */
     /* the baselines' verification observations deferred (web_path.c):
-     * per cohort x site key algorithm (8) x cache hit, the full
-     * handshakes still to record; NULL: no latency */
+     * per cohort x chain profile x site key algorithm (8) x cache hit,
+     * the full handshakes still to record; NULL: no latency */
     uint64_t *vpend;
+    uint16_t *site_prof;    /* each site's chain profile, densely (web_path.c;
+                               NULL: no latency) */
     sim_rng *path_rng;      /* the path streams' generator (NULL: no latency),
                                apart from env.rng so that a connection's
                                latency draws leave the client's stream

@@ -37,17 +37,21 @@ static double list_us(const web_vcount *l, size_t n)
     return web_verify_ms(l, n, 1.0, &ms) == 0 ? 1000.0 * ms : 0.0;
 }
 
-/* What a client verifies of a classical chain signed with chain_alg,
- * besides the server's CertificateVerify: the leaf's signature, the
- * intermediate's (by the root) and the leaf's two SCTs, as the baseline
- * chains carry them (mtc/baseline.h), and one certificate path. Written
- * as a list of (operation, count) so that a chain described by its own
- * list of signatures prices the same way. */
-static size_t base_chain_ops(mtc_sig_alg chain_alg, web_vcount *out)
+/* us of what a client verifies of profile p's chain built with `o`,
+ * besides the CertificateVerify: the leaf's, the intermediate's and the
+ * SCTs' signatures, each with its signer's key type (mtc/chain.h), and
+ * one certificate path. The client's store holds the newest root
+ * (Chrome's does), so it checks no cross-sign. -1 when an algorithm has
+ * no cost. */
+static double chain_us(const mtc_chain_profile *p, const mtc_chain_opts *o)
 {
-    out[0] = (web_vcount){web_verify_op_of_sig(chain_alg), 4};
-    out[1] = (web_vcount){WEB_VOP_X509_PATH, 1};
-    return 2;
+    mtc_chain_verif v[MTC_CHAIN_VERIF_MAX];
+    web_vcount l[MTC_CHAIN_VERIF_MAX + 1];
+    int n = web_verify_from_chain(v, mtc_chain_verifications(p, o, v), 1, 0, l);
+    if (n < 0)
+        return -1.0;
+    l[n++] = (web_vcount){WEB_VOP_X509_PATH, 1};
+    return list_us(l, (size_t)n);
 }
 
 /* The verification prices (web_vprice) of this world's CAs and chains. */
@@ -60,15 +64,29 @@ static int vprice_init(web *wb)
     }
     v->node_us = web_verify_cost_us[WEB_VOP_SHA256_NODE];
     v->path_us = web_verify_cost_us[WEB_VOP_X509_PATH];
-    static const mtc_sig_alg chain[3] = {MTC_SIG_ECDSA_P256, MTC_SIG_MLDSA44,
-                                         MTC_SIG_ECDSA_P256};
-    for (int i = 0; i < 3; i++) {
-        web_vcount l[2];
-        v->base_us[i] = list_us(l, base_chain_ops(chain[i], l));
-    }
+    size_t np;
+    const mtc_chain_profile *prof = mtc_chain_profiles(&np);
+    v->base_us = calloc(np * 3 + 1, sizeof *v->base_us);
+    v->today_cv_us = calloc(np + 1, sizeof *v->today_cv_us);
+    v->today_sign_ms = calloc(np + 1, sizeof *v->today_sign_ms);
     v->sa_us = calloc(wb->nca ? wb->nca : 1, sizeof *v->sa_us);
-    if (!v->sa_us)
+    if (!v->base_us || !v->today_cv_us || !v->today_sign_ms || !v->sa_us)
         return MTC_ERR_NOMEM;
+    /* the chains of web_flight.c's baselines: the profile's CAs
+     * (classical; the leaf key does not sign anything verified here), all
+     * CAs and logs ML-DSA-44 without cross-signs, today's as served */
+    const mtc_chain_opts pq = {.ca_alg = MTC_CHAIN_ALG_MLDSA44, .drop_cross = 1};
+    for (size_t p = 0; p < np; p++) {
+        double c = chain_us(&prof[p], NULL), q = chain_us(&prof[p], &pq);
+        web_vop cv = web_verify_op_of_chain_alg(prof[p].leaf_key);
+        if (c < 0 || q < 0 || cv == WEB_VOP_COUNT)
+            return MTC_ERR_UNSUPPORTED;
+        v->base_us[p * 3 + WEB_BASE_CLASSICAL] = c;
+        v->base_us[p * 3 + WEB_BASE_MLDSA44] = q;
+        v->base_us[p * 3 + WEB_BASE_TODAY] = c;
+        v->today_cv_us[p] = web_verify_cost_us[cv];
+        v->today_sign_ms[p] = web_latency_sign_ms_chain(prof[p].leaf_key);
+    }
     /* a standalone certificate: the CA's cosignature and the first
      * `quorum` external ones (the policy "pki": CA + quorum; a client
      * stops verifying once the policy is met) */
@@ -96,12 +114,15 @@ static int vprice_init(web *wb)
 }
 
 /* The baselines' verification time of a handshake of cohort k with a
- * site whose key is `alg`, the site cached (hit) or not: WEB_BASE_*. */
-static double base_verify(const web *wb, size_t k, unsigned alg, int hit, int i)
+ * site of chain profile `prof` whose key is `alg`, the site cached (hit)
+ * or not: WEB_BASE_*. */
+static double base_verify(const web *wb, size_t k, size_t prof, unsigned alg, int hit,
+                          int i)
 {
     const web_vprice *vp = &wb->vp;
-    double cv = vp->cv_us[i == WEB_BASE_TODAY ? MTC_SIG_ECDSA_P256 : alg & 7];
-    return wb->cohorts[k].cfg.cpu_slowdown * 1e-3 * (cv + (hit ? 0.0 : vp->base_us[i]));
+    double cv = i == WEB_BASE_TODAY ? vp->today_cv_us[prof] : vp->cv_us[alg & 7];
+    return wb->cohorts[k].cfg.cpu_slowdown * 1e-3 *
+           (cv + (hit ? 0.0 : vp->base_us[prof * 3 + (size_t)i]));
 }
 
 /* Records the deferred baseline verifications: they depend on the
@@ -113,16 +134,18 @@ static void vflush(void *ctx)
 {
     web *wb = ctx;
     for (size_t k = 0; k < wb->ncohorts; k++)
-        for (unsigned alg = 0; alg < 8; alg++)
-            for (int hit = 0; hit < 2; hit++) {
-                uint64_t *n = &wb->vpend[(k * 8 + alg) * 2 + (unsigned)hit];
-                if (!*n)
-                    continue;
-                for (int i = 0; i < 3; i++)
-                    sim_hist_observe_n(wb->m.lat_verify_base[i], k,
-                                       base_verify(wb, k, alg, hit, i), *n);
-                *n = 0;
-            }
+        for (size_t prof = 0; prof < wb->nprof; prof++)
+            for (unsigned alg = 0; alg < 8; alg++)
+                for (int hit = 0; hit < 2; hit++) {
+                    uint64_t *n = &wb->vpend[((k * wb->nprof + prof) * 8 + alg) * 2 +
+                                             (unsigned)hit];
+                    if (!*n)
+                        continue;
+                    for (int i = 0; i < 3; i++)
+                        sim_hist_observe_n(wb->m.lat_verify_base[i], k,
+                                           base_verify(wb, k, prof, alg, hit, i), *n);
+                    *n = 0;
+                }
 }
 
 int web__path_create(web *wb)
@@ -155,9 +178,16 @@ int web__path_create(web *wb)
     rc = vprice_init(wb);
     if (rc != MTC_OK)
         return rc;
-    wb->vpend = calloc(nc * 16, sizeof *wb->vpend);
-    if (!wb->vpend)
+    wb->vpend = calloc(nc * wb->nprof * 16 + 1, sizeof *wb->vpend);
+    wb->site_prof = calloc(wb->nsites + 1, sizeof *wb->site_prof);
+    if (!wb->vpend || !wb->site_prof || wb->nprof > UINT16_MAX) {
+        free(wb->vpend);
+        wb->vpend = NULL;
         return MTC_ERR_NOMEM;
+    }
+    /* the site's profile is drawn once, at creation (web_site.c) */
+    for (size_t i = 0; i < wb->nsites; i++)
+        wb->site_prof[i] = wb->sites[i].chain;
     if (sim_metrics_add_flush(m, vflush, wb) != 0) {
         free(wb->vpend);
         wb->vpend = NULL;
@@ -186,7 +216,13 @@ void web__path_destroy(web *wb)
         wb->vpend = NULL;
     }
     free(wb->vp.sa_us);
+    free(wb->vp.base_us);
+    free(wb->vp.today_cv_us);
+    free(wb->vp.today_sign_ms);
+    free(wb->site_prof);
     wb->vp.sa_us = NULL;
+    wb->vp.base_us = wb->vp.today_cv_us = wb->vp.today_sign_ms = NULL;
+    wb->site_prof = NULL;
     sim_rng_destroy(wb->path_rng);
     wb->path_rng = NULL;
 }
@@ -291,14 +327,14 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
      * drawn once and shared by the four (web_latency_ms_paired), which
      * also prices the set-up and the client's first flight once.
      * the baselines: no trust_anchors, no retry, the site's own key;
-     * today's: an ECDSA P-256 key and signature */
+     * today's: the key of the site's chain as served (its profile's) */
+    const web_vprice *vp = &wb->vp;
+    size_t prof = wb->site_prof[site];
     web_lat_flights b[3];
     for (int i = 0; i < 3; i++)
         flights(co, sh->name_len, 0, web__base_auth(wb, site, k, i) + wb->enc_fixed,
-                i == WEB_BASE_TODAY ? web_latency_sign_ms(MTC_SIG_ECDSA_P256) : sign,
-                &b[i]);
+                i == WEB_BASE_TODAY ? vp->today_sign_ms[prof] : sign, &b[i]);
     /* the client's verification: cached, only its CertificateVerify */
-    const web_vprice *vp = &wb->vp;
     const web_cert_hot *ch = &wb->certh[cert];
     uint32_t now_s = (uint32_t)(now / SIM_SEC);
     int slot = vcache_find(p, site, now_s);
@@ -310,10 +346,10 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     double v = us_ms * (cv + (mtc_hit ? 0.0 : chain));
     double vb[3];
     for (int i = 0; i < 3; i++)
-        vb[i] = base_verify(wb, k, sh->alg, slot >= 0, i);
+        vb[i] = base_verify(wb, k, prof, sh->alg, slot >= 0, i);
     /* their verification_ms: counted here, recorded n at a time (vflush) */
     if (sim_metrics_recording(wb->env.metrics))
-        wb->vpend[(k * 8 + (sh->alg & 7u)) * 2 + (slot >= 0)]++;
+        wb->vpend[((k * wb->nprof + prof) * 8 + (sh->alg & 7u)) * 2 + (slot >= 0)]++;
     vcache_put(p, site, ch->obj, now_s);
     double ms[4];
     if (web_latency_ms_paired(proto_of(co), &co->fl.t, &path, &f[0],

@@ -47,6 +47,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "mtc/chain.h"
 #include "mtc/sig.h"
 #include "sim/tls.h"
 
@@ -129,5 +130,10 @@ unsigned web_latency_server_rounds(web_lat_proto proto,
  * ms (docs/sources.md [sign-time]); 0 for MTC_SIG_NONE (signatureless
  * resumption has no signature either: pass 0). */
 double web_latency_sign_ms(mtc_sig_alg alg);
+
+/* The same for a chain party's key (mtc/chain.h: the leaf key of a chain
+ * as served today), including ECDSA P-384 and RSA-2048/4096 (RSASSA-PSS,
+ * as TLS 1.3 signs with an RSA key); 0 for NONE or out of range. */
+double web_latency_sign_ms_chain(mtc_chain_alg alg);
 
 #endif
