@@ -41,7 +41,10 @@ typedef struct lworld_param {
  * (sim/shard.h): this process simulates its rank's browsers, and
  * lworld_run() merges all ranks' metrics into rank 0's before the
  * on_finish functions, which run on rank 0 only; `shard` must outlive lw. MTC_OK, or MTC_ERR_CONFIG
- * with a message (prefixed by the declaring file:line when known).
+ * with a message (prefixed by the declaring file:line when known), or
+ * MTC_ERR_SIM_STATE when the host's interrupt flag (lhost_set_interrupt)
+ * ended the start (the steady warm-up): *out then has its parameters
+ * and empty metrics, for the caller to record the run as interrupted.
  * *out is owned by the caller (lworld_destroy), also on error (NULL).
  */
 int lworld_build(lhost *h, uint64_t seed, uint64_t replication,

@@ -141,7 +141,8 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
     lw->shard = shard;
     sim_world_env env = {lw->engine, lw->metrics, lw->rng,
                          shard ? (uint32_t)shard->rank : 0,
-                         shard ? (uint32_t)shard->size : 1, 0};
+                         shard ? (uint32_t)shard->size : 1, 0,
+                         lhost_interrupt_flag(h)};
     rc = sim_world_create(&lw->world, &env, wcfg, e, sizeof e);
     sim_param_config_free(ws, wcfg);
     if (rc != MTC_OK) {
@@ -180,6 +181,13 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
     }
     lua_pop(L, 1);
     rc = sim_world_start(lw->world, e, sizeof e);
+    const volatile sig_atomic_t *stop = lhost_interrupt_flag(h);
+    if (rc != MTC_OK && stop && *stop) {
+        /* a signal ended the start (the steady warm-up): the run is
+         * interrupted, not wrong; lw stays for the caller to record */
+        snprintf(err, errlen, "%s", e);
+        return MTC_ERR_SIM_STATE;
+    }
     if (rc != MTC_OK) {
         const char *w = blame(L, e);
         snprintf(err, errlen, "%s%s%s", w, lworld__wsep(w), e);

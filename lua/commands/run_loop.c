@@ -116,7 +116,10 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         int rc = lworld_build_prof(h, o->seed, (uint64_t)r,
                                    c->spread ? NULL : shard, prof, &lw, err,
                                    sizeof err);
-        if (rc != MTC_OK) {
+        /* a signal during the start (the steady warm-up): the run is
+         * recorded, as interrupted at time 0 */
+        int start_stopped = rc == MTC_ERR_SIM_STATE && lw;
+        if (rc != MTC_OK && !start_stopped) {
             lsuggest_entity(h, err, sizeof err);
             fprintf(stderr, "mtcsim run: %s\n", err);
             c->status = c->nruns ? HOST_FAIL : HOST_USAGE;
@@ -156,7 +159,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                                     isatty(2), o->quiet, 0, 0, 0, label};
         sim_progress_init(&pc.p, &pcfg);
         double t0 = host_now();
-        if (c->status == HOST_OK)
+        if (c->status == HOST_OK && !start_stopped)
             rc = lworld_run(lw, c->interrupt, on_progress, &pc, err, sizeof err);
         char line[256];
         sim_engine *eng = lworld_engine(lw);

@@ -33,6 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #include "host.h"
@@ -230,8 +233,13 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     plan cur;
     memset(&cur, 0, sizeof cur);
     lworld *lw = NULL;
-    int built = h && run_scenario_params(h, &cur) == HOST_OK &&
-                lworld_build(h, o->seed, r, NULL, &lw, err, sizeof err) == MTC_OK;
+    int brc = h && run_scenario_params(h, &cur) == HOST_OK
+                  ? lworld_build(h, o->seed, r, NULL, &lw, err, sizeof err)
+                  : MTC_ERR_CONFIG;
+    /* a signal during the start (the steady warm-up): recorded as an
+     * interrupted run, as run_sequential does */
+    int start_stopped = brc == MTC_ERR_SIM_STATE && lw;
+    int built = brc == MTC_OK || start_stopped;
     if (h && !built)
         lsuggest_entity(h, err, sizeof err);
     if (built) {
@@ -263,8 +271,8 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
         b.n = 0;
     }
     double t0 = host_now();
-    int rc = built ? lworld_run(lw, c->interrupt, NULL, NULL, err, sizeof err)
-                   : MTC_ERR_CONFIG;
+    int rc = brc == MTC_OK ? lworld_run(lw, c->interrupt, NULL, NULL, err, sizeof err)
+             : start_stopped ? MTC_ERR_SIM_STATE : MTC_ERR_CONFIG;
     int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
              : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
                                        : SIM_RUN_FAILED;
@@ -301,19 +309,41 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     run_free_plan(&cur);
 }
 
+/*
+ * Signals in a worker. SIGINT and SIGTERM keep the parent's handler
+ * (it sets the worker's copy of the flag: the current run ends as
+ * interrupted) with SA_RESETHAND: a second one ends the worker, as it
+ * ends the parent. The parent passes its own interruption on with
+ * SIGUSR1, which sets the same flag and is never reset, so a terminal's
+ * Ctrl-C, which reaches the parent and every worker, plus the parent's
+ * SIGUSR1 count as one signal, not two. The parent blocks SIGUSR1 before
+ * it forks, so one that it sends early waits for this handler.
+ * A worker dies with its parent: PR_SET_PDEATHSIG, and a parent that was
+ * already gone before the call (the worker then belongs to another
+ * process) is caught by comparing getppid() with the parent's pid.
+ */
+static void worker_signals(pid_t parent)
+{
+#ifdef __linux__
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(3);
+#else
+#error "-j workers need PR_SET_PDEATHSIG (Linux): port worker_signals"
+#endif
+    struct sigaction sa;
+    if (sigaction(SIGINT, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+        sa.sa_handler != SIG_IGN) {
+        sa.sa_flags &= ~SA_RESETHAND;
+        sigaction(SIGUSR1, &sa, NULL);
+    }
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+}
+
 static void worker_main(run_ctx *c, int in_fd, int out_fd)
 {
-    /* The inherited handler sets the worker's copy of the flag: the
-     * current run ends as interrupted. Without SA_RESETHAND, since the
-     * terminal's signal and the parent's forwarded one may both arrive. */
-    int sigs[2] = {SIGINT, SIGTERM};
-    for (int i = 0; i < 2; i++) {
-        struct sigaction sa;
-        if (sigaction(sigs[i], NULL, &sa) == 0) {
-            sa.sa_flags &= ~SA_RESETHAND;
-            sigaction(sigs[i], &sa, NULL);
-        }
-    }
     uint64_t k, idx;
     for (;;) {
         if (read_all(in_fd, &k, sizeof k) != 1 || read_all(in_fd, &idx, sizeof idx) != 1)
@@ -507,6 +537,11 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
     }
     fflush(NULL);
     int spawned = 0;
+    pid_t parent = getpid();
+    sigset_t usr1, old_mask;    /* see worker_signals */
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &usr1, &old_mask);
     for (int i = 0; i < nw; i++) {
         int a[2], b[2];
         if (pipe(a) || pipe(b)) {
@@ -522,6 +557,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
             break;
         }
         if (pid == 0) {   /* the worker: never touches the database */
+            worker_signals(parent);
             for (int j = 0; j < i; j++) {
                 close(w[j].in_fd);
                 close(w[j].out_fd);
@@ -537,6 +573,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
         w[i] = (worker){pid, a[1], b[0], -1};
         spawned++;
     }
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     /* a worker gone while idle must fail a write, not kill the parent */
     struct sigaction ign, old_pipe;
     memset(&ign, 0, sizeof ign);
@@ -577,7 +614,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
         if (*c->interrupt && !forwarded) {
             for (int i = 0; i < spawned; i++)
                 if (w[i].busy >= 0)
-                    kill(w[i].pid, SIGINT);
+                    kill(w[i].pid, SIGUSR1);    /* see worker_signals */
             forwarded = 1;
         }
         /* record what can be recorded, in to-do order */

@@ -64,6 +64,14 @@ static void *l_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     }
     void *p = realloc(ptr, nsize);
     if (p) {
+        /* Filling new memory is work the count hook does not see (a
+         * concatenation, a string from C): one instruction per 16 bytes.
+         * Not raised here (an allocator must not): the hook or the next
+         * lhost_count raises when the budget is gone. */
+        if (nsize > old) {
+            size_t cost = (nsize - old) / 16;
+            h->instr_left -= cost < h->instr_left ? cost : h->instr_left;
+        }
         h->mem_used = h->mem_used - old + nsize;
         if (h->mem_used > h->mem_peak)
             h->mem_peak = h->mem_used;
@@ -227,6 +235,7 @@ static int sb_wrap_catching(lua_State *L)
  * function runs in protected mode, so the limit is re-raised. */
 static int sb_load(lua_State *L)
 {
+    lclib__charge_load(L, 1);   /* the parser's work */
     int n = lua_gettop(L);
     if (n < 3)
         lua_settop(L, 3);
@@ -531,6 +540,7 @@ static void build_sandbox(lua_State *L)
     copy_fields(L, -1, os_keep);
     lua_setglobal(L, "os");
     lua_pop(L, 1);
+    lclib_register(L);
 }
 
 /* Every metatable in the registry whose objects have a C finalizer (the
@@ -811,4 +821,8 @@ void lhost_set_max_output(lhost *h, uint64_t bytes)
 void lhost_set_interrupt(lhost *h, const volatile sig_atomic_t *flag)
 {
     h->interrupt = flag;
+}
+const volatile sig_atomic_t *lhost_interrupt_flag(const lhost *h)
+{
+    return h->interrupt;
 }

@@ -21,7 +21,9 @@
  *     max_output bytes;
  *   - an instruction budget per entry from the host (the scenario body,
  *     each callback): a count hook, plus the C work done for the scenario
- *     (pattern matching, signatures, hashing: lhost_count). Running out,
+ *     (pattern matching, signatures, hashing: lhost_count; the standard
+ *     library's C loops and size-proportional functions, lclib.c; one
+ *     instruction per 16 bytes allocated). Running out,
  *     or the interrupt flag, raises an error that pcall, xpcall,
  *     coroutine.resume/close and load cannot catch;
  *   - __gc finalizers of tables run at the end of the entry, under its
@@ -121,6 +123,10 @@ void lhost_set_max_output(lhost *h, uint64_t bytes);
  * set, the running entry ends with an error that the scenario cannot
  * catch, and lhost_pcall returns MTC_ERR_SIM_STATE. NULL: none. */
 void lhost_set_interrupt(lhost *h, const volatile sig_atomic_t *flag);
+
+/* The flag given to lhost_set_interrupt, or NULL: the world's own long
+ * loops (the steady start's warm-up) watch it too. */
+const volatile sig_atomic_t *lhost_interrupt_flag(const lhost *h);
 
 lua_State *lhost_state(lhost *h);
 /* Pushes the scenario library's module table (as loaded, whatever the

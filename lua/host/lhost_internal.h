@@ -68,6 +68,15 @@ int lhost__require(lua_State *L);
  * found_locally is 0) and returns 1; 0 when name is none. */
 int lhost__load_builtin(lua_State *L, const char *name, int found_locally);
 
+/* The standard library's long C loops under the budget and the interrupt
+ * flag (lclib.c): replaces table.insert/remove/move/concat/unpack and
+ * string.rep by counted versions and charges the size-proportional
+ * functions before they run. Called once the sandbox's libraries are open. */
+void lclib_register(lua_State *L);
+/* load's chunk at index chunk: a string is charged now, a reader function
+ * is replaced by one that charges each piece it returns. */
+void lclib__charge_load(lua_State *L, int chunk);
+
 /* Opens the scenario file itself (links followed: the user named it) and
  * pushes its compiled chunk. LUA_OK, or an error status with the message
  * pushed; a FIFO or device is refused rather than read. */

@@ -20,12 +20,12 @@
 typedef struct fd_reader {
     FILE *f;
     int pending_nl;
+    int charge;         /* a chunk the scenario asked for: count the parse */
     char buf[BUFSIZ];
 } fd_reader;
 
 static const char *read_chunk(lua_State *L, void *ud, size_t *size)
 {
-    (void)L;
     fd_reader *r = ud;
     if (r->pending_nl) {
         r->pending_nl = 0;
@@ -33,12 +33,16 @@ static const char *read_chunk(lua_State *L, void *ud, size_t *size)
         return "\n";
     }
     *size = fread(r->buf, 1, sizeof r->buf, r->f);
+    /* the parser's work, as load's (lclib.c); raised inside the
+     * protected parser, so load_fd still closes the file */
+    if (*size && r->charge)
+        lhost_count(L, *size);
     return *size ? r->buf : NULL;
 }
 
 /* Pushes the compiled chunk of fd (closed here), or an error message.
  * LUA_OK or an error status. */
-static int load_fd(lua_State *L, int fd, const char *chunkname)
+static int load_fd(lua_State *L, int fd, const char *chunkname, int charge)
 {
     fd_reader *r = malloc(sizeof *r);
     FILE *f = r ? fdopen(fd, "r") : NULL;
@@ -50,6 +54,7 @@ static int load_fd(lua_State *L, int fd, const char *chunkname)
     }
     r->f = f;
     r->pending_nl = 0;
+    r->charge = charge && !lhost_of(L)->cfg.unsafe;
     int c = getc(f);
     if (c == '#') {
         while (c != EOF && c != '\n')
@@ -82,7 +87,7 @@ static void load_confined(lua_State *L, const char *fn, const char *path)
     lua_pushfstring(L, "@%s", path);
     char *name = strdup(lua_tostring(L, -1));
     lua_pop(L, 1);
-    int rc = name ? load_fd(L, fd, name) : (close(fd), LUA_ERRMEM);
+    int rc = name ? load_fd(L, fd, name, 1) : (close(fd), LUA_ERRMEM);
     free(name);
     if (rc != LUA_OK)
         lua_error(L);
@@ -104,7 +109,8 @@ int lhost__loadfile(lua_State *L)
         return 2;
     }
     lua_pushfstring(L, "@%s", path);
-    if (load_fd(L, fd, lua_tostring(L, -1)) != LUA_OK) {
+    if (load_fd(L, fd, lua_tostring(L, -1), 1) != LUA_OK) {
+        lhost_count(L, 0);  /* the limit, reached while parsing, re-raised */
         luaL_pushfail(L);
         lua_insert(L, -2);
         return 2;
@@ -183,7 +189,7 @@ int lhost__require(lua_State *L)
                                  "sandbox loads only Lua modules from the "
                                  "scenario's directory)", name, h->scenario_dir, rel);
         lua_pushfstring(L, "@%s/%s", h->scenario_dir, rel);
-        if (load_fd(L, fd, lua_tostring(L, -1)) != LUA_OK)
+        if (load_fd(L, fd, lua_tostring(L, -1), 1) != LUA_OK)
             return lua_error(L);
         lua_remove(L, -2);
     }
@@ -210,7 +216,8 @@ int lhost__load_scenario(lua_State *L, const char *path)
     lua_pushfstring(L, "@%s", path);
     char *name = strdup(lua_tostring(L, -1));
     lua_pop(L, 1);
-    int rc = name ? load_fd(L, fd, name) : (close(fd), LUA_ERRMEM);
+    /* the user's own file, loaded before any budget is set */
+    int rc = name ? load_fd(L, fd, name, 0) : (close(fd), LUA_ERRMEM);
     if (!name)
         lua_pushliteral(L, "out of memory");
     free(name);

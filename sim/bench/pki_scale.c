@@ -105,7 +105,7 @@ int main(int argc, char **argv)
         sim_metrics_create(&m, &mc, sim_engine_clock(eng)) ||
         sim_rng_create(&rng, 1, 0))
         return 1;
-    sim_world_env env = {eng, m, rng, 0, 1, 0};
+    sim_world_env env = {eng, m, rng, 0, 1, 0, NULL};
     if (sim_world_create(&w, &env, wc, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;

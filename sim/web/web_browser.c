@@ -677,6 +677,14 @@ int web__clients_start(web *wb, char *err, size_t errlen)
             return MTC_ERR_NOMEM;
         }
     for (size_t i = 0; i < wb->nclients; i++) {
+        /* the warm-up of a client may simulate up to 10^5 steps: a
+         * signal must not wait for millions of clients */
+        if (wb->env.stop && *wb->env.stop) {
+            snprintf(err, errlen, "browsers: interrupted during the steady "
+                                  "start's warm-up (%zu of %zu clients)", i,
+                     wb->nclients);
+            return MTC_ERR_SIM_STATE;
+        }
         web_client *c = &wb->clients[i];
         web_cohort *co = &wb->cohorts[c->cohort];
         uint64_t cid = web__client_id(wb, c);

@@ -53,7 +53,7 @@ int wfx_init_history(wfx *f, uint64_t seed, uint64_t rep, double duration,
         rc = sim_rng_create(&f->rng, seed, rep);
     if (rc == MTC_OK) {
         sim_world_env env = {f->eng, f->m, f->rng, shard, nshards,
-                             eager_history};
+                             eager_history, NULL};
         rc = sim_world_create(&f->w, &env, wc, f->err, sizeof f->err);
     }
     sim_param_config_free(&sim_world_config_schema, wc);

@@ -93,6 +93,7 @@
 #ifndef SIM_WEB_H
 #define SIM_WEB_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -271,6 +272,8 @@ typedef struct web_env {
     int steady_sites;           /* 1 (a steady start): each site's first
                                    request is uniform over one renewal period
                                    from time 0, issue_spread must be 0 */
+    const volatile sig_atomic_t *stop;  /* set: web_start ends its warm-up
+                                           loop with MTC_ERR_SIM_STATE */
 } web_env;
 
 /*

@@ -43,6 +43,7 @@
 #ifndef SIM_WORLD_H
 #define SIM_WORLD_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,10 @@ typedef struct sim_world_env {
      * either way (docs/model-pki.md "The warm-up's cost"; tests compare
      * the two). */
     int eager_history;
+    /* A flag (the run's SIGINT/SIGTERM flag) that ends the long loops of
+     * sim_world_start (the steady start's warm-up) early: the start then
+     * fails with MTC_ERR_SIM_STATE. NULL: none. */
+    const volatile sig_atomic_t *stop;
 } sim_world_env;
 
 /* ---- the entity-kind registry ------------------------------------------- */

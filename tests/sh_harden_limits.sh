@@ -1,0 +1,204 @@
+#!/bin/sh
+# Limits that hold (usage: sh_harden_limits.sh BUILD):
+#  - the standard library's C loops count against --max-instructions
+#    (table.move/insert/remove with a __len of 2^62, string.rep of an
+#    empty string 2^62 times, s:upper() of 64 MiB, string to number of a
+#    huge string, load of a large chunk) and stop at the first SIGINT, in
+#    a callback, leaving the run 'interrupted';
+#  - the steady start's warm-up stops at the first SIGINT, and the run is
+#    recorded 'interrupted';
+#  - -j workers: the parent's interruption reaches them once (a Ctrl-C to
+#    the whole process group does not kill them), a second signal ends
+#    everything, and workers die with their parent (kill -9).
+set -u
+b=${1:-build}
+m="$b/mtcsim"
+d=$(mktemp -d)
+pids=""
+cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null; done; rm -rf "$d"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# expect CODE PATTERN LUA [ARGS]: exit CODE within 120 s (never a signal),
+# stderr matching PATTERN.
+expect() {
+  code=$1; pat=$2; printf '%s\n' "$3" > "$d/s.lua"; shift 3
+  timeout -s KILL 120 "$m" run "$d/s.lua" --quiet "$@" >"$d/o" 2>"$d/err"; rc=$?
+  [ $rc -lt 128 ] || fail "signal or hang (exit $rc) for: $(cat "$d/s.lua")"
+  [ $rc -eq "$code" ] || fail "exit $rc, expected $code for: $(cat "$d/s.lua") $*: $(head -3 "$d/err")"
+  [ -z "$pat" ] || grep -Eq -- "$pat" "$d/err" || fail "message '$(head -1 "$d/err")' lacks /$pat/ for: $(cat "$d/s.lua")"
+}
+W='mtcsim.world{ duration = hours(1) }'
+LIM="instruction limit exceeded"
+
+# ---- C loops of the standard library under the budget ----
+expect 2 "s.lua:2: $LIM" "$W
+table.move({}, 1, 1 << 62, 1, {})" --max-instructions 1000000
+expect 2 "s.lua:2: $LIM" "$W
+table.move({}, -(1 << 61), 1 << 61, 1)" --max-instructions 1000000
+expect 2 "s.lua:3: $LIM" "$W
+local t = setmetatable({}, { __len = function() return 1 << 62 end })
+table.insert(t, 1, 5)" --max-instructions 1000000
+expect 2 "s.lua:3: $LIM" "$W
+local t = setmetatable({}, { __len = function() return 1 << 62 end })
+table.remove(t, 1)" --max-instructions 1000000
+# pcall cannot catch it, however often it is tried
+expect 2 "$LIM" "$W
+for i = 1, 1e9 do pcall(table.remove, setmetatable({}, { __len = function() return 1 << 40 end }), 1) end" \
+  --max-instructions 1000000
+# an empty string repeated 2^62 times is empty, at once
+expect 0 "" "$W
+assert(string.rep('', 1 << 62) == '' and ('x'):rep(0) == '' and ('ab'):rep(3, ',') == 'ab,ab,ab')"
+# work proportional to the size, charged before it starts (each case
+# builds its big string within the budget, then fails on the next line)
+expect 2 "s.lua:3: $LIM" "$W
+local s = ('x'):rep(1 << 16):rep(1 << 10)
+local u = s:upper()" --max-instructions 30000000
+expect 2 "s.lua:3: $LIM" "$W
+local s = ('1'):rep(1 << 16):rep(1 << 10)
+local n = tonumber(s)" --max-instructions 30000000
+expect 2 "s.lua:3: $LIM" "$W
+local s = ('1'):rep(1 << 16):rep(1 << 10)
+local n = s + 1" --max-instructions 30000000
+expect 2 "s.lua:3: $LIM" "$W
+local s = ('x = 1 '):rep(1 << 16):rep(128)
+load(s)" --max-instructions 30000000
+expect 2 "s.lua:4: $LIM" "$W
+local s = ('x'):rep(1 << 20)
+local t = {} for i = 1, 64 do t[i] = s end
+for i = 1, 1e9 do local c = table.concat(t) end" --max-instructions 30000000
+expect 2 "s.lua:3: $LIM" "$W
+local s = ('x'):rep(1 << 20)
+for i = 1, 1e9 do local c = s .. i end" --max-instructions 30000000
+# a reader function's pieces are charged too, and load cannot catch it
+expect 2 "$LIM" "$W
+local piece = ('x = 1 '):rep(1 << 16)
+local n = 0
+for i = 1, 1e9 do load(function() n = n + 1 if n % 2 == 1 then return piece end end) end" \
+  --max-instructions 30000000
+# the library still does what Lua's does
+expect 0 "" "$W
+local t = {1, 2, 3}
+table.insert(t, 1, 0) table.insert(t, 9)
+assert(table.concat(t, ',') == '0,1,2,3,9')
+assert(table.remove(t, 1) == 0 and table.remove(t) == 9 and #t == 3)
+local u = table.move(t, 1, 3, 2, {})
+assert(u[1] == nil and u[2] == 1 and u[4] == 3)
+assert(select('#', table.unpack(t)) == 3 and table.concat(t, '', 2, 3) == '23')
+assert(('Ab'):upper() == 'AB' and ('x'):byte() == 120 and tonumber('0x10') == 16)
+assert('10' + 1 == 11 and -'2' == -2 and utf8.len('\u{e9}') == 1)
+assert(string.unpack('z', 'ab\0') == 'ab' and load('return 1 + 1')() == 2)
+local ok, e = pcall(table.insert, {}, 5, 1)
+assert(not ok and e:find('position out of bounds'), e)
+ok, e = pcall(string.upper)
+assert(not ok and e:find(\"bad argument #1 to '[%w.]*upper'\"), e)"
+
+# ---- SIGINT in a C loop of a callback ----
+# run_bg NAME LUA ARGS...: starts a run in the background (its pid in
+# $pid); with GROUP=1 in a process group of its own, as a shell job is
+# (setsid keeps the pid: a background process is no group leader)
+run_bg() {
+  name=$1; printf '%s\n' "$2" > "$d/$name.lua"; shift 2
+  ${GROUP:+setsid} "$m" run "$d/$name.lua" --quiet --out "$d/$name.db" "$@" >/dev/null 2>"$d/$name.err" &
+  pid=$!
+  pids="$pids $pid"
+}
+# wait_status DB WANT SECONDS: until the runs' statuses read WANT
+wait_status() {
+  i=0
+  until [ "$(sqlite3 "$1" "select group_concat(status, ' ') from (select status from run order by run_id)" 2>/dev/null)" = "$2" ]; do
+    i=$((i+1)); [ $i -lt $(($3 * 10)) ] || fail "$1: runs did not reach '$2' in $3 s"
+    sleep 0.1
+  done
+}
+# wait_gone PID SECONDS WHAT
+wait_gone() {
+  i=0
+  while kill -0 "$1" 2>/dev/null; do
+    i=$((i+1)); [ $i -lt $(($2 * 10)) ] || fail "$3 (still running after $2 s)"
+    sleep 0.1
+  done
+}
+
+run_bg cloop "mtcsim.world{ duration = days(1) }
+sim:at(1, function() table.move({}, 1, 1 << 62, 1, {}) end)" --max-instructions 1000000000000000
+wait_status "$d/cloop.db" running 60
+sleep 0.5
+kill -INT $pid
+wait_gone $pid 10 "one SIGINT did not stop table.move in a callback"
+wait $pid; rc=$?
+[ $rc -eq 1 ] || fail "interrupted C loop: exit $rc ($(head -2 "$d/cloop.err"))"
+[ "$(sqlite3 "$d/cloop.db" "select status from run")" = interrupted ] || fail "C loop: run not 'interrupted'"
+
+# ---- SIGINT during the steady start's warm-up ----
+# 300000 clients each simulate a week of sessions before the first event:
+# tens of seconds; one SIGINT ends it within a few and records the run.
+WARM='mtcsim.world{ duration = days(8) + hours(1), warmup = days(8) }
+mtcsim.ca{ name = "le" }
+mtcsim.update_service{ name = "u" }
+mtcsim.browsers{ name = "b", count = 300000, sessions_per_day = 500, session_duration = 60, update_interval = hours(1) }'
+run_bg warm "$WARM"
+sleep 2
+kill -0 $pid 2>/dev/null || fail "warm-up: the run ended early ($(head -2 "$d/warm.err"))"
+[ "$(sqlite3 "$d/warm.db" "select count(*) from run" 2>/dev/null || echo 0)" = 0 ] ||
+  fail "warm-up: a run row exists before the warm-up ended (machine too fast for this case)"
+kill -INT $pid
+wait_gone $pid 8 "one SIGINT did not stop the steady warm-up"
+wait $pid; rc=$?
+[ $rc -eq 1 ] || fail "interrupted warm-up: exit $rc ($(head -2 "$d/warm.err"))"
+grep -q "interrupted during the steady start's warm-up" "$d/warm.err" || fail "warm-up: $(head -2 "$d/warm.err")"
+[ "$(sqlite3 "$d/warm.db" "select status from run")" = interrupted ] || fail "warm-up: run not 'interrupted'"
+
+# ---- -j workers ----
+# workers PID: the worker processes of a -j parent
+workers() { pgrep -P "$1" | tr '\n' ' '; }
+
+# the parent's SIGINT reaches workers in their warm-up (forwarded)
+run_bg jwarm "$WARM
+replications(2)" -j 2
+sleep 3
+w=$(workers $pid)
+[ -n "$w" ] || fail "-j 2: no worker processes"
+kill -INT $pid
+wait_gone $pid 8 "-j 2: one SIGINT to the parent did not stop the workers' warm-up"
+wait $pid; rc=$?
+[ $rc -eq 1 ] || fail "-j 2 interrupted warm-up: exit $rc ($(head -2 "$d/jwarm.err"))"
+st=$(sqlite3 "$d/jwarm.db" "select group_concat(status, ' ') from run")
+[ "$st" = "interrupted interrupted" ] || fail "-j 2 warm-up: statuses '$st' ($(head -3 "$d/jwarm.err"))"
+
+LOOP='mtcsim.world{ duration = days(1) }
+replications(2)
+sim:at(1, function() while true do end end)'
+# a Ctrl-C reaches the parent and every worker (one process group): that
+# and the parent's forwarding count as one signal, the runs end
+# 'interrupted', not killed
+GROUP=1 run_bg grp "$LOOP" -j 2 --max-instructions 1000000000000000
+wait_status "$d/grp.db" "running running" 60
+/bin/kill -INT -- -$pid
+wait_gone $pid 10 "-j 2: a Ctrl-C did not stop the sweep"
+wait $pid; rc=$?
+[ $rc -eq 1 ] || fail "-j 2 Ctrl-C: exit $rc ($(head -2 "$d/grp.err"))"
+st=$(sqlite3 "$d/grp.db" "select group_concat(status, ' ') from run")
+[ "$st" = "interrupted interrupted" ] || fail "-j 2 Ctrl-C: statuses '$st' ($(head -3 "$d/grp.err"))"
+
+# two Ctrl-C during the workers' warm-up: everything ends at once, no
+# worker outlives its parent (they used to keep the signals as a flag
+# for ever and finish their warm-up, reparented to init)
+GROUP=1 run_bg grp2 "$WARM
+replications(2)" -j 2
+sleep 3
+w=$(workers $pid)
+[ -n "$w" ] || fail "-j 2: no worker processes"
+/bin/kill -INT -- -$pid
+sleep 0.2
+/bin/kill -INT -- -$pid 2>/dev/null
+for p in $pid $w; do wait_gone $p 5 "-j 2: process $p outlived two Ctrl-C"; done
+
+# the parent killed outright: its workers die with it
+run_bg kill9 "$LOOP" -j 2 --max-instructions 1000000000000000
+wait_status "$d/kill9.db" "running running" 60
+w=$(workers $pid)
+[ -n "$w" ] || fail "-j 2: no worker processes"
+kill -9 $pid
+for p in $w; do wait_gone $p 10 "-j 2: worker $p outlived its parent's kill -9"; done
+echo "harden limits: ok"
