@@ -199,18 +199,42 @@ static int add_timed(lua_State *L, int every)
                                  "arguments (%s), got %d", a,
                               (int)act->min_args, (int)act->max_args,
                               act->args_doc ? act->args_doc : "", (int)n);
-        for (int i = 5; i <= lua_gettop(L); i++) {   /* "2h": a literal */
+        /* "2h": a literal, of the kind the argument takes (a rate is not
+         * a duration, a duration is not an index) */
+        const char *kinds = act->arg_kinds ? act->arg_kinds : "";
+        for (int i = 5; i <= lua_gettop(L); i++) {
             double lit;
-            if (lua_type(L, i) == LUA_TSTRING &&
-                lunits_parse(lua_tostring(L, i), &lit, NULL, 0) != LUNITS_NONE) {
-                lua_pushnumber(L, lit);
-                lua_replace(L, i);
-            }
+            if (lua_type(L, i) != LUA_TSTRING)
+                continue;
+            int u = lunits_parse(lua_tostring(L, i), &lit, NULL, 0);
+            if (u == LUNITS_NONE)
+                continue;
+            char kind = (size_t)(i - 5) < strlen(kinds) ? kinds[i - 5] : 0;
+            if (u != LUNITS_DURATION || kind != 'd')
+                return luaL_error(L, "sim:at: argument %d of '%s' (%s) is %s "
+                                     "\"%s\"; it takes %s", i - 4, a,
+                                  act->args_doc ? act->args_doc : "",
+                                  u == LUNITS_RATE ? "a rate" : "a duration",
+                                  lua_tostring(L, i),
+                                  kind == 'd' ? "a duration (\"2h\" or seconds)"
+                                  : kind == 'i' ? "a log entry index (a plain integer)"
+                                  : kind == 'l' ? "a log number (a plain integer)"
+                                                : "a plain integer");
+            lua_pushnumber(L, lit);
+            lua_replace(L, i);
         }
-        for (int i = 5; i <= lua_gettop(L); i++)
+        double av[ACT_MAX_ARGS];
+        for (int i = 5; i <= lua_gettop(L); i++) {
             if (lua_type(L, i) != LUA_TNUMBER)
                 return luaL_error(L, "sim:at: argument %d of '%s' must be a "
                                      "number", i - 4, a);
+            av[i - 5] = lua_tonumber(L, i);
+        }
+        /* kind and range now, not when the action fires after hours of
+         * simulation */
+        char aerr[256];
+        if (sim_world_action_check(act, av, n, aerr, sizeof aerr) != MTC_OK)
+            return luaL_error(L, "sim:at: %s", aerr);
         lplaus_check_action(L, act, 5, (int)n, wh);   /* an outage of 12 s */
         (void)tg;
     } else {

@@ -22,7 +22,7 @@
 #define REPL (SIM_METRIC_REPLICATED)
 /* The longest outage an action may ask for: the longest run (100 years);
  * an infinite one overflowed the end time. */
-#define PKI_OUTAGE_MAX 3.2e9
+#define PKI_OUTAGE_MAX SIM_WORLD_ACTION_DURATION_MAX
 #define REPL_SERIES (SIM_METRIC_REPLICATED | SIM_METRIC_SERIES)
 
 pki_state *pki_state_of(const sim_world *w)

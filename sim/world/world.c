@@ -9,6 +9,7 @@
  */
 #include "sim/world.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,6 +381,49 @@ static void *module_state(const sim_world *w, const sim_world_module *m)
     return sim_world_module_state(w, m);
 }
 
+/* Written so that NaN fails every test. */
+int sim_world_action_check(const sim_world_action *a, const double *args,
+                           size_t nargs, char *err, size_t errlen)
+{
+    const char *kinds = a->arg_kinds ? a->arg_kinds : "";
+    for (size_t i = 0; i < nargs && kinds[i]; i++) {
+        double v = args[i];
+        int integral = v == floor(v);
+        switch (kinds[i]) {
+        case 'd':
+            if (!(v > 0 && v <= SIM_WORLD_ACTION_DURATION_MAX))
+                return fail(err, errlen, MTC_ERR_CONFIG,
+                            "%s: argument %zu (a duration) must be in (0, %g] "
+                            "s, got %g", a->name, i + 1,
+                            SIM_WORLD_ACTION_DURATION_MAX, v);
+            break;
+        case 'i':
+            if (!(v >= 0 && v < 281474976710656.0 && integral))
+                return fail(err, errlen, MTC_ERR_CONFIG,
+                            "%s: argument %zu (a log entry index) must be an "
+                            "integer in [0, 2^48), got %g", a->name, i + 1, v);
+            if (i > 0 && kinds[i - 1] == 'i' && !(args[i - 1] <= v))
+                return fail(err, errlen, MTC_ERR_CONFIG,
+                            "%s: the range %g..%g is empty (first > last)",
+                            a->name, args[i - 1], v);
+            break;
+        case 'l':
+        case 'k': {
+            double lo = kinds[i] == 'l' ? 1 : 0;
+            if (!(v >= lo && v <= 65535 && integral))
+                return fail(err, errlen, MTC_ERR_CONFIG,
+                            "%s: argument %zu (a %s) must be an integer in "
+                            "%g..65535, got %g", a->name, i + 1,
+                            kinds[i] == 'l' ? "log number" : "count", lo, v);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    return MTC_OK;
+}
+
 int sim_world_act(sim_world *w, const char *action, const char *entity_name,
                   const double *args, size_t nargs, char *err, size_t errlen)
 {
@@ -405,6 +449,8 @@ int sim_world_act(sim_world *w, const char *action, const char *entity_name,
         return fail(err, errlen, MTC_ERR_CONFIG,
                     "%s: takes %zu to %zu arguments (%s), got %zu", action,
                     a->min_args, a->max_args, a->args_doc, nargs);
+    if (sim_world_action_check(a, args, nargs, err, errlen) != MTC_OK)
+        return MTC_ERR_CONFIG;
     if (!k->mod->act)
         return fail(err, errlen, MTC_ERR_CONFIG, "%s: not implemented by %s",
                     action, k->mod->name);

@@ -22,26 +22,26 @@ const size_t sim_world_schema_count =
 
 const sim_world_action sim_world_action_table[] = {
     {"cosigner_down", "cosigner", 0, 0, "",
-     "take the cosigner down until cosigner_up (scheduled outage)"},
-    {"cosigner_up", "cosigner", 0, 0, "", "end a cosigner_down outage"},
+     "take the cosigner down until cosigner_up (scheduled outage)", ""},
+    {"cosigner_up", "cosigner", 0, 0, "", "end a cosigner_down outage", ""},
     {"cosigner_outage", "cosigner", 1, 1, "duration_s",
-     "cosigner down now, up after duration_s"},
+     "cosigner down now, up after duration_s", "d"},
     {"update_down", "update_service", 0, 0, "",
-     "update service stops fetching and publishing"},
-    {"update_up", "update_service", 0, 0, "", "end an update_down outage"},
+     "update service stops fetching and publishing", ""},
+    {"update_up", "update_service", 0, 0, "", "end an update_down outage", ""},
     {"update_outage", "update_service", 1, 1, "duration_s",
-     "update service down now, up after duration_s"},
+     "update service down now, up after duration_s", "d"},
     {"revoke_range", "ca", 2, 3, "first_index last_index [log_number]",
      "revoke entries of a log (default: current log); travels through the "
-     "update service"},
+     "update service", "iil"},
     {"log_failure", "ca", 0, 0, "",
-     "the current log fails: roll over to the next log number"},
+     "the current log fails: roll over to the next log number", ""},
     {"ca_unreachable", "ca", 1, 1, "duration_s",
      "no update service can fetch from the CA for duration_s (its relying "
-     "parties become partially up to date)"},
+     "parties become partially up to date)", "d"},
     {"split_view", "ca", 1, 1, "k",
      "misbehaving CA: the next checkpoint is forked, the first k cosigners "
-     "see view B first, the others view A first"},
+     "see view B first, the others view A first", "k"},
 };
 const size_t sim_world_action_count =
     sizeof sim_world_action_table / sizeof sim_world_action_table[0];

@@ -210,7 +210,25 @@ typedef struct sim_world_action {
     size_t min_args, max_args;
     const char *args_doc;   /* "duration_s", "first_index last_index [log]" */
     const char *doc;        /* one line */
+    /* One letter per argument, its kind and range (sim_world_action_check):
+     * 'd' a duration in seconds, in (0, SIM_WORLD_ACTION_DURATION_MAX];
+     * 'i' a log entry index, an integer in [0, 2^48), two in a row
+     *     ("ii") a range first <= last;
+     * 'l' a log number, an integer in 1..65535;
+     * 'k' a count, an integer in 0..65535. */
+    const char *arg_kinds;
 } sim_world_action;
+
+/* The longest outage or unreachability an action takes (about 100 years:
+ * the time axis holds it with room to spare). */
+#define SIM_WORLD_ACTION_DURATION_MAX 3.2e9
+
+/* Checks args (nargs of them) against a's arg_kinds: MTC_OK, or
+ * MTC_ERR_CONFIG with a message naming the argument, its kind and the
+ * range. What depends on the world (a CA's cosigner count for a count,
+ * a log that is alive) is checked when the action runs. */
+int sim_world_action_check(const sim_world_action *a, const double *args,
+                           size_t nargs, char *err, size_t errlen);
 
 /* Every action of every registered module (static array). */
 const sim_world_action *sim_world_actions(size_t *count);
