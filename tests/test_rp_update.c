@@ -222,6 +222,80 @@ TEST(update_makes_landmark_certs_verify)
     fx_free(&F);
 }
 
+/* The landmarks text of u with its last landmark number moved by delta
+ * (sizes unchanged), into out, as the update c. 0, or -1 when it does not
+ * fit. */
+static int renumber(const mtc_update *u, int64_t delta, char *out, size_t cap,
+                    copy *c)
+{
+    const char *t = (const char *)u->logs[0].landmarks.p;
+    size_t len = u->logs[0].landmarks.len;
+    unsigned long long last = 0, num = 0;
+    const char *nl = memchr(t, '\n', len);
+    if (!nl || sscanf(t, "%llu %llu", &last, &num) != 2)
+        return -1;
+    size_t rest = len - (size_t)(nl - t);
+    int k = snprintf(out, cap, "%llu %llu",
+                     (unsigned long long)((int64_t)last + delta), num);
+    if (k <= 0 || (size_t)k + rest > cap)
+        return -1;
+    memcpy(out + k, nl, rest);
+    copy_of(c, u);
+    c->lg.landmarks.p = (const uint8_t *)out;
+    c->lg.landmarks.len = (size_t)k + rest;
+    return 0;
+}
+
+/* Landmark numbers are signed by nobody: an update whose numbers were
+ * rewritten (sizes, subtrees and cosignatures genuine) must not freeze a
+ * relying party by making every later genuine update look like a
+ * rollback. A number above its landmark's size is refused outright
+ * (landmark L has size >= L), and a rollback is judged on the verified
+ * sizes, not on numbers. */
+TEST(rewritten_landmark_numbers_do_not_freeze)
+{
+    ASSERT_OK(setup());
+    mtc_rp_ca *rp = new_rp();
+    mtc_update *u = build();
+    mtc_update_reason why;
+    ASSERT_OK(apply(rp, u, &why));
+    ASSERT_OK(batch(5, FX_T0 + 400, 1));
+    ASSERT_OK(batch(5, FX_T0 + 500, 1));
+    mtc_update *u2 = build();
+    char text[4096];
+    copy c;
+    /* far beyond any size: refused, nothing changes */
+    ASSERT_EQ(renumber(u2, 1000000, text, sizeof text, &c), 0);
+    ASSERT_EQ(apply(rp, &c.u, &why), MTC_ERR_LANDMARK);
+    ASSERT_EQ(why, MTC_UPDATE_LANDMARKS);
+    uint64_t last, ref;
+    ASSERT_OK(mtc_rp_ca_log_state(rp, 1, &last, &ref));
+    ASSERT_EQ(last, 3);
+    /* so is one moved by less, while the oldest listed landmark (size 0
+     * here) cannot have that number */
+    ASSERT_EQ(renumber(u2, 1, text, sizeof text, &c), 0);
+    ASSERT_EQ(apply(rp, &c.u, &why), MTC_ERR_LANDMARK);
+    ASSERT_EQ(why, MTC_UPDATE_LANDMARKS);
+    /* the genuine updates that follow are taken: the relying party is not
+     * frozen */
+    ASSERT_OK(apply(rp, u2, &why));
+    ASSERT_OK(mtc_rp_ca_log_state(rp, 1, &last, &ref));
+    ASSERT_EQ(last, 5);
+    ASSERT_OK(batch(5, FX_T0 + 600, 1));
+    mtc_update *u3 = build();
+    ASSERT_OK(apply(rp, u3, &why));
+    ASSERT_OK(mtc_rp_ca_log_state(rp, 1, &last, &ref));
+    ASSERT_EQ(last, 6);
+    /* an older genuine update is still a rollback (smaller sizes) */
+    ASSERT_EQ(apply(rp, u2, &why), MTC_ERR_LANDMARK);
+    ASSERT_EQ(why, MTC_UPDATE_ROLLBACK);
+    mtc_update_free(u3);
+    mtc_update_free(u2);
+    mtc_update_free(u);
+    mtc_rp_ca_free(rp);
+    fx_free(&F);
+}
+
 /* Every refusal, each by an update breaking exactly one rule. */
 TEST(every_refusal_reason)
 {
@@ -388,6 +462,7 @@ TEST(builder_needs_signed_checkpoint)
 static const test_case tests[] = {
     {"codec_roundtrip_and_strict", codec_roundtrip_and_strict},
     {"update_makes_landmark_certs_verify", update_makes_landmark_certs_verify},
+    {"rewritten_landmark_numbers_do_not_freeze", rewritten_landmark_numbers_do_not_freeze},
     {"every_refusal_reason", every_refusal_reason},
     {"larger_checkpoint_with_consistency_proof", larger_checkpoint_with_consistency_proof},
     {"builder_needs_signed_checkpoint", builder_needs_signed_checkpoint},

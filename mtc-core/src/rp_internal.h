@@ -33,6 +33,7 @@ struct rp_range {
 /* What a verified update established for one log: rollback protection. */
 struct rp_logstate {
     uint64_t log, last_landmark, num_active, ref_size;
+    uint64_t last_size;     /* tree size of the last landmark (verified) */
 };
 
 struct mtc_rp_ca {

@@ -140,16 +140,37 @@ static int check_log(const mtc_rp_ca *rp, const mtc_update_log *lg,
     if (mtc_landmarks_parse((const char *)lg->landmarks.p, lg->landmarks.len, 0,
                             lg->ref_size, &lm, NULL) != MTC_OK)
         return fail(res, MTC_UPDATE_LANDMARKS, MTC_ERR_LANDMARK);
+    /*
+     * Landmark numbers are the one thing in an update that nothing signs:
+     * cosignatures cover checkpoints, proofs tie the subtrees (the sizes)
+     * to them, and the draft defines no check of the numbers. So they are
+     * bounded by the sizes (landmark 0 has size 0 and sizes strictly
+     * increase, so landmark L has size >= L: checking the oldest listed
+     * one covers the rest), and a rollback is judged on what is verified,
+     * the reference and last landmark sizes, never on a number: an update
+     * with rewritten numbers is taken (it can make landmark-relative
+     * certificates fail, which the draft says has no security
+     * consequence) and the next genuine update replaces it, where
+     * comparing numbers let one forged number refuse every later update.
+     */
+    uint64_t first = mtc_landmarks_first_kept(lm), first_size = 0, last_size = 0;
+    if (mtc_landmarks_size(lm, first, &first_size) != MTC_OK ||
+        mtc_landmarks_size(lm, mtc_landmarks_last(lm), &last_size) != MTC_OK ||
+        first_size < first) {
+        mtc_landmarks_free(lm);
+        return fail(res, MTC_UPDATE_LANDMARKS, MTC_ERR_LANDMARK);
+    }
     int rc = check_cosigners(rp, lg, res);
     if (rc == MTC_OK)
         rc = check_subtrees(lm, lg, table, n, res);
     *state = (struct rp_logstate){lg->log_number, mtc_landmarks_last(lm),
-                                  mtc_landmarks_num_active(lm), lg->ref_size};
+                                  mtc_landmarks_num_active(lm), lg->ref_size,
+                                  last_size};
     mtc_landmarks_free(lm);
     if (rc != MTC_OK)
         return rc;
     const struct rp_logstate *old = log_state(rp, lg->log_number);
-    if (old && (state->last_landmark < old->last_landmark ||
+    if (old && (state->last_size < old->last_size ||
                 state->ref_size < old->ref_size))
         return fail(res, MTC_UPDATE_ROLLBACK, MTC_ERR_LANDMARK);
     return MTC_OK;

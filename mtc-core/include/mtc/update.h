@@ -182,8 +182,12 @@ typedef struct mtc_update_result {
  *     cosigners are ignored, failed ones do not count);
  *   - the subtrees are exactly the active landmark subtrees, in order,
  *     and each hash is proved consistent with the reference checkpoint;
- *   - neither the last landmark nor ref_size is below what an update
- *     already applied to rp established for the log (no rollback).
+ *   - the landmark numbers fit the sizes (landmark L has size >= L);
+ *   - neither the last landmark's tree size nor ref_size is below what an
+ *     update already applied to rp established for the log (no
+ *     rollback). Landmark numbers are signed by nobody, so they do not
+ *     decide a rollback: an update with rewritten numbers cannot make
+ *     rp refuse the genuine updates that follow.
  * Returns MTC_OK, or a negative code matching res->reason
  * (MTC_ERR_ARG malformed, MTC_ERR_CONFIG wrong CA, MTC_ERR_LANDMARK
  * landmarks or rollback, MTC_ERR_NOT_TRUSTED policy, MTC_ERR_PROOF
