@@ -7,6 +7,10 @@
 #    a callback, leaving the run 'interrupted';
 #  - the steady start's warm-up stops at the first SIGINT, and the run is
 #    recorded 'interrupted';
+#  - sim:at action arguments are checked for kind (a rate is not a
+#    duration, a duration is not an index) and range at declaration;
+#  - after a failed run -j 2 records the same rows as -j 1, and a failed
+#    or killed run's sweep says that --resume finishes it;
 #  - -j workers: the parent's interruption reaches them once (a Ctrl-C to
 #    the whole process group does not kill them), a second signal ends
 #    everything, and workers die with their parent (kill -9).
@@ -92,6 +96,29 @@ local ok, e = pcall(table.insert, {}, 5, 1)
 assert(not ok and e:find('position out of bounds'), e)
 ok, e = pcall(string.upper)
 assert(not ok and e:find(\"bad argument #1 to '[%w.]*upper'\"), e)"
+
+# ---- action arguments: kind and range at declaration ----
+# (exit 2: refused before anything is simulated)
+A='mtcsim.world{ duration = hours(3), start = "empty" }
+mtcsim.ca{ name = "le" } mtcsim.update_service{ name = "u" } mtcsim.cosigner{ name = "w" }'
+expect 2 "s.lua:3: sim:at: argument 1 of 'update_outage' \\(duration_s\\) is a rate \"6/h\"" "$A
+sim:at(1, 'update_outage', 'u', '6/h')"
+expect 2 "s.lua:3: sim:at: argument 1 of 'revoke_range' .* is a duration \"5h\"; it takes a log entry index" "$A
+sim:at(1, 'revoke_range', 'le', '5h', 20000)"
+expect 2 "s.lua:3: sim:at: revoke_range: argument 2 \\(a log entry index\\) must be an integer" "$A
+sim:at(1, 'revoke_range', 'le', 0, 2.5)"
+expect 2 "s.lua:3: sim:at: revoke_range: the range 10..5 is empty" "$A
+sim:at(1, 'revoke_range', 'le', 10, 5)"
+expect 2 "s.lua:3: sim:at: revoke_range: argument 3 \\(a log number\\) must be an integer in 1..65535" "$A
+sim:at(1, 'revoke_range', 'le', 0, 5, 70000)"
+expect 2 "s.lua:3: sim:at: update_outage: argument 1 \\(a duration\\) must be in \\(0, 3.2e\\+09\\] s, got -5" "$A
+sim:at(1, 'update_outage', 'u', -5)"
+expect 2 "s.lua:3: sim:at: cosigner_outage: argument 1 \\(a duration\\) must be in" "$A
+sim:at(1, 'cosigner_outage', 'w', 1e300)"
+expect 2 "s.lua:3: sim:at: split_view: argument 1 \\(a count\\) must be an integer in 0..65535" "$A
+sim:at(1, 'split_view', 'le', -1)"
+expect 0 "" "$A
+sim:at(1, 'update_outage', 'u', '2h') sim:at(2, 'revoke_range', 'le', 0, 5) sim:at(3, 'cosigner_outage', 'w', 60)"
 
 # ---- SIGINT in a C loop of a callback ----
 # run_bg NAME LUA ARGS...: starts a run in the background (its pid in
@@ -193,6 +220,36 @@ w=$(workers $pid)
 sleep 0.2
 /bin/kill -INT -- -$pid 2>/dev/null
 for p in $pid $w; do wait_gone $p 5 "-j 2: process $p outlived two Ctrl-C"; done
+
+# after a failed run, -j 2 records the same rows as -j 1 (the runs after
+# it are not recorded), and says that --resume makes the rest
+FAILS='mtcsim.world{ duration = hours(1) }
+replications(4)
+if sim.replication == 1 then
+  sim:at(600, function() local x = 0 for i = 1, 3e7 do x = x + i end error("boom") end)
+end'
+rows() { sqlite3 "$1" "select sweep_point, replication, status from run order by run_id" | tr '\n' ' '; }
+for j in 1 2; do
+  printf '%s\n' "$FAILS" > "$d/fails.lua"
+  timeout -s KILL 120 "$m" run "$d/fails.lua" --quiet --out "$d/fails$j.db" -j $j >/dev/null 2>"$d/fails$j.err"; rc=$?
+  [ $rc -eq 1 ] || fail "-j $j failed run: exit $rc ($(head -2 "$d/fails$j.err"))"
+  grep -q "2 of 4 runs were not made; \`mtcsim run $d/fails.lua --resume $d/fails$j.db\` makes them" "$d/fails$j.err" ||
+    fail "-j $j failed run: no --resume note ($(cat "$d/fails$j.err"))"
+done
+[ "$(rows "$d/fails1.db")" = "0 0 completed 0 1 failed " ] || fail "-j 1 rows after a failure: $(rows "$d/fails1.db")"
+[ "$(rows "$d/fails2.db")" = "$(rows "$d/fails1.db")" ] ||
+  fail "-j 2 rows after a failure '$(rows "$d/fails2.db")' differ from -j 1's '$(rows "$d/fails1.db")'"
+
+# a killed worker fails its run and the sweep stops with the same note
+run_bg wkill "$LOOP" -j 2 --max-instructions 1000000000000000
+wait_status "$d/wkill.db" "running running" 60
+w=$(workers $pid)
+kill -9 ${w%% *}
+wait_gone $pid 20 "-j 2: the sweep did not stop after a worker was killed"
+wait $pid; rc=$?
+[ $rc -eq 1 ] || fail "-j 2 killed worker: exit $rc"
+grep -q "worker process [0-9]* ended during the run (signal 9)" "$d/wkill.err" || fail "killed worker: $(cat "$d/wkill.err")"
+grep -q "runs were not made; \`mtcsim run $d/wkill.lua --resume $d/wkill.db\`" "$d/wkill.err" || fail "killed worker: no --resume note ($(cat "$d/wkill.err"))"
 
 # the parent killed outright: its workers die with it
 run_bg kill9 "$LOOP" -j 2 --max-instructions 1000000000000000

@@ -220,6 +220,10 @@ int run_record_params(sim_results *db, int64_t run, const plan *cur,
 int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo);
 /* Summarizes the point of todo[k] when it is the point's last to-do run. */
 int run_summarize_after(run_ctx *c, const size_t *todo, size_t ntodo, size_t k);
+/* After a sweep that stopped early (a failed or interrupted run): says
+ * how many of its ntodo runs were not recorded and that --resume makes
+ * them (nothing when all were, or without a database). */
+void run_note_unfinished(const run_ctx *c, size_t recorded, size_t ntodo);
 
 /* run_workers.c */
 /* -j N: the same runs by N worker processes, recorded in todo order, so

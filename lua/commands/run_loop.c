@@ -72,11 +72,22 @@ int run_summarize_after(run_ctx *c, const size_t *todo, size_t ntodo, size_t k)
     return HOST_OK;
 }
 
+void run_note_unfinished(const run_ctx *c, size_t recorded, size_t ntodo)
+{
+    if (!c->db || c->spread || recorded >= ntodo)
+        return;
+    fprintf(stderr, "mtcsim run: the sweep stopped: %zu of %zu runs were not "
+                    "made; `mtcsim run %s --resume %s` makes them (and "
+                    "redoes the failed or interrupted one)\n",
+            ntodo - recorded, ntodo, c->o->scenario, c->o->out);
+}
+
 int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
 {
     const run_opts *o = c->o;
     const sim_shard *shard = c->shard;
     char err[8192];
+    size_t done = 0;    /* runs recorded, in to-do order */
     for (size_t k = 0; k < ntodo && c->status == HOST_OK && !*c->interrupt; k++) {
         size_t idx = todo[k], p = idx / (size_t)c->pl->reps;
         long r = (long)(idx % (size_t)c->pl->reps);
@@ -241,8 +252,11 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
             c->status = HOST_FAIL;
         if (c->spread && shard->rank == 0)   /* what the others sent meanwhile */
             run_spread_receive(c, c->spread_st, todo, ntodo, 0);
+        done = k + 1;
     }
     if (c->spread && shard->rank != 0 && run_spread_done(c) != MTC_OK)
         c->status = HOST_FAIL;
+    if (c->status != HOST_OK || *c->interrupt)
+        run_note_unfinished(c, done, ntodo);
     return c->status;
 }

@@ -12,7 +12,11 @@
  * begins run k only after runs 0..k-1 have begun, and stores run k's
  * metrics only after those of 0..k-1, so every row and id equals what
  * `-j 1` writes; only wall-clock fields (timestamps, wall time, pid) and
- * measured CPU metrics differ. The scenario's own output (print) of a run
+ * measured CPU metrics differ. Like `-j 1`, which begins run k only after
+ * run k-1 succeeded, the parent begins run k's row only once run k-1 is
+ * recorded, and after a failed run records nothing more: the runs after
+ * it that other workers were making are stopped and left to --resume,
+ * so a failure leaves the same rows whatever N is. The scenario's own output (print) of a run
  * is captured by its worker and printed by the parent in the same order,
  * so stdout matches `-j 1` too ('#' lines aside).
  *
@@ -584,7 +588,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
     lhost_destroy(c->h0);
     c->h0 = NULL;
     size_t next = 0, begin = 0, end = 0, running = 0;
-    int forwarded = 0, tty = isatty(2);
+    int forwarded = 0, failed = 0, tty = isatty(2);
     double wall0 = host_now(), busy_wall = 0;
     for (;;) {
         /* hand out runs while nothing stops the sweep */
@@ -617,22 +621,35 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                     kill(w[i].pid, SIGUSR1);    /* see worker_signals */
             forwarded = 1;
         }
-        /* record what can be recorded, in to-do order */
-        while (begin < next && sl[begin].started) {
-            /* runs already computed are recorded even after another failed */
-            if (c->db && sl[begin].start && !sl[begin].begun &&
-                record_begin(c, &sl[begin], todo[begin]) != HOST_OK)
-                c->status = HOST_FAIL;
-            begin++;
-        }
-        while (end < begin && sl[end].ended) {
-            record_end(c, &sl[end], end, todo[end], ntodo);
-            free(sl[end].start);
-            free(sl[end].end);
-            sl[end].start = sl[end].end = NULL;
-            if (run_summarize_after(c, todo, ntodo, end) != HOST_OK)
-                c->status = HOST_FAIL;
-            end++;
+        /* record what can be recorded, in to-do order: run k's row is
+         * begun once run k-1 is recorded, and nothing after a failure */
+        for (int progress = 1; progress;) {
+            progress = 0;
+            if (!failed && begin == end && begin < next && sl[begin].started) {
+                if (c->db && sl[begin].start && !sl[begin].begun &&
+                    record_begin(c, &sl[begin], todo[begin]) != HOST_OK)
+                    c->status = HOST_FAIL;
+                begin++;
+                progress = 1;
+            }
+            if (!failed && end < begin && sl[end].ended) {
+                record_end(c, &sl[end], end, todo[end], ntodo);
+                free(sl[end].start);
+                free(sl[end].end);
+                sl[end].start = sl[end].end = NULL;
+                if (run_summarize_after(c, todo, ntodo, end) != HOST_OK)
+                    c->status = HOST_FAIL;
+                end++;
+                progress = 1;
+            }
+            if (!failed && c->status != HOST_OK && !*c->interrupt) {
+                /* -j 1 would stop here: what the other workers are
+                 * making is neither waited for nor recorded */
+                failed = 1;
+                for (int i = 0; i < spawned; i++)
+                    if (w[i].busy >= 0)
+                        kill(w[i].pid, SIGUSR1);    /* see worker_signals */
+            }
         }
         if (running == 0)
             break;
@@ -692,8 +709,8 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 x->out_fd = -1;
                 x->busy = -1;
                 running--;
-                if (c->status == HOST_OK)
-                    c->status = HOST_FAIL;
+                /* the sweep fails when this run's turn to be recorded
+                 * comes (record_end), not before the runs ahead of it */
                 continue;
             }
             slot *s = &sl[k];
@@ -717,6 +734,8 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
     }
     if (tty && !c->o->quiet)
         fprintf(stderr, "\r\033[K");
+    if (c->status != HOST_OK || *c->interrupt)
+        run_note_unfinished(c, end, ntodo);
     sigaction(SIGPIPE, &old_pipe, NULL);
     /* EOF on their input ends the workers */
     for (int i = 0; i < spawned; i++) {
