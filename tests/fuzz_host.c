@@ -4,7 +4,9 @@
  * generator of Lua scenarios built from the API's functions - entities of
  * every kind with their schemas' parameters, the world, timed actions and
  * callbacks (sim:at/every/on_finish/act/set/metric), distributions, the
- * MTC core, param/sweep/replications, metatable and finalizer games -
+ * MTC core, param/sweep/replications, metatable and finalizer games, the
+ * standard library's C functions with huge counts, bounds and strings
+ * (gen_huge_call: their loops must stay under the instruction limit) -
  * with arguments drawn from a pool of edge values (NaN, infinities,
  * extreme integers, separators in names, wrong types). Every input is a
  * valid program, so the fuzzer spends its time in the host, not in Lua's
@@ -330,6 +332,151 @@ static void gen_action_call(gen *g, const char *recv)
     emit(g, ")");
 }
 
+/* ---- the standard library's C functions with huge arguments ---- */
+
+/* Counts, bounds and positions that make Lua's C loops long. */
+static const char *const huge_ints[] = {
+    "(1 << 62)", "math.maxinteger", "math.mininteger", "(1 << 40)", "2^53",
+    "-(1 << 61)", "1e6", "-1", "0", "3"};
+/* Strings from empty to a few MiB (built by string.rep, itself counted). */
+static const char *const huge_strs[] = {
+    "\"\"", "(\"9\"):rep(1 << 20)", "(\"x = 1 \"):rep(1 << 16)",
+    "(\"\\0\"):rep(4096)", "(\"%c\"):rep(5000)", "(\"z\"):rep(1 << 12)",
+    "(\"\\u{10FFFF}\"):rep(1 << 14)", "v[1]"};
+
+static void emit_huge_int(gen *g) { emit(g, "%s", huge_ints[pick(g, N(huge_ints))]); }
+static void emit_huge_str(gen *g) { emit(g, "%s", huge_strs[pick(g, N(huge_strs))]); }
+
+/* A table whose __len is huge, optionally with an __index that answers
+ * without Lua code (a table) or with it (a function). */
+static void emit_long_table(gen *g)
+{
+    static const char *const idx[] = {"", ", __index = {}",
+                                      ", __index = function() return \"x\" end",
+                                      ", __newindex = function() end"};
+    emit(g, "setmetatable({}, { __len = function() return ");
+    emit_huge_int(g);
+    emit(g, " end%s })", idx[pick(g, N(idx))]);
+}
+
+/* One call of a C library function with huge arguments, protected (the
+ * instruction limit is not catchable, so a long loop ends the program,
+ * as it must). */
+static void gen_huge_call(gen *g)
+{
+    emit(g, "v[%u] = select(2, pcall(", pick(g, SLOTS) + 1);
+    switch (pick(g, 16)) {
+    case 0:
+        emit(g, "table.move, ");
+        pick(g, 2) ? emit_long_table(g) : emit(g, "{}");
+        emit(g, ", ");
+        emit_huge_int(g);
+        emit(g, ", ");
+        emit_huge_int(g);
+        emit(g, ", ");
+        emit_huge_int(g);
+        emit(g, "%s", pick(g, 2) ? ", {}" : "");
+        break;
+    case 1:
+        emit(g, "string.rep, ");
+        emit_huge_str(g);
+        emit(g, ", ");
+        emit_huge_int(g);
+        if (pick(g, 2)) {
+            emit(g, ", ");
+            emit_huge_str(g);
+        }
+        break;
+    case 2:
+    case 3:
+        emit(g, "table.%s, ", pick(g, 2) ? "insert" : "remove");
+        emit_long_table(g);
+        emit(g, ", ");
+        emit_huge_int(g);
+        if (pick(g, 2))
+            emit(g, ", 5");
+        break;
+    case 4:
+        emit(g, "table.concat, ");
+        emit_long_table(g);
+        emit(g, ", ");
+        emit_huge_str(g);
+        if (pick(g, 2)) {
+            emit(g, ", ");
+            emit_huge_int(g);
+            emit(g, ", ");
+            emit_huge_int(g);
+        }
+        break;
+    case 5:
+        emit(g, "table.unpack, ");
+        emit_long_table(g);
+        if (pick(g, 2)) {
+            emit(g, ", ");
+            emit_huge_int(g);
+            emit(g, ", ");
+            emit_huge_int(g);
+        }
+        break;
+    case 6: {
+        static const char *const f[] = {"string.upper", "string.lower",
+                                        "string.reverse", "tonumber",
+                                        "utf8.len", "load", "os.date",
+                                        "string.len"};
+        emit(g, "%s, ", f[pick(g, N(f))]);
+        emit_huge_str(g);
+        break;
+    }
+    case 7:
+        emit(g, "%s, ", pick(g, 2) ? "string.byte" : "utf8.codepoint");
+        emit_huge_str(g);
+        emit(g, ", ");
+        emit_huge_int(g);
+        emit(g, ", ");
+        emit_huge_int(g);
+        break;
+    case 8:
+        emit(g, "utf8.offset, ");
+        emit_huge_str(g);
+        emit(g, ", ");
+        emit_huge_int(g);
+        break;
+    case 9:
+        emit(g, "string.unpack, %s, ",
+             pick(g, 2) ? "(\"z\"):rep(200)" : "(\"s1\"):rep(100)");
+        emit_huge_str(g);
+        break;
+    case 10:
+        emit(g, "string.format, %s, ",
+             pick(g, 2) ? "\"%q\"" : "(\"%s\"):rep(50)");
+        emit_huge_str(g);
+        break;
+    case 11:
+        emit(g, "function(s) return s + 1, -s, s // 3 end, ");
+        emit_huge_str(g);
+        break;
+    case 12:
+        emit(g, "load, function() return ");
+        emit_huge_str(g);
+        emit(g, " end");
+        break;
+    case 13:
+        emit(g, "string.pack, \"s4\", ");
+        emit_huge_str(g);
+        break;
+    case 14:
+        emit(g, "tonumber, ");
+        emit_huge_str(g);
+        emit(g, ", %u", 2 + pick(g, 35));
+        break;
+    default:
+        emit(g, "function(n) return string.char(table.unpack({}, 1, n)) end, ");
+        emit_huge_int(g);
+        break;
+    }
+    emit(g, "))");
+}
+
 static void gen_stmt(gen *g, int depth);
 
 static void gen_body(gen *g, int depth)
@@ -361,6 +508,10 @@ static void gen_stmt(gen *g, int depth)
     case 1: gen_entity(g); break;
     case 2:
     case 3:
+        if (pick(g, 4) == 0) {  /* the C library with huge arguments */
+            gen_huge_call(g);
+            break;
+        }
         emit(g, "v[%u] = %s(", pick(g, SLOTS) + 1, funcs[pick(g, N(funcs))]);
         gen_args(g, 0, 5);
         emit(g, ")");
