@@ -200,7 +200,10 @@ sim:at(1, function() while true do end end)'
 # and the parent's forwarding count as one signal, the runs end
 # 'interrupted', not killed
 GROUP=1 run_bg grp "$LOOP" -j 2 --max-instructions 1000000000000000
-wait_status "$d/grp.db" "running running" 60
+# run 2 is begun in the database only once run 1 is recorded (so that -j 2
+# records what -j 1 does): wait for run 1, then give worker 2 time to start
+wait_status "$d/grp.db" "running" 60
+sleep 3
 /bin/kill -INT -- -$pid
 wait_gone $pid 10 "-j 2: a Ctrl-C did not stop the sweep"
 wait $pid; rc=$?

@@ -172,7 +172,7 @@ run 2 "latency: values from -1e\+308 to 1e\+308 are outside \[0, 86400\]" \
 run 2 "hosts_per_visit: values from 1 to 1e\+12 are outside \[0, 1000\]" \
   'mtcsim.browsers{ name = "b", hosts_per_visit = empirical{ values = { 1, 1e12 }, weights = { 1, 1e-10 } } }'
 world='mtcsim.world{ duration = 100, start = "empty" } mtcsim.ca{ name = "le" } local w = mtcsim.cosigner{ name = "w" } mtcsim.update_service{ name = "u" }'
-run 1 "cosigner_outage: duration_s must be in \(0, 3.2e\+09\]" "$world
+run 1 "cosigner_outage: argument 1 \(a duration\) must be in \(0, 3.2e\+09\] s" "$world
 sim:at(1, function() w:cosigner_outage(math.huge) end)"
 run 1 "update_outage: duration_s must be in" "$world
 sim:at(1, \"update_outage\", \"u\", 1/0)"
