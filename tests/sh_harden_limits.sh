@@ -231,7 +231,7 @@ replications(4)
 if sim.replication == 1 then
   sim:at(600, function() local x = 0 for i = 1, 3e7 do x = x + i end error("boom") end)
 end'
-rows() { sqlite3 "$1" "select sweep_point, replication, status from run order by run_id" | tr '\n' ' '; }
+rows() { sqlite3 -separator ' ' "$1" "select sweep_point, replication, status from run order by run_id" | tr '\n' ' '; }
 for j in 1 2; do
   printf '%s\n' "$FAILS" > "$d/fails.lua"
   timeout -s KILL 120 "$m" run "$d/fails.lua" --quiet --out "$d/fails$j.db" -j $j >/dev/null 2>"$d/fails$j.err"; rc=$?

@@ -174,13 +174,15 @@ run 2 "hosts_per_visit: values from 1 to 1e\+12 are outside \[0, 1000\]" \
 world='mtcsim.world{ duration = 100, start = "empty" } mtcsim.ca{ name = "le" } local w = mtcsim.cosigner{ name = "w" } mtcsim.update_service{ name = "u" }'
 run 1 "cosigner_outage: argument 1 \(a duration\) must be in \(0, 3.2e\+09\] s" "$world
 sim:at(1, function() w:cosigner_outage(math.huge) end)"
-run 1 "update_outage: duration_s must be in" "$world
+# actions named by a string are checked when declared (exit 2, before
+# simulating), those called from a callback when they fire (exit 1)
+run 2 "s.lua:2: sim:at: update_outage: argument 1 \(a duration\) must be in \(0, 3.2e\+09\] s, got inf" "$world
 sim:at(1, \"update_outage\", \"u\", 1/0)"
-run 1 "revoke_range: need 0 <= first <= last < 2\^48" "$world
+run 2 "s.lua:2: sim:at: revoke_range: argument 1 \(a log entry index\) must be an integer in \[0, 2\^48\)" "$world
 sim:at(1, \"revoke_range\", \"le\", 0/0, 5)"
-run 1 "revoke_range: log_number must be an integer in 1..65535" "$world
+run 2 "s.lua:2: sim:at: revoke_range: argument 3 \(a log number\) must be an integer in 1..65535" "$world
 sim:at(1, \"revoke_range\", \"le\", 0, 5, 0/0)"
-run 1 "split_view: k must be 0..0" "$world
+run 1 "split_view: argument 1 \(a count\) must be an integer in 0..65535" "$world
 sim:at(1, function() sim:split_view(\"le\", 0/0) end)"
 
 [ $nfail -eq 0 ] || exit 1
