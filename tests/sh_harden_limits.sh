@@ -245,18 +245,18 @@ done
 
 # a killed worker fails its run and the sweep stops with the same note
 run_bg wkill "$LOOP" -j 2 --max-instructions 1000000000000000
-wait_status "$d/wkill.db" "running running" 60
+wait_status "$d/wkill.db" "running" 60; sleep 2
 w=$(workers $pid)
 kill -9 ${w%% *}
 wait_gone $pid 20 "-j 2: the sweep did not stop after a worker was killed"
 wait $pid; rc=$?
 [ $rc -eq 1 ] || fail "-j 2 killed worker: exit $rc"
-grep -q "worker process [0-9]* ended during the run (signal 9)" "$d/wkill.err" || fail "killed worker: $(cat "$d/wkill.err")"
+grep -q "worker process [0-9]* was killed during the run (signal 9" "$d/wkill.err" || fail "killed worker: $(cat "$d/wkill.err")"
 grep -q "runs were not made; \`mtcsim run $d/wkill.lua --resume $d/wkill.db\`" "$d/wkill.err" || fail "killed worker: no --resume note ($(cat "$d/wkill.err"))"
 
 # the parent killed outright: its workers die with it
 run_bg kill9 "$LOOP" -j 2 --max-instructions 1000000000000000
-wait_status "$d/kill9.db" "running running" 60
+wait_status "$d/kill9.db" "running" 60; sleep 2
 w=$(workers $pid)
 [ -n "$w" ] || fail "-j 2: no worker processes"
 kill -9 $pid
