@@ -66,7 +66,7 @@ static int open_side(side *d, const char *spec)
     if (!d->s)
         return HOST_FAIL;
     report *r = &d->s->r;
-    r->db = sim_results_sqlite(d->res);
+    r->db = d->res;
     r->dbpath = d->path;
     r->exp = d->exp_req >= 0 ? d->exp_req : rdb_latest_experiment(r->db);
     if (r->exp < 0 || !rdb_experiment_exists(r->db, r->exp)) {
@@ -79,16 +79,10 @@ static int open_side(side *d, const char *spec)
                 d->path, (long long)r->exp);
         return HOST_USAGE;
     }
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(r->db, "SELECT name, replications FROM experiment "
-                                  "WHERE experiment_id = ?", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, r->exp);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            const char *n = (const char *)sqlite3_column_text(st, 0);
-            snprintf(d->name, sizeof d->name, "%s", n ? n : "");
-            d->reps = sqlite3_column_int64(st, 1);
-        }
-        sqlite3_finalize(st);
+    sim_experiment_row e;
+    if (sim_results_experiment(r->db, r->exp, &e) == 0 && e.id >= 0) {
+        snprintf(d->name, sizeof d->name, "%s", e.name);
+        d->reps = e.replications;
     }
     return HOST_OK;
 }
@@ -127,30 +121,37 @@ static void stat_push(stat_list *l, const char *name)
 }
 
 /* Every statistic the experiment's first completed run has. */
-static void stat_all(sqlite3 *db, int64_t exp, stat_list *l)
+static void stat_all(sim_results *db, int64_t exp, stat_list *l)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT name, kind FROM metric WHERE run_id = (SELECT "
-                           "min(run_id) FROM run WHERE experiment_id = ? AND status "
-                           "= 'completed') ORDER BY name", -1, &st, NULL) != SQLITE_OK)
+    int64_t run = -1;
+    sim_metric_row *m;
+    size_t n;
+    /* the first completed run stands for all */
+    sim_run_row *runs;
+    size_t nr;
+    if (sim_results_runs(db, exp, &runs, &nr) == 0) {
+        for (size_t i = 0; i < nr; i++)
+            if (runs[i].status == SIM_RUN_COMPLETED) {
+                run = runs[i].id;
+                break;
+            }
+        free(runs);
+    }
+    if (run < 0 || sim_results_run_metrics(db, run, &m, &n) != 0)
         return;
-    sqlite3_bind_int64(st, 1, exp);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *n = (const char *)sqlite3_column_text(st, 0);
-        const char *k = (const char *)sqlite3_column_text(st, 1);
+    for (size_t i = 0; i < n; i++) {
         char b[200];
-        if (k && !strcmp(k, "histogram")) {
+        if (!strcmp(m[i].kind, "histogram")) {
             static const char *const hs[] = {"count", "mean", "p50", "p99"};
-            for (int i = 0; i < 4; i++) {
-                snprintf(b, sizeof b, "%s.%s", n, hs[i]);
+            for (int k = 0; k < 4; k++) {
+                snprintf(b, sizeof b, "%s.%s", m[i].name, hs[k]);
                 stat_push(l, b);
             }
-        } else if (n) {
-            stat_push(l, n);
+        } else {
+            stat_push(l, m[i].name);
         }
     }
-    sqlite3_finalize(st);
+    free(m);
 }
 
 /* Values of `stat` at a point's completed runs, with replication and seed. */

@@ -21,8 +21,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <sqlite3.h>
-
 #include "analysis.h"
 #include "rdb.h"
 #include "sim/results.h"
@@ -42,38 +40,6 @@ static void usage(FILE *f)
                "  --digits D       significant digits of reals (default 10; 17\n"
                "                   reads back to the same double)\n");
 }
-
-/* The rows of each table that pass the filters: ?1 experiment (< 0: all),
- * ?2 comma-separated metric names (NULL: all), ?3 cohort (NULL: all). */
-#define F_RUN "(?1 < 0 OR run_id IN (SELECT run_id FROM run WHERE experiment_id = ?1))"
-#define F_METRIC "metric_id IN (SELECT metric_id FROM metric WHERE " F_RUN \
-    " AND (?2 IS NULL OR instr(',' || ?2 || ',', ',' || name || ',') > 0))"
-#define F_COHORT "(?3 IS NULL OR cohort = ?3)"
-
-typedef struct filtered {
-    const char *table, *where;
-} filtered;
-
-static const filtered filters[] = {
-    {"experiment", "?1 < 0 OR experiment_id = ?1"},
-    {"run", "?1 < 0 OR experiment_id = ?1"},
-    {"run_attr", F_RUN},
-    {"param", F_RUN},
-    {"metric", F_METRIC},
-    {"scalar", F_METRIC " AND " F_COHORT},
-    {"vector", F_METRIC " AND " F_COHORT},
-    {"histogram", F_METRIC " AND " F_COHORT},
-    {"vector_data", "vector_id IN (SELECT vector_id FROM vector WHERE " F_METRIC
-                    " AND " F_COHORT ")"},
-    {"histogram_bin", "histogram_id IN (SELECT histogram_id FROM histogram WHERE "
-                      F_METRIC " AND " F_COHORT ")"},
-    {"summary", "(?1 < 0 OR experiment_id = ?1) AND (?2 IS NULL OR instr(',' || "
-                "?2 || ',', ',' || metric || ',') > 0) AND " F_COHORT},
-};
-
-/* The views, with the run's place in its experiment joined in. */
-static const char *const views[] = {"scalar_v", "vector_v", "histogram_v",
-                                    "histogram_bin_v"};
 
 typedef struct export_opts {
     int64_t exp;
@@ -101,115 +67,78 @@ static void csv_text(FILE *f, const char *s, size_t n)
     fputc('"', f);
 }
 
-static void csv_value(FILE *f, sqlite3_stmt *st, int c, int digits)
+static void csv_value(FILE *f, const sim_value *v, int digits)
 {
-    switch (sqlite3_column_type(st, c)) {
-    case SQLITE_NULL:
+    switch (v->type) {
+    case SIM_VALUE_NULL:
         break;
-    case SQLITE_INTEGER:
-        fprintf(f, "%lld", (long long)sqlite3_column_int64(st, c));
+    case SIM_VALUE_INT:
+        fprintf(f, "%lld", (long long)v->i);
         break;
-    case SQLITE_FLOAT:
-        fprintf(f, "%.*g", digits, sqlite3_column_double(st, c));
+    case SIM_VALUE_REAL:
+        fprintf(f, "%.*g", digits, v->d);
         break;
-    case SQLITE_BLOB: {
-        const unsigned char *b = sqlite3_column_blob(st, c);
-        int n = sqlite3_column_bytes(st, c);
-        for (int i = 0; i < n; i++)
+    case SIM_VALUE_BLOB: {
+        const unsigned char *b = v->bytes;
+        for (size_t i = 0; i < v->len; i++)
             fprintf(f, "%02x", b[i]);
         break;
     }
-    default: {
-        const char *t = (const char *)sqlite3_column_text(st, c);
-        csv_text(f, t ? t : "", (size_t)sqlite3_column_bytes(st, c));
+    default:
+        csv_text(f, v->bytes ? v->bytes : "", v->len);
     }
+}
+
+typedef struct csv_out {
+    FILE *f;
+    int digits;
+} csv_out;
+
+/* One row (or the header, vals == NULL) of a dump as a CSV record. */
+static int csv_row(void *arg, size_t ncols, const char *const *names,
+                   const sim_value *vals)
+{
+    csv_out *o = arg;
+    for (size_t c = 0; c < ncols; c++) {
+        if (c)
+            fputc(',', o->f);
+        if (vals)
+            csv_value(o->f, &vals[c], o->digits);
+        else
+            csv_text(o->f, names[c], strlen(names[c]));
     }
+    fputc('\n', o->f);
+    return ferror(o->f) ? -1 : 0;
 }
 
 /* Writes one table (or view, with the run's place joined in); returns its
  * row count or -1. */
-static long long export_table(sqlite3 *db, const char *table, const char *dir,
+static long long export_table(sim_results *db, const char *table, const char *dir,
                               const export_opts *o)
 {
-    char path[4200], sql[2048], qname[256];
-    size_t j = 0;
-    /* Identifier quoting: "name" with inner quotes doubled. */
-    qname[j++] = '"';
-    for (const char *p = table; *p && j + 3 < sizeof qname; p++) {
-        if (*p == '"')
-            qname[j++] = '"';
-        qname[j++] = *p;
-    }
-    qname[j++] = '"';
-    qname[j] = '\0';
-    const char *where = NULL;
-    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++)
-        if (!strcmp(filters[i].table, table))
-            where = filters[i].where;
-    int view = 0;
-    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
-        view |= !strcmp(views[i], table);
-    char sqlbuf[2048];
-    if (view)
-        snprintf(sqlbuf, sizeof sqlbuf,
-                 "SELECT r.experiment_id, r.sweep_point, r.replication, (SELECT "
-                 "group_concat(p.name || '=' || p.value, ' ') FROM param p WHERE "
-                 "p.run_id = v.run_id AND p.swept = 1) AS swept, v.* FROM %s v "
-                 "JOIN run r USING (run_id) WHERE (?1 < 0 OR r.experiment_id = ?1) "
-                 "AND (?2 IS NULL OR instr(',' || ?2 || ',', ',' || v.metric || "
-                 "',') > 0) AND (?3 IS NULL OR v.cohort = ?3)", qname);
-    else
-        snprintf(sqlbuf, sizeof sqlbuf, "SELECT * FROM %s%s%s", qname,
-                 where ? " WHERE " : "", where ? where : "");
-    snprintf(sql, sizeof sql, "%s", sqlbuf);
+    char path[4200];
     snprintf(path, sizeof path, "%s/%s.csv", dir, table);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "mtcsim export: table %s: %s\n", table, sqlite3_errmsg(db));
-        return -1;
-    }
-    if (where || view) {
-        sqlite3_bind_int64(st, 1, o->exp);
-        if (o->metrics)
-            sqlite3_bind_text(st, 2, o->metrics, -1, SQLITE_STATIC);
-        if (o->cohort)
-            sqlite3_bind_text(st, 3, o->cohort, -1, SQLITE_STATIC);
-    }
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "mtcsim export: %s: %s\n", path, strerror(errno));
-        sqlite3_finalize(st);
         return -1;
     }
-    int nc = sqlite3_column_count(st);
-    for (int c = 0; c < nc; c++) {
-        const char *name = sqlite3_column_name(st, c);
-        if (c)
-            fputc(',', f);
-        csv_text(f, name, strlen(name));
+    sim_results_filter flt = {o->exp, o->metrics, o->cohort};
+    csv_out out = {f, o->digits};
+    int64_t rows = 0;
+    long long ret = 0;
+    if (sim_results_dump(db, table, &flt, csv_row, &out, &rows) != 0) {
+        fprintf(stderr, "mtcsim export: table %s: %s\n", table,
+                ferror(f) ? strerror(errno) : sim_results_errmsg(db));
+        ret = -1;
+    } else {
+        ret = rows;
     }
-    fputc('\n', f);
-    long long rows = 0;
-    int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-        for (int c = 0; c < nc; c++) {
-            if (c)
-                fputc(',', f);
-            csv_value(f, st, c, o->digits);
-        }
-        fputc('\n', f);
-        rows++;
-    }
-    if (s != SQLITE_DONE) {
-        fprintf(stderr, "mtcsim export: table %s: %s\n", table, sqlite3_errmsg(db));
-        rows = -1;
-    }
-    sqlite3_finalize(st);
     if (fclose(f) != 0) {
         fprintf(stderr, "mtcsim export: %s: %s\n", path, strerror(errno));
-        rows = -1;
+        ret = -1;
     }
-    return rows;
+    return ret;
 }
 
 int cmd_export(int argc, char **argv)
@@ -260,7 +189,7 @@ int cmd_export(int argc, char **argv)
     sim_results *res;
     if (rdb_open("export", dbpath, &res) != HOST_OK)
         return HOST_USAGE;
-    sqlite3 *db = sim_results_sqlite(res);
+    sim_results *db = res;
     if (o.exp >= 0 && !rdb_experiment_exists(db, o.exp)) {
         fprintf(stderr, "mtcsim export: %s has no experiment %lld\n", dbpath,
                 (long long)o.exp);
@@ -272,38 +201,30 @@ int cmd_export(int argc, char **argv)
         sim_results_close(res);
         return HOST_FAIL;
     }
-    sqlite3_stmt *st;
     int status = HOST_OK;
     /* One read transaction: all files show the same state of the database
      * even while a run is appending. */
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-    if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' "
-                               "AND name NOT LIKE 'sqlite_%' ORDER BY name",
-                           -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "mtcsim export: %s\n", sqlite3_errmsg(db));
+    sim_results_read_begin(db);
+    char(*names)[64];
+    size_t nn, nt;
+    if (sim_results_table_names(db, &names, &nn, &nt) != 0) {
+        fprintf(stderr, "mtcsim export: %s\n", sim_results_errmsg(db));
+        sim_results_read_end(db);
         sim_results_close(res);
         return HOST_FAIL;
     }
     long long picked = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *t = (const char *)sqlite3_column_text(st, 0);
-        long long n = export_table(db, t, dir, &o);
+    for (size_t i = 0; i < nn; i++) {
+        long long n = export_table(db, names[i], dir, &o);
         if (n < 0)
             status = HOST_FAIL;
         else
-            printf("%s/%s.csv %lld\n", dir, t, n);
-        if (!strcmp(t, "metric"))
+            printf("%s/%s.csv %lld\n", dir, names[i], n);
+        if (i < nt && !strcmp(names[i], "metric"))
             picked = n;
     }
-    sqlite3_finalize(st);
-    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
-        long long n = export_table(db, views[i], dir, &o);
-        if (n < 0)
-            status = HOST_FAIL;
-        else
-            printf("%s/%s.csv %lld\n", dir, views[i], n);
-    }
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    free(names);
+    sim_results_read_end(db);
     if (o.metrics && picked == 0) {
         fprintf(stderr, "mtcsim export: no metric named %s%s (mtcsim ls %s "
                         "--metrics lists them)\n", o.metrics,

@@ -9,12 +9,11 @@
  * sees at once what `mtcsim run --resume` would redo. Every text from the
  * database is printed escaped (safetext.h): a shared database is data.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <sqlite3.h>
 
 #include "analysis.h"
 #include "mtc/error.h"
@@ -55,187 +54,151 @@ static int is_stale(const stale_set *s, int64_t id)
     return 0;
 }
 
-/* Column c of st as text escaped into eb[i] (safetext.h). */
-#define ESC(st, c, i) safetext(col_text(st, c), eb[i], sizeof eb[i])
+/* Database text escaped into eb[i] (safetext.h). */
+#define ESC(text, i) safetext((text), eb[i], sizeof eb[i])
 
-static const char *col_text(sqlite3_stmt *st, int c)
+static void ls_points(sim_results *db, int64_t exp)
 {
-    const char *t = (const char *)sqlite3_column_text(st, c);
-    return t ? t : "";
-}
-
-static void ls_points(sqlite3 *db, int64_t exp, const stale_set *stale)
-{
-    char eb[6][2048];   /* database text, escaped (ESC) */
-    sqlite3_stmt *st, *pq;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT sweep_point, count(DISTINCT replication), "
-                           "sum(status = 'completed'), sum(status = 'failed'), "
-                           "sum(status = 'interrupted'), min(run_id) FROM run "
-                           "WHERE experiment_id = ? GROUP BY sweep_point ORDER BY 1",
-                           -1, &st, NULL) != SQLITE_OK)
+    char eb[2][2048];   /* database text, escaped (ESC) */
+    sim_point_row *pts;
+    size_t np;
+    if (sim_results_points(db, exp, &pts, &np) != MTC_OK)
         return;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT name, value FROM param WHERE run_id = ? AND "
-                           "swept = 1 ORDER BY entity_kind, entity_name, name",
-                           -1, &pq, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return;
-    }
     printf("  %5s %6s %9s %6s %11s  %s\n", "point", "reps", "completed",
            "failed", "interrupted", "swept values");
-    sqlite3_bind_int64(st, 1, exp);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        printf("  %5lld %6lld %9lld %6lld %11lld  ",
-               (long long)sqlite3_column_int64(st, 0),
-               (long long)sqlite3_column_int64(st, 1),
-               (long long)sqlite3_column_int64(st, 2),
-               (long long)sqlite3_column_int64(st, 3),
-               (long long)sqlite3_column_int64(st, 4));
-        sqlite3_reset(pq);
-        sqlite3_bind_int64(pq, 1, sqlite3_column_int64(st, 5));
-        int any = 0;
-        while (sqlite3_step(pq) == SQLITE_ROW)
-            printf("%s%s=%s", any++ ? " " : "", ESC(pq, 0, 0), ESC(pq, 1, 1));
-        printf("%s\n", any ? "" : "(no swept parameter)");
+    for (size_t i = 0; i < np; i++) {
+        printf("  %5lld %6lld %9lld %6lld %11lld  ", (long long)pts[i].point,
+               (long long)pts[i].replications, (long long)pts[i].completed,
+               (long long)pts[i].failed, (long long)pts[i].interrupted);
+        sim_param_row *ps;
+        size_t n = 0;
+        if (sim_results_run_params(db, pts[i].first_run, 1, &ps, &n) != MTC_OK)
+            ps = NULL;
+        for (size_t k = 0; ps && k < n; k++)
+            printf("%s%s=%s", k ? " " : "", ESC(ps[k].name, 0), ESC(ps[k].value, 1));
+        printf("%s\n", n ? "" : "(no swept parameter)");
+        free(ps);
     }
-    (void)stale;
-    sqlite3_finalize(pq);
-    sqlite3_finalize(st);
+    free(pts);
 }
 
-static void ls_runs(sqlite3 *db, int64_t exp, const stale_set *stale)
+static void ls_runs(const sim_run_row *runs, size_t nruns, const stale_set *stale)
 {
-    char eb[6][2048];   /* database text, escaped (ESC) */
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT run_id, sweep_point, replication, seed, status, "
-                           "events, wall_time_s, error FROM run WHERE "
-                           "experiment_id = ? ORDER BY run_id", -1, &st,
-                           NULL) != SQLITE_OK)
-        return;
+    char eb[2][2048];   /* database text, escaped (ESC) */
     printf("  runs:\n  %6s %5s %4s %20s %-12s %12s %9s  %s\n", "run", "point",
            "rep", "seed", "status", "events", "wall_s", "error");
-    sqlite3_bind_int64(st, 1, exp);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
-        const char *status = col_text(st, 4);
+    for (size_t i = 0; i < nruns; i++) {
+        const sim_run_row *x = &runs[i];
         char wall[32] = "";
-        if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-            snprintf(wall, sizeof wall, "%.2f", sqlite3_column_double(st, 6));
-        printf("  %6lld %5lld %4lld %20llu %-12s %12lld %9s  %s\n", (long long)id,
-               (long long)sqlite3_column_int64(st, 1),
-               (long long)sqlite3_column_int64(st, 2),
-               (unsigned long long)sqlite3_column_int64(st, 3),
-               !strcmp(status, "running") && is_stale(stale, id)
-                   ? "abandoned" : safetext(status, eb[1], sizeof eb[1]),
-               (long long)sqlite3_column_int64(st, 5), wall, ESC(st, 7, 0));
+        if (!isnan(x->wall_time_s))
+            snprintf(wall, sizeof wall, "%.2f", x->wall_time_s);
+        const char *status = x->status >= 0 ? sim_run_status_name(x->status) : "?";
+        printf("  %6lld %5lld %4lld %20llu %-12s %12lld %9s  %s\n", (long long)x->id,
+               (long long)x->sweep_point, (long long)x->replication,
+               (unsigned long long)x->seed,
+               x->status == SIM_RUN_RUNNING && is_stale(stale, x->id)
+                   ? "abandoned" : ESC(status, 1),
+               (long long)x->events, wall, ESC(x->error, 0));
     }
-    sqlite3_finalize(st);
 }
 
-static void ls_params(sqlite3 *db, int64_t exp)
+static void ls_params(sim_results *db, int64_t exp)
 {
-    char eb[6][2048];   /* database text, escaped (ESC) */
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT p.entity_kind, p.entity_name, p.name, p.value, "
-                           "(SELECT count(DISTINCT q.value) FROM param q JOIN run "
-                           "r USING (run_id) WHERE r.experiment_id = ?1 AND "
-                           "q.entity_kind = p.entity_kind AND q.entity_name = "
-                           "p.entity_name AND q.name = p.name) FROM param p "
-                           "WHERE p.run_id = (SELECT min(run_id) FROM run WHERE "
-                           "experiment_id = ?1) ORDER BY p.entity_kind = "
-                           "'scenario' DESC, p.entity_kind, p.entity_name, p.name",
-                           -1, &st, NULL) != SQLITE_OK)
+    char eb[4][2048];   /* database text, escaped (ESC) */
+    sim_param_row *ps;
+    size_t n;
+    if (sim_results_experiment_params(db, exp, &ps, &n) != MTC_OK)
         return;
     printf("  parameters (first run; * differs between runs):\n");
-    sqlite3_bind_int64(st, 1, exp);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        printf("  %c %-16s %-16s %-28s %s\n",
-               sqlite3_column_int64(st, 4) > 1 ? '*' : ' ', ESC(st, 0, 0),
-               ESC(st, 1, 1), ESC(st, 2, 2), ESC(st, 3, 3));
-    sqlite3_finalize(st);
+    /* the scenario's own parameters first, then the entities' */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++) {
+            if ((pass == 0) != !strcmp(ps[i].kind, "scenario"))
+                continue;
+            printf("  %c %-16s %-16s %-28s %s\n", ps[i].distinct > 1 ? '*' : ' ',
+                   ESC(ps[i].kind, 0), ESC(ps[i].entity, 1), ESC(ps[i].name, 2),
+                   ESC(ps[i].value, 3));
+        }
+    free(ps);
 }
 
-static void ls_metrics(sqlite3 *db, int64_t exp)
+static void ls_metrics(sim_results *db, int64_t exp)
 {
-    char eb[6][2048];   /* database text, escaped (ESC) */
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT m.name, m.kind, m.unit, m.cohorts, m.series, "
-                           "(SELECT group_concat(c, ',') FROM (SELECT cohort_index AS "
-                           "i, cohort AS c FROM scalar s WHERE s.metric_id = "
-                           "m.metric_id AND cohort_index >= 0 UNION SELECT "
-                           "cohort_index, cohort FROM histogram h WHERE h.metric_id "
-                           "= m.metric_id AND cohort_index >= 0 ORDER BY 1)) FROM "
-                           "metric m WHERE m.run_id = (SELECT min(run_id) FROM "
-                           "metric JOIN run USING (run_id) WHERE experiment_id = ?) "
-                           "ORDER BY m.name", -1, &st,
-                           NULL) != SQLITE_OK) {
-        fprintf(stderr, "mtcsim ls: %s\n", sqlite3_errmsg(db));
+    char eb[4][2048];   /* database text, escaped (ESC) */
+    int64_t run;
+    sim_metric_row *m = NULL;
+    size_t n = 0;
+    if (sim_results_first_run(db, exp, NULL, 0, &run) != MTC_OK ||
+        (run >= 0 && sim_results_run_metrics(db, run, &m, &n) != MTC_OK)) {
+        fprintf(stderr, "mtcsim ls: %s\n", sim_results_errmsg(db));
         return;
     }
     printf("  metrics:\n  %-36s %-9s %-13s %6s  %s\n", "name", "kind", "unit",
            "series", "cohorts");
-    sqlite3_bind_int64(st, 1, exp);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        printf("  %-36s %-9s %-13s %6s  %s\n", ESC(st, 0, 0), ESC(st, 1, 1),
-               ESC(st, 2, 2), sqlite3_column_int64(st, 4) ? "yes" : "no",
-               sqlite3_column_int64(st, 3) > 1 ? ESC(st, 5, 3) : "(total only)");
-    sqlite3_finalize(st);
+    for (size_t i = 0; i < n; i++) {
+        char cohorts[2048] = "";
+        sim_cohort_row *c;
+        size_t nc;
+        if (m[i].cohorts > 1 && sim_results_cohorts(db, run, m[i].name, &c, &nc) == MTC_OK) {
+            for (size_t k = 0; k < nc; k++) {
+                size_t l = strlen(cohorts);
+                snprintf(cohorts + l, sizeof cohorts - l, "%s%s", k ? "," : "",
+                         c[k].label);
+            }
+            free(c);
+        }
+        printf("  %-36s %-9s %-13s %6s  %s\n", ESC(m[i].name, 0), ESC(m[i].kind, 1),
+               ESC(m[i].unit, 2), m[i].series ? "yes" : "no",
+               m[i].cohorts > 1 ? ESC(cohorts, 3) : "(total only)");
+    }
+    free(m);
 }
 
 /* One experiment: header, counts, points, and the sections asked for. */
-static void ls_experiment(sqlite3 *db, sqlite3_stmt *ex, const stale_set *stale,
-                          int show)
+static void ls_experiment(sim_results *db, const sim_experiment_row *e,
+                          const stale_set *stale, int show)
 {
-    char eb[6][2048];   /* database text, escaped (ESC) */
-    int64_t exp = sqlite3_column_int64(ex, 0);
-    int64_t npts = sqlite3_column_int64(ex, 4), reps = sqlite3_column_int64(ex, 5);
-    printf("experiment %lld: %s  (%s)\n", (long long)exp, ESC(ex, 1, 0),
-           ESC(ex, 3, 1));
-    printf("  command: %s\n", ESC(ex, 2, 0));
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT DISTINCT coalesce(scenario_path, '(none)'), "
-                           "coalesce(scenario_sha256, ''), program_version FROM run "
-                           "WHERE experiment_id = ? ORDER BY run_id", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, exp);
-        while (sqlite3_step(st) == SQLITE_ROW)
-            printf("  scenario: %s  sha256 %.16s  mtcsim %s\n", ESC(st, 0, 0),
-                   ESC(st, 1, 1), ESC(st, 2, 2));
-        sqlite3_finalize(st);
+    char eb[3][2048];   /* database text, escaped (ESC) */
+    int64_t exp = e->id, npts = e->sweep_points, reps = e->replications;
+    printf("experiment %lld: %s  (%s)\n", (long long)exp, ESC(e->name, 0),
+           ESC(e->created_at, 1));
+    printf("  command: %s\n", ESC(e->command_line, 0));
+    sim_run_row *runs = NULL;
+    size_t nruns = 0;
+    if (sim_results_runs(db, exp, &runs, &nruns) != MTC_OK)
+        nruns = 0;
+    for (size_t i = 0; i < nruns; i++) {
+        const sim_run_row *x = &runs[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(runs[j].scenario_path, x->scenario_path) &&
+                   !strcmp(runs[j].scenario_sha256, x->scenario_sha256) &&
+                   !strcmp(runs[j].program_version, x->program_version);
+        if (!seen)
+            printf("  scenario: %s  sha256 %.16s  mtcsim %s\n",
+                   ESC(x->scenario_path[0] ? x->scenario_path : "(none)", 0),
+                   ESC(x->scenario_sha256, 1), ESC(x->program_version, 2));
     }
     long long c[5] = {0, 0, 0, 0, 0}, done = 0, abandoned = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT run_id, status FROM run WHERE experiment_id = ?",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, exp);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *s = col_text(st, 1);
-            if (!strcmp(s, "completed"))
-                c[0]++;
-            else if (!strcmp(s, "failed"))
-                c[1]++;
-            else if (!strcmp(s, "interrupted"))
-                c[2]++;
-            else if (is_stale(stale, sqlite3_column_int64(st, 0)))
-                abandoned++;
-            else
-                c[3]++;
-        }
-        sqlite3_finalize(st);
+    for (size_t i = 0; i < nruns; i++) {
+        int st = runs[i].status;
+        if (st == SIM_RUN_COMPLETED)
+            c[0]++;
+        else if (st == SIM_RUN_FAILED)
+            c[1]++;
+        else if (st == SIM_RUN_INTERRUPTED)
+            c[2]++;
+        else if (is_stale(stale, runs[i].id))
+            abandoned++;
+        else
+            c[3]++;
     }
-    if (sqlite3_prepare_v2(db,
-                           "SELECT count(*) FROM (SELECT DISTINCT sweep_point, "
-                           "replication FROM run WHERE experiment_id = ? AND "
-                           "status = 'completed')", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, exp);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            done = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
+    sim_point_row *pts;
+    size_t np;
+    if (sim_results_points(db, exp, &pts, &np) == MTC_OK) {
+        for (size_t i = 0; i < np; i++)
+            done += pts[i].completed_reps;
+        free(pts);
     }
     long long planned = (long long)(npts * reps);
     printf("  grid: %lld sweep point%s x %lld replication%s = %lld runs: %lld "
@@ -245,13 +208,14 @@ static void ls_experiment(sqlite3 *db, sqlite3_stmt *ex, const stale_set *stale,
            reps == 1 ? "" : "s", planned, c[0], c[1], c[2], c[3], abandoned,
            planned > done ? planned - done : 0,
            planned > done && !c[3] ? " (mtcsim run SCENARIO --resume FILE.db)" : "");
-    ls_points(db, exp, stale);
+    ls_points(db, exp);
     if (show & SHOW_RUNS)
-        ls_runs(db, exp, stale);
+        ls_runs(runs, nruns, stale);
     if (show & SHOW_PARAMS)
         ls_params(db, exp);
     if (show & SHOW_METRICS)
         ls_metrics(db, exp);
+    free(runs);
 }
 
 int cmd_ls(int argc, char **argv)
@@ -292,7 +256,7 @@ int cmd_ls(int argc, char **argv)
     sim_results *res = NULL;
     if (rdb_open("ls", path, &res) != HOST_OK)
         return HOST_USAGE;
-    sqlite3 *db = sim_results_sqlite(res);
+    sim_results *db = res;
     int status = HOST_OK;
     if (exp >= 0 && !rdb_experiment_exists(db, exp)) {
         fprintf(stderr, "mtcsim ls: %s has no experiment %lld\n", path, (long long)exp);
@@ -311,28 +275,26 @@ int cmd_ls(int argc, char **argv)
             stale.n = n;
     }
     /* One read transaction: a consistent listing while a run appends. */
-    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
-    sqlite3_stmt *ex;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT experiment_id, name, coalesce(command_line, ''), "
-                           "created_at, sweep_points, replications FROM experiment "
-                           "WHERE ?1 < 0 OR experiment_id = ?1 ORDER BY 1", -1,
-                           &ex, NULL) != SQLITE_OK) {
-        fprintf(stderr, "mtcsim ls: %s: %s\n", path, sqlite3_errmsg(db));
+    sim_results_read_begin(db);
+    sim_experiment_row *ex;
+    size_t nex;
+    if (sim_results_experiments(db, &ex, &nex) != MTC_OK) {
+        fprintf(stderr, "mtcsim ls: %s: %s\n", path, sim_results_errmsg(db));
         status = HOST_FAIL;
     } else {
-        sqlite3_bind_int64(ex, 1, exp);
         int k = 0;
-        while (sqlite3_step(ex) == SQLITE_ROW) {
+        for (size_t i = 0; i < nex; i++) {
+            if (exp >= 0 && ex[i].id != exp)
+                continue;
             if (k++)
                 printf("\n");
-            ls_experiment(db, ex, &stale, show);
+            ls_experiment(db, &ex[i], &stale, show);
         }
         if (!k)
             printf("%s holds no experiment yet\n", path);
-        sqlite3_finalize(ex);
+        free(ex);
     }
-    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    sim_results_read_end(db);
     free(stale.ids);
     sim_results_close(res);
     return status;

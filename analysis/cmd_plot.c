@@ -226,7 +226,7 @@ int cmd_plot(int argc, char **argv)
     char outbuf[4400];
     if (!s || !f)
         goto done;
-    s->r.db = sim_results_sqlite(res);
+    s->r.db = res;
     s->r.dbpath = o.db;
     s->r.exp = o.exp >= 0 ? o.exp : rdb_latest_experiment(s->r.db);
     if (s->r.exp < 0 || !rdb_experiment_exists(s->r.db, s->r.exp)) {

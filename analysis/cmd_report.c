@@ -26,8 +26,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <sqlite3.h>
-
 #include "analysis.h"
 #include "report_internal.h"
 #include "sim/results.h"
@@ -143,18 +141,13 @@ int cmd_report(int argc, char **argv)
     }
     report r;
     memset(&r, 0, sizeof r);
-    r.db = sim_results_sqlite(res);
+    r.db = res;
     r.dbpath = dbpath;
     r.out = out;
     r.quiet = quiet;
     int status = HOST_FAIL;
-    sqlite3_stmt *st;
-    if (exp < 0 && sqlite3_prepare_v2(r.db, "SELECT max(experiment_id) FROM experiment",
-                                      -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-            exp = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
+    if (exp < 0 && sim_results_latest_experiment(res, &exp) != 0)
+        exp = -1;
     if (exp < 0) {
         fprintf(stderr, "mtcsim report: %s holds no experiment yet\n", dbpath);
         goto done;

@@ -19,33 +19,16 @@
 #include "rdb.h"
 #include "sim/engine.h"
 
-static const char *col(sqlite3_stmt *st, int c)
-{
-    const char *t = (const char *)sqlite3_column_text(st, c);
-    return t ? t : "";
-}
-
 /* kind, unit and series flag of a stored metric; 1 when found. */
 static int metric_info(plot_sel *s, const char *name)
 {
-    sqlite3_stmt *st;
-    int got = 0;
-    if (sqlite3_prepare_v2(s->r.db,
-                           "SELECT m.kind, m.unit, max(m.series) FROM metric m "
-                           "JOIN run USING (run_id) WHERE experiment_id = ? AND "
-                           "status = 'completed' AND m.name = ? GROUP BY m.kind, "
-                           "m.unit", -1, &st, NULL) != SQLITE_OK)
+    sim_metric_row m;
+    if (sim_results_metric_info(s->r.db, s->r.exp, name, &m) != 0 || m.runs == 0)
         return 0;
-    sqlite3_bind_int64(st, 1, s->r.exp);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        snprintf(s->kind, sizeof s->kind, "%s", col(st, 0));
-        snprintf(s->unit, sizeof s->unit, "%s", col(st, 1));
-        s->has_series = sqlite3_column_int(st, 2) != 0;
-        got = 1;
-    }
-    sqlite3_finalize(st);
-    return got;
+    snprintf(s->kind, sizeof s->kind, "%s", m.kind);
+    snprintf(s->unit, sizeof s->unit, "%s", m.unit);
+    s->has_series = m.series;
+    return 1;
 }
 
 int plot__resolve(plot_sel *s, const char *cmd)
@@ -78,22 +61,18 @@ int plot__resolve(plot_sel *s, const char *cmd)
     }
     if (s->quiet)
         return HOST_USAGE;
-    sqlite3_stmt *st;
     char best[160] = "";
-    size_t bd = 4;
-    if (sqlite3_prepare_v2(s->r.db,
-                           "SELECT DISTINCT m.name FROM metric m JOIN run USING "
-                           "(run_id) WHERE experiment_id = ?", -1, &st,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, s->r.exp);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            size_t d = sim_name_distance(s->metric, col(st, 0));
+    size_t bd = 4, nn;
+    char(*names)[160];
+    if (sim_results_metric_names(s->r.db, s->r.exp, &names, &nn) == 0) {
+        for (size_t i = 0; i < nn; i++) {
+            size_t d = sim_name_distance(s->metric, names[i]);
             if (d < bd) {
                 bd = d;
-                snprintf(best, sizeof best, "%s", col(st, 0));
+                snprintf(best, sizeof best, "%s", names[i]);
             }
         }
-        sqlite3_finalize(st);
+        free(names);
     }
     fprintf(stderr, "mtcsim %s: experiment %lld of %s has no metric '%s'%s%s%s "
                     "(mtcsim ls %s --metrics lists them)\n", cmd,
@@ -108,26 +87,15 @@ int plot__resolve(plot_sel *s, const char *cmd)
 size_t plot__cohorts(plot_sel *s, char (*out)[64], size_t max)
 {
     const char *m = !strcmp(s->kind, "derived") ? "handshake_full" : s->metric;
-    sqlite3_stmt *st;
-    size_t n = 0;
-    if (sqlite3_prepare_v2(s->r.db,
-                           "WITH r AS (SELECT min(run_id) AS id FROM metric JOIN run "
-                           "USING (run_id) WHERE experiment_id = ?1 AND status = "
-                           "'completed' AND name = ?2) "
-                           "SELECT cohort_index, cohort FROM scalar JOIN metric USING "
-                           "(metric_id) WHERE run_id = (SELECT id FROM r) AND name = ?2 "
-                           "AND cohort_index >= 0 UNION SELECT cohort_index, cohort "
-                           "FROM histogram JOIN metric USING (metric_id) WHERE run_id = "
-                           "(SELECT id FROM r) AND name = ?2 AND cohort_index >= 0 "
-                           "ORDER BY 1", -1, &st, NULL) != SQLITE_OK)
+    int64_t run;
+    sim_cohort_row *c;
+    size_t nc, n = 0;
+    if (sim_results_first_run(s->r.db, s->r.exp, m, 1, &run) != 0 || run < 0 ||
+        sim_results_cohorts(s->r.db, run, m, &c, &nc) != 0)
         return 0;
-    sqlite3_bind_int64(st, 1, s->r.exp);
-    sqlite3_bind_text(st, 2, m, -1, SQLITE_STATIC);
-    while (n < max && sqlite3_step(st) == SQLITE_ROW) {
-        const char *c = (const char *)sqlite3_column_text(st, 1);
-        snprintf(out[n++], 64, "%s", c ? c : "");
-    }
-    sqlite3_finalize(st);
+    for (size_t i = 0; i < nc && n < max; i++)
+        snprintf(out[n++], 64, "%s", c[i].label);
+    free(c);
     return n;
 }
 
@@ -171,58 +139,6 @@ size_t plot__values(plot_sel *s, size_t p, const char *cohort, double **out,
 }
 
 /* ---- series over time ---- */
-
-static int series_by_cohort(sqlite3 *db, int64_t run, const char *metric,
-                            const char *cohort, series *out)
-{
-    sqlite3_stmt *st;
-    size_t cap = 0;
-    memset(out, 0, sizeof *out);
-    if (sqlite3_prepare_v2(db,
-                           "SELECT d.t, d.value FROM vector_data d JOIN vector v "
-                           "USING (vector_id) JOIN metric m USING (metric_id) "
-                           "WHERE m.run_id = ? AND m.name = ? AND v.cohort = ? "
-                           "ORDER BY d.k", -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, cohort, -1, SQLITE_STATIC);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (out->n == cap) {
-            cap = cap ? 2 * cap : 256;
-            int64_t *t = realloc(out->t, cap * sizeof *t);
-            if (t)
-                out->t = t;
-            double *v = realloc(out->v, cap * sizeof *v);
-            if (v)
-                out->v = v;
-            if (!t || !v)
-                break;
-        }
-        out->t[out->n] = sqlite3_column_int64(st, 0);
-        out->v[out->n] = sqlite3_column_double(st, 1);
-        out->n++;
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-/* The warm-up end of the experiment's first completed run, or 0. */
-static int64_t warmup_end(plot_sel *s)
-{
-    sqlite3_stmt *st;
-    int64_t w = 0;
-    if (sqlite3_prepare_v2(s->r.db,
-                           "SELECT coalesce(warmup_end, 0) FROM run WHERE "
-                           "experiment_id = ? AND status = 'completed' ORDER BY "
-                           "run_id LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, s->r.exp);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        w = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return w;
-}
 
 /* A line title: "[tag: ][point label][, cohort]". */
 static void line_title(const plot_sel *s, size_t p, const char *cohort,
@@ -276,12 +192,12 @@ size_t plot__series(plot_sel *s, plot_fig *f)
             series *A = calloc(nr, sizeof *A), *B = calloc(nr, sizeof *B);
             size_t len = SIZE_MAX;
             for (size_t k = 0; A && B && k < nr; k++) {
-                series_by_cohort(s->r.db, ids[k], frac ? "handshake_signatureless"
-                                                       : s->metric,
-                                 s->cohorts[c], &A[k]);
+                report__series_read(&s->r, ids[k], frac ? "handshake_signatureless"
+                                                        : s->metric,
+                                    s->cohorts[c], &A[k]);
                 if (frac)
-                    series_by_cohort(s->r.db, ids[k], "handshake_full",
-                                     s->cohorts[c], &B[k]);
+                    report__series_read(&s->r, ids[k], "handshake_full",
+                                        s->cohorts[c], &B[k]);
                 len = A[k].n < len ? A[k].n : len;
                 len = frac && B[k].n < len ? B[k].n : len;
             }
@@ -329,7 +245,7 @@ size_t plot__series(plot_sel *s, plot_fig *f)
         free(seeds);
     }
     snprintf(f->xlabel, sizeof f->xlabel, "simulated time (%s)", tu);
-    int64_t w = warmup_end(s);
+    int64_t w = report__warmup_end(&s->r);
     if (w > 0)
         f->xmark = (double)w * scale;
     plot__markers(&s->r, f, scale);
@@ -343,57 +259,32 @@ size_t plot__series(plot_sel *s, plot_fig *f)
  * p (all points when p == SIZE_MAX), cohort label c; 1 when drawn. */
 static int cdf_line(plot_sel *s, plot_fig *f, size_t p, const char *c)
 {
-    static const char *const where =
-        "FROM histogram_bin b JOIN histogram h USING (histogram_id) JOIN "
-        "metric m USING (metric_id) JOIN run USING (run_id) WHERE "
-        "experiment_id = ?1 AND status = 'completed' AND (?2 < 0 OR "
-        "sweep_point = ?2) AND m.name = ?3 AND h.cohort = ?4";
-    char sql[1024];
-    sqlite3_stmt *st = NULL, *mm = NULL;
-    int drawn = 0;
     int64_t point = p == SIZE_MAX ? -1 : s->r.points[p];
-    snprintf(sql, sizeof sql, "SELECT min(h.min), max(h.max), sum(b.count), "
-             "count(DISTINCT run_id) %s", where);
-    if (sqlite3_prepare_v2(s->r.db, sql, -1, &mm, NULL) != SQLITE_OK)
+    sim_bins b;
+    if (sim_results_bins(s->r.db, s->r.exp, point, s->metric, c, &b) != 0)
+        return 0;
+    int drawn = 0;
+    if (!(b.total > 0))
         goto done;
-    sqlite3_bind_int64(mm, 1, s->r.exp);
-    sqlite3_bind_int64(mm, 2, point);
-    sqlite3_bind_text(mm, 3, s->metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(mm, 4, c, -1, SQLITE_STATIC);
-    if (sqlite3_step(mm) != SQLITE_ROW || !(sqlite3_column_double(mm, 2) > 0))
-        goto done;
-    double mn = sqlite3_column_double(mm, 0), mx = sqlite3_column_double(mm, 1);
-    double total = sqlite3_column_double(mm, 2);
-    snprintf(sql, sizeof sql, "SELECT b.bin, min(b.hi), sum(b.count) %s GROUP BY "
-             "b.bin ORDER BY b.bin", where);
-    if (sqlite3_prepare_v2(s->r.db, sql, -1, &st, NULL) != SQLITE_OK)
-        goto done;
-    sqlite3_bind_int64(st, 1, s->r.exp);
-    sqlite3_bind_int64(st, 2, point);
-    sqlite3_bind_text(st, 3, s->metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, c, -1, SQLITE_STATIC);
     char title[200];
     if (p == SIZE_MAX)
         snprintf(title, sizeof title, "%s%s", s->tag ? s->tag : "", c);
     else
         line_title(s, p, c, title, sizeof title);
-    plot_line *l = plot__line(f, "%s (n=%lld)", title,
-                              (long long)sqlite3_column_int64(mm, 3));
+    plot_line *l = plot__line(f, "%s (n=%lld)", title, (long long)b.runs);
     if (!l)
         goto done;
-    plot__row(l, mn, 0, 0, 0);
+    plot__row(l, b.min, 0, 0, 0);
     double cum = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        cum += sqlite3_column_double(st, 2);
-        double x = sqlite3_column_type(st, 1) == SQLITE_NULL
-                       ? mx : sqlite3_column_double(st, 1);
-        x = x > mx ? mx : x < mn ? mn : x;
-        plot__row(l, x, cum / total, cum / total, cum / total);
+    for (size_t i = 0; i < b.n; i++) {
+        cum += b.count[i];
+        double x = isnan(b.hi[i]) ? b.max : b.hi[i];
+        x = x > b.max ? b.max : x < b.min ? b.min : x;
+        plot__row(l, x, cum / b.total, cum / b.total, cum / b.total);
     }
     drawn = 1;
 done:
-    sqlite3_finalize(st);
-    sqlite3_finalize(mm);
+    sim_bins_free(&b);
     return drawn;
 }
 
@@ -502,29 +393,25 @@ void plot__finish(plot_sel *s, plot_fig *f, int view)
 
 void plot__markers(report *r, plot_fig *f, double scale)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT DISTINCT a.value FROM run_attr a JOIN run r USING "
-                           "(run_id) WHERE r.experiment_id = ? AND r.status = "
-                           "'completed' AND a.name LIKE 'action.%' ORDER BY "
-                           "a.name", -1, &st, NULL) != SQLITE_OK)
+    sim_attr_row *a;
+    size_t n;
+    if (sim_results_attrs(r->db, r->exp, "action.", 1, &a, &n) != 0)
         return;
-    sqlite3_bind_int64(st, 1, r->exp);
-    while (sqlite3_step(st) == SQLITE_ROW && f->nmarkers < 32) {
+    for (size_t i = 0; i < n && f->nmarkers < 32; i++) {
         /* "T ACTION TARGET [ARGS]" (lrecord.h) */
         char action[64], target[64];
         double t;
-        if (sscanf(col(st, 0), "%lf %63s %63s", &t, action, target) != 3)
+        if (sscanf(a[i].value, "%lf %63s %63s", &t, action, target) != 3)
             continue;
         double x = t * 1e6 * scale;
         int dup = 0;
-        for (size_t i = 0; i < f->nmarkers && !dup; i++)
-            dup = f->markers[i].x == x;
+        for (size_t k = 0; k < f->nmarkers && !dup; k++)
+            dup = f->markers[k].x == x;
         if (dup)
             continue;
         plot_marker *m = &f->markers[f->nmarkers++];
         m->x = x;
         snprintf(m->label, sizeof m->label, "%.40s %.40s", action, target);
     }
-    sqlite3_finalize(st);
+    free(a);
 }

@@ -15,8 +15,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <sqlite3.h>
-
 #include "report_internal.h"
 
 #define PLOT_MAX_LINES 16

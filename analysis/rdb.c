@@ -6,6 +6,7 @@
  * a figure and a table agree with what `mtcsim run` showed.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,30 +24,18 @@ int rdb_open(const char *cmd, const char *path, sim_results **res)
     return HOST_OK;
 }
 
-int64_t rdb_latest_experiment(sqlite3 *db)
+int64_t rdb_latest_experiment(sim_results *db)
 {
-    sqlite3_stmt *st;
     int64_t exp = -1;
-    if (sqlite3_prepare_v2(db, "SELECT max(experiment_id) FROM experiment", -1,
-                           &st, NULL) != SQLITE_OK)
+    if (sim_results_latest_experiment(db, &exp) != 0)
         return -1;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        exp = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
     return exp;
 }
 
-int rdb_experiment_exists(sqlite3 *db, int64_t exp)
+int rdb_experiment_exists(sim_results *db, int64_t exp)
 {
-    sqlite3_stmt *st;
-    int found = 0;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM experiment WHERE experiment_id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, exp);
-    found = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return found;
+    sim_experiment_row e;
+    return sim_results_experiment(db, exp, &e) == 0 && e.id >= 0;
 }
 
 int rdb_parse_id(const char *cmd, const char *opt, const char *v, int64_t *out)
@@ -93,58 +82,35 @@ const char *const rdb_headline[] = {
     "cosign_quorum_stall.p99", NULL};
 
 /* A scalar (counter or gauge) of a run and cohort. */
-static int scalar_of(sqlite3 *db, int64_t run, const char *metric,
+static int scalar_of(sim_results *db, int64_t run, const char *metric,
                      const char *cohort, double *v)
 {
-    sqlite3_stmt *st;
-    int got = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT s.value FROM scalar s JOIN metric m USING "
-                           "(metric_id) WHERE m.run_id = ? AND m.name = ? AND "
-                           "s.cohort = ?", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, cohort, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        *v = sqlite3_column_double(st, 0);
-        got = 1;
-    }
-    sqlite3_finalize(st);
-    return got;
+    int found = 0;
+    return sim_results_scalar(db, run, metric, cohort, v, &found) == 0 && found;
 }
 
 /* A column of a run's histogram (count, mean, p50, ...). */
-static int hist_of(sqlite3 *db, int64_t run, const char *metric,
+static int hist_of(sim_results *db, int64_t run, const char *metric,
                    const char *col, const char *cohort, double *v)
 {
+    sim_hist_row h;
+    int found = 0;
+    if (sim_results_histogram(db, run, metric, cohort, &h, &found) != 0 || !found)
+        return 0;
     static const char *const cols[] = {"count", "sum", "mean", "min", "max",
-                                       "p50", "p90", "p99", NULL};
-    int ok = 0;
-    for (int i = 0; cols[i]; i++)
-        ok |= !strcmp(cols[i], col);
-    if (!ok)
-        return 0;
-    char sql[256];
-    snprintf(sql, sizeof sql,
-             "SELECT h.%s FROM histogram h JOIN metric m USING (metric_id) "
-             "WHERE m.run_id = ? AND m.name = ? AND h.cohort = ?", col);
-    sqlite3_stmt *st;
-    int got = 0;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, cohort, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        *v = sqlite3_column_double(st, 0);
-        got = 1;
-    }
-    sqlite3_finalize(st);
-    return got;
+                                       "p50", "p90", "p99"};
+    const double vals[] = {h.count, h.sum, h.mean, h.min, h.max, h.p50, h.p90, h.p99};
+    for (int i = 0; i < 8; i++)
+        if (!strcmp(cols[i], col)) {
+            if (isnan(vals[i]))
+                return 0;
+            *v = vals[i];
+            return 1;
+        }
+    return 0;
 }
 
-int rdb_run_stat(sqlite3 *db, int64_t run_id, const char *stat,
+int rdb_run_stat(sim_results *db, int64_t run_id, const char *stat,
                  const char *cohort, double *v)
 {
     double a, b;
@@ -174,45 +140,29 @@ int rdb_run_stat(sqlite3 *db, int64_t run_id, const char *stat,
     return hist_of(db, run_id, metric, dot + 1, cohort, v);
 }
 
-size_t rdb_point_runs(sqlite3 *db, int64_t exp, int64_t point, int64_t **ids,
+size_t rdb_point_runs(sim_results *db, int64_t exp, int64_t point, int64_t **ids,
                       int64_t **reps, int64_t **seeds)
 {
-    sqlite3_stmt *st;
-    size_t n = 0, cap = 0;
+    sim_run_ref *runs;
+    size_t n = 0;
     *ids = *reps = *seeds = NULL;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT run_id, replication, seed FROM run WHERE "
-                           "experiment_id = ? AND sweep_point = ? AND status = "
-                           "'completed' ORDER BY replication, run_id", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sim_results_point_runs(db, exp, point, &runs, &n) != 0)
         return 0;
-    sqlite3_bind_int64(st, 1, exp);
-    sqlite3_bind_int64(st, 2, point);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t rep = sqlite3_column_int64(st, 1);
-        if (n && (*reps)[n - 1] == rep) {   /* the latest completed copy */
-            (*ids)[n - 1] = sqlite3_column_int64(st, 0);
-            continue;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            int64_t *a = realloc(*ids, cap * sizeof *a);
-            if (a)
-                *ids = a;
-            int64_t *b = realloc(*reps, cap * sizeof *b);
-            if (b)
-                *reps = b;
-            int64_t *c = realloc(*seeds, cap * sizeof *c);
-            if (c)
-                *seeds = c;
-            if (!a || !b || !c)
-                break;
-        }
-        (*ids)[n] = sqlite3_column_int64(st, 0);
-        (*reps)[n] = rep;
-        (*seeds)[n] = sqlite3_column_int64(st, 2);
-        n++;
+    *ids = malloc((n ? n : 1) * sizeof **ids);
+    *reps = malloc((n ? n : 1) * sizeof **reps);
+    *seeds = malloc((n ? n : 1) * sizeof **seeds);
+    if (!*ids || !*reps || !*seeds) {
+        free(*ids);
+        free(*reps);
+        free(*seeds);
+        *ids = *reps = *seeds = NULL;
+        n = 0;
     }
-    sqlite3_finalize(st);
+    for (size_t i = 0; i < n; i++) {
+        (*ids)[i] = runs[i].run_id;
+        (*reps)[i] = runs[i].replication;
+        (*seeds)[i] = (int64_t)runs[i].seed;
+    }
+    free(runs);
     return n;
 }

@@ -1,10 +1,11 @@
 /*
- * rdb.h - what the read-side commands (ls, plot, compare) share: opening a
- * results database read-only with the command's messages, choosing an
- * experiment, parsing ids, and per-run values of a named statistic.
+ * rdb.h - what the analysis commands share around the read API
+ * (sim/results_read.h): opening a results database read-only with the
+ * command's messages, choosing an experiment, parsing ids, and per-run
+ * values of a named statistic.
  *
- * These are program code (lua/commands/): they print their messages to
- * stderr prefixed with the command's name, and return HOST_* codes.
+ * These are program code: they print their messages to stderr prefixed
+ * with the command's name, and return HOST_* codes.
  */
 #ifndef MTCSIM_RDB_H
 #define MTCSIM_RDB_H
@@ -12,19 +13,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <sqlite3.h>
-
 #include "sim/results.h"
+#include "sim/results_read.h"
 
 /* Opens path read-only; on failure prints "mtcsim CMD: message" and
  * returns HOST_USAGE (a missing, foreign or corrupt file is bad input). */
 int rdb_open(const char *cmd, const char *path, sim_results **res);
 
 /* The latest experiment id of db, or -1 when there is none. */
-int64_t rdb_latest_experiment(sqlite3 *db);
+int64_t rdb_latest_experiment(sim_results *db);
 
 /* 1 if the experiment exists. */
-int rdb_experiment_exists(sqlite3 *db, int64_t exp);
+int rdb_experiment_exists(sim_results *db, int64_t exp);
 
 /* Parses a positive integer option value; prints and returns HOST_USAGE
  * on bad input, HOST_OK otherwise. */
@@ -44,16 +44,16 @@ void rdb_split_spec(const char *spec, char *buf, size_t n, int64_t *exp);
  * of cohort `cohort` ("all" for the total). Writes the value of run_id
  * into *v and returns 1, or 0 when the run lacks it.
  */
-int rdb_run_stat(sqlite3 *db, int64_t run_id, const char *stat,
+int rdb_run_stat(sim_results *db, int64_t run_id, const char *stat,
                  const char *cohort, double *v);
 
 /* The headline statistics (the run summary's short list), NULL-ended. */
 extern const char *const rdb_headline[];
 
 /* Completed runs of (exp, point) as (run_id, replication, seed), ordered
- * by replication then run id (a resumed replication counts once: its
- * latest completed run). Arrays malloc'd; returns the count. */
-size_t rdb_point_runs(sqlite3 *db, int64_t exp, int64_t point, int64_t **ids,
+ * by replication (a resumed replication counts once: its latest completed
+ * run). Arrays malloc'd; returns the count. */
+size_t rdb_point_runs(sim_results *db, int64_t exp, int64_t point, int64_t **ids,
                       int64_t **reps, int64_t **seeds);
 
 #endif

@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "mtc/error.h"
+#include "rdb.h"
 #include "report_internal.h"
 #include "sim/metrics.h"
 #include "sim/world.h"
@@ -20,92 +19,47 @@
 /* Number of completed runs of the experiment that hold metric `name`. */
 int64_t report__have_metric(report *r, const char *name)
 {
-    sqlite3_stmt *st;
-    int64_t n = 0;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT count(*) FROM metric JOIN run USING (run_id) "
-                           "WHERE experiment_id = ? AND status = 'completed' "
-                           "AND name = ?", -1, &st, NULL) != SQLITE_OK)
+    sim_metric_row m;
+    if (sim_results_metric_info(r->db, r->exp, name, &m) != MTC_OK)
         return 0;
-    sqlite3_bind_int64(st, 1, r->exp);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
+    return m.runs;
 }
 
 /* Completed runs of a sweep point (replication order). Caller frees. */
 size_t report__point_runs(report *r, int64_t point, int64_t **ids)
 {
-    sqlite3_stmt *st;
-    size_t n = 0, cap = 0;
-    *ids = NULL;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT run_id FROM run WHERE experiment_id = ? AND "
-                           "sweep_point = ? AND status = 'completed' ORDER BY "
-                           "replication, run_id", -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, r->exp);
-    sqlite3_bind_int64(st, 2, point);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            int64_t *p = realloc(*ids, cap * sizeof *p);
-            if (!p)
-                break;
-            *ids = p;
-        }
-        (*ids)[n++] = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
+    int64_t *reps, *seeds;
+    size_t n = rdb_point_runs(r->db, r->exp, point, ids, &reps, &seeds);
+    free(reps);
+    free(seeds);
     return n;
 }
 
 void report__series_free(series *s)
 {
-    free(s->t);
-    free(s->v);
-    s->t = NULL;
-    s->v = NULL;
-    s->n = 0;
+    sim_series_free(s);
 }
 
-/* The series of metric `name`, cohort_index `cohort` (-1: total) of a run. */
-int report__series_read(report *r, int64_t run, const char *name, int64_t cohort,
-                        series *s)
+int report__series_read(report *r, int64_t run, const char *name,
+                        const char *cohort, series *s)
 {
-    sqlite3_stmt *st;
-    size_t cap = 0;
-    memset(s, 0, sizeof *s);
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT d.t, d.value FROM vector_data d JOIN vector v "
-                           "USING (vector_id) JOIN metric m USING (metric_id) "
-                           "WHERE m.run_id = ? AND m.name = ? AND "
-                           "v.cohort_index = ? ORDER BY d.k", -1, &st,
-                           NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, cohort);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (s->n == cap) {
-            cap = cap ? 2 * cap : 256;
-            int64_t *t = realloc(s->t, cap * sizeof *t);
-            if (t)
-                s->t = t;
-            double *v = realloc(s->v, cap * sizeof *v);
-            if (v)
-                s->v = v;
-            if (!t || !v)
-                break;
+    return sim_results_series(r->db, run, name, cohort, s) == MTC_OK ? 0 : -1;
+}
+
+int64_t report__warmup_end(report *r)
+{
+    sim_run_row *runs;
+    size_t n;
+    int64_t w = 0;
+    if (sim_results_runs(r->db, r->exp, &runs, &n) != MTC_OK)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].status == SIM_RUN_COMPLETED) {
+            w = runs[i].warmup_end;
+            break;
         }
-        s->t[s->n] = sqlite3_column_int64(st, 0);
-        s->v[s->n] = sqlite3_column_double(st, 1);
-        s->n++;
-    }
-    sqlite3_finalize(st);
-    return 0;
+    free(runs);
+    return w;
 }
 
 /* Mean and Student-t band of x[0..n); the band collapses with n < 2. */
@@ -140,53 +94,32 @@ double report__time_scale(int64_t span_us, const char **unit)
 
 int report__load_points(report *r)
 {
-    sqlite3_stmt *st = NULL, *pq = NULL;
+    sim_point_row *pts;
+    size_t np;
+    if (sim_results_points(r->db, r->exp, &pts, &np) != MTC_OK)
+        return -1;
     int rc = -1;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT DISTINCT sweep_point FROM run WHERE "
-                           "experiment_id = ? ORDER BY 1", -1, &st, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(r->db,
-                           "SELECT p.name, p.value FROM param p JOIN run USING "
-                           "(run_id) WHERE experiment_id = ? AND sweep_point = ? "
-                           "AND swept = 1 AND run_id = (SELECT min(run_id) FROM "
-                           "run WHERE experiment_id = ?1 AND sweep_point = ?2) "
-                           "ORDER BY p.entity_kind, p.entity_name, p.name",
-                           -1, &pq, NULL) != SQLITE_OK)
+    r->points = malloc((np ? np : 1) * sizeof *r->points);
+    r->label = malloc((np ? np : 1) * sizeof *r->label);
+    r->xval = malloc((np ? np : 1) * sizeof *r->xval);
+    if (!r->points || !r->label || !r->xval)
         goto done;
-    sqlite3_bind_int64(st, 1, r->exp);
-    size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (r->npoints == cap) {
-            cap = cap ? 2 * cap : 8;
-            int64_t *p = realloc(r->points, cap * sizeof *p);
-            if (p)
-                r->points = p;
-            char(*l)[128] = realloc(r->label, cap * sizeof *l);
-            if (l)
-                r->label = l;
-            double *x = realloc(r->xval, cap * sizeof *x);
-            if (x)
-                r->xval = x;
-            if (!p || !l || !x)
-                goto done;
-        }
-        r->points[r->npoints++] = sqlite3_column_int64(st, 0);
-    }
+    r->npoints = np;
     r->x_numeric = 1;
-    for (size_t i = 0; i < r->npoints; i++) {
+    for (size_t i = 0; i < np; i++) {
         char *l = r->label[i];
         l[0] = '\0';
+        r->points[i] = pts[i].point;
         r->xval[i] = (double)r->points[i];
-        int first = 1;
-        sqlite3_reset(pq);
-        sqlite3_bind_int64(pq, 1, r->exp);
-        sqlite3_bind_int64(pq, 2, r->points[i]);
-        while (sqlite3_step(pq) == SQLITE_ROW) {
-            const char *name = (const char *)sqlite3_column_text(pq, 0);
-            const char *val = (const char *)sqlite3_column_text(pq, 1);
+        sim_param_row *ps;
+        size_t nps;
+        if (sim_results_run_params(r->db, pts[i].first_run, 1, &ps, &nps) != MTC_OK)
+            goto done;
+        for (size_t k = 0; k < nps; k++) {
+            const char *name = ps[k].name, *val = ps[k].value;
             size_t n = strlen(l);
             snprintf(l + n, 128 - n, "%s%s=%s", n ? ", " : "", name, val);
-            if (first) {
+            if (k == 0) {
                 char *end;
                 double v = strtod(val, &end);
                 if (end == val || *end || !isfinite(v))
@@ -195,9 +128,9 @@ int report__load_points(report *r)
                     r->xval[i] = v;
                 if (i == 0)
                     snprintf(r->xname, sizeof r->xname, "%s", name);
-                first = 0;
             }
         }
+        free(ps);
         if (!l[0])
             snprintf(l, 128, "point %lld", (long long)r->points[i]);
     }
@@ -206,92 +139,76 @@ int report__load_points(report *r)
             r->xval[i] = (double)r->points[i];
     rc = 0;
 done:
-    sqlite3_finalize(st);
-    sqlite3_finalize(pq);
+    free(pts);
     return rc;
 }
 
 /* ---- values per run ---- */
 
-/* A value per completed run of a point, from `sql` (?1 experiment, ?2
- * point); returns the count, values in *out (caller frees). */
-size_t report__per_run_values(report *r, const char *sql, int64_t point, double **out)
+size_t report__per_run_values(report *r, const char *stat, int64_t point,
+                              double **out)
 {
-    sqlite3_stmt *st;
-    size_t n = 0, cap = 0;
-    *out = NULL;
-    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, r->exp);
-    sqlite3_bind_int64(st, 2, point);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (sqlite3_column_type(st, 0) == SQLITE_NULL)
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 8;
-            double *p = realloc(*out, cap * sizeof *p);
-            if (!p)
-                break;
-            *out = p;
-        }
-        (*out)[n++] = sqlite3_column_double(st, 0);
-    }
-    sqlite3_finalize(st);
-    return n;
+    int64_t *ids, *reps, *seeds;
+    size_t nr = rdb_point_runs(r->db, r->exp, point, &ids, &reps, &seeds), n = 0;
+    *out = malloc((nr ? nr : 1) * sizeof **out);
+    for (size_t k = 0; *out && k < nr; k++)
+        n += (size_t)rdb_run_stat(r->db, ids[k], stat, "all", &(*out)[n]);
+    free(ids);
+    free(reps);
+    free(seeds);
+    return *out ? n : 0;
 }
-
-const char report__fraction_sql[] =
-    "SELECT CAST(s.value AS REAL) / f.value FROM scalar_v s JOIN scalar_v f "
-    "USING (run_id, cohort_index) WHERE s.metric = 'handshake_signatureless' "
-    "AND f.metric = 'handshake_full' AND s.cohort_index = -1 AND f.value > 0 "
-    "AND s." RUNS_OF_POINT;
 
 /* If the first swept parameter is a duration in seconds (an entity
  * parameter of duration type takes exactly its values at every point),
  * its unit for the axis: "s"; else "". */
-static const char *col(sqlite3_stmt *st, int c)
-{
-    const char *t = (const char *)sqlite3_column_text(st, c);
-    return t ? t : "";
-}
-
 const char *report__swept_unit(report *r)
 {
     if (!r->x_numeric || r->npoints < 2)
         return "";
-    sqlite3_stmt *st;
-    const char *unit = "";
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT p.entity_kind, p.name, group_concat(p.value, "
-                           "' ') FROM (SELECT min(run_id) AS run_id FROM run WHERE "
-                           "experiment_id = ? GROUP BY sweep_point ORDER BY "
-                           "sweep_point) f JOIN param p USING (run_id) WHERE "
-                           "p.entity_kind != 'scenario' GROUP BY p.entity_kind, "
-                           "p.entity_name, p.name", -1, &st, NULL) != SQLITE_OK)
+    /* the parameters of each point's first run, side by side */
+    sim_point_row *pts;
+    size_t np;
+    if (sim_results_points(r->db, r->exp, &pts, &np) != MTC_OK)
         return "";
-    sqlite3_bind_int64(st, 1, r->exp);
+    sim_param_row **ps = calloc(np ? np : 1, sizeof *ps);
+    size_t *nps = calloc(np ? np : 1, sizeof *nps);
+    const char *unit = "";
+    for (size_t i = 0; ps && nps && i < np; i++)
+        if (sim_results_run_params(r->db, pts[i].first_run, 0, &ps[i], &nps[i]))
+            goto done;
     size_t nk;
     const sim_param_schema *const *ks = sim_world_schemas(&nk);
-    while (!unit[0] && sqlite3_step(st) == SQLITE_ROW) {
-        const char *vals = col(st, 2);
-        size_t i = 0;
+    for (size_t j = 0; ps && nps && np == r->npoints && j < nps[0] && !unit[0]; j++) {
+        const sim_param_row *p0 = &ps[0][j];
+        if (!strcmp(p0->kind, "scenario"))
+            continue;
         int same = 1;
-        for (const char *q = vals; same && *q && i < r->npoints; i++) {
+        for (size_t i = 0; same && i < np; i++) {
+            const sim_param_row *q = NULL;
+            for (size_t k = 0; k < nps[i] && !q; k++)
+                if (!strcmp(ps[i][k].kind, p0->kind) &&
+                    !strcmp(ps[i][k].entity, p0->entity) &&
+                    !strcmp(ps[i][k].name, p0->name))
+                    q = &ps[i][k];
             char *end;
-            double v = strtod(q, &end);
-            same = end != q && v == r->xval[i];
-            q = *end ? end + 1 : end;
+            double v = q ? strtod(q->value, &end) : 0;
+            same = q && end != q->value && v == r->xval[i];
         }
-        if (!same || i != r->npoints)
+        if (!same)
             continue;
         for (size_t k = 0; k < nk; k++)
-            if (!strcmp(ks[k]->kind, col(st, 0))) {
-                const sim_param_desc *d = sim_param_find(ks[k], col(st, 1));
+            if (!strcmp(ks[k]->kind, p0->kind)) {
+                const sim_param_desc *d = sim_param_find(ks[k], p0->name);
                 if (d && d->type == SIM_PARAM_DURATION)
                     unit = "s";
             }
     }
-    sqlite3_finalize(st);
+done:
+    for (size_t i = 0; ps && i < np; i++)
+        free(ps[i]);
+    free(ps);
+    free(nps);
+    free(pts);
     return unit;
 }
-

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "plot_internal.h"
 #include "report_internal.h"
 #include "sim/engine.h"
@@ -48,15 +46,7 @@ static void vars_markers(report *r, const figure *g, double scale)
     snprintf(fn, sizeof fn, "%s.vars.gp", g->name);
     FILE *v = f ? report__open_in(r, "gp", fn, "a") : NULL;
     if (v) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(r->db, "SELECT coalesce(warmup_end, 0) FROM run WHERE "
-                                      "experiment_id = ? AND status = 'completed' "
-                                      "ORDER BY run_id LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
-            sqlite3_bind_int64(st, 1, r->exp);
-            if (sqlite3_step(st) == SQLITE_ROW)
-                f->xmark = (double)sqlite3_column_int64(st, 0) * scale;
-            sqlite3_finalize(st);
-        }
+        f->xmark = (double)report__warmup_end(r) * scale;
         plot__markers(r, f, scale);
         plot__write_markers(v, f);
         fclose(v);
@@ -97,8 +87,8 @@ static void fig_fraction(report *r)
         series *S = calloc(nr ? nr : 1, sizeof *S), *F = calloc(nr ? nr : 1, sizeof *F);
         size_t len = SIZE_MAX;
         for (size_t k = 0; S && F && k < nr; k++) {
-            report__series_read(r, ids[k], "handshake_signatureless", -1, &S[k]);
-            report__series_read(r, ids[k], "handshake_full", -1, &F[k]);
+            report__series_read(r, ids[k], "handshake_signatureless", "all", &S[k]);
+            report__series_read(r, ids[k], "handshake_full", "all", &F[k]);
             len = S[k].n < len ? S[k].n : len;
             len = F[k].n < len ? F[k].n : len;
         }
@@ -165,37 +155,14 @@ static void fig_fraction(report *r)
 static int cdf_block(report *r, FILE *f, const char *name, int64_t point,
                      const char *label, size_t *nblocks, int *allpos, double xs)
 {
-    static const char *const where =
-        "FROM histogram_bin b JOIN histogram h USING (histogram_id) JOIN "
-        "metric m USING (metric_id) JOIN run USING (run_id) WHERE "
-        "experiment_id = ?1 AND status = 'completed' AND (?2 < 0 OR "
-        "sweep_point = ?2) AND m.name = ?3 AND h.cohort_index = -1";
-    char sql[1024];
-    sqlite3_stmt *st = NULL, *mm = NULL;
-    double mn = NAN, mx = NAN, total = 0;
-    int wrote = 0;
-    snprintf(sql, sizeof sql,
-             "SELECT min(h.min), max(h.max), sum(b.count) %s", where);
-    if (sqlite3_prepare_v2(r->db, sql, -1, &mm, NULL) != SQLITE_OK)
-        goto done;
-    sqlite3_bind_int64(mm, 1, r->exp);
-    sqlite3_bind_int64(mm, 2, point);
-    sqlite3_bind_text(mm, 3, name, -1, SQLITE_STATIC);
-    if (sqlite3_step(mm) != SQLITE_ROW || sqlite3_column_type(mm, 2) == SQLITE_NULL)
-        goto done;
-    mn = sqlite3_column_double(mm, 0);
-    mx = sqlite3_column_double(mm, 1);
-    total = sqlite3_column_double(mm, 2);
-    if (!(total > 0))
-        goto done;
-    snprintf(sql, sizeof sql,
-             "SELECT b.bin, min(b.hi), sum(b.count) %s GROUP BY b.bin ORDER BY b.bin",
-             where);
-    if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
-        goto done;
-    sqlite3_bind_int64(st, 1, r->exp);
-    sqlite3_bind_int64(st, 2, point);
-    sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+    sim_bins b;
+    if (sim_results_bins(r->db, r->exp, point, name, "all", &b) != 0)
+        return 0;
+    if (!(b.total > 0)) {
+        sim_bins_free(&b);
+        return 0;
+    }
+    double mn = b.min, mx = b.max;
     char lab[160];
     report__gp_label(lab, sizeof lab, label);
     fprintf(f, "%s\"%s\" \"F\"\n", *nblocks ? "\n\n" : "", lab);
@@ -203,22 +170,18 @@ static int cdf_block(report *r, FILE *f, const char *name, int64_t point,
     if (!(mn > 0))
         *allpos = 0;
     double cum = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        cum += sqlite3_column_double(st, 2);
-        double x = sqlite3_column_type(st, 1) == SQLITE_NULL
-                       ? mx : sqlite3_column_double(st, 1);
+    for (size_t i = 0; i < b.n; i++) {
+        cum += b.count[i];
+        double x = isnan(b.hi[i]) ? mx : b.hi[i];
         if (x > mx)
             x = mx;
         if (x < mn)
             x = mn;
-        fprintf(f, "%.10g %.10g\n", x * xs, cum / total);
+        fprintf(f, "%.10g %.10g\n", x * xs, cum / b.total);
     }
     (*nblocks)++;
-    wrote = 1;
-done:
-    sqlite3_finalize(st);
-    sqlite3_finalize(mm);
-    return wrote;
+    sim_bins_free(&b);
+    return 1;
 }
 
 typedef struct cdf_line {
@@ -249,16 +212,9 @@ static void fig_cdf(report *r, const char *name, const char *title,
     /* durations: seconds on the log axis, tics at 1 s, 1 min, 1 h... */
     double xs = 1.0;
     int secs = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT 1 FROM metric m JOIN run USING (run_id) WHERE "
-                           "experiment_id = ? AND m.name = ? AND m.unit = 's' "
-                           "LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, r->exp);
-        sqlite3_bind_text(st, 2, lines[nlines - 1].metric, -1, SQLITE_STATIC);
-        secs = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
-    }
+    sim_metric_row mi;
+    secs = sim_results_metric_info(r->db, r->exp, lines[nlines - 1].metric, &mi) == 0 &&
+           mi.runs > 0 && !strcmp(mi.unit, "s");
     for (size_t i = 0; i < nlines; i++) {
         if (!report__have_metric(r, lines[i].metric)) {
             report__fig_note(g, "Metric %s is missing: its line is not drawn. ",
@@ -298,7 +254,7 @@ static void fig_cdf(report *r, const char *name, const char *title,
 }
 
 static void fig_sweep(report *r, const char *name, const char *title,
-                      const char *what, const char *ylabel, const char *sql,
+                      const char *what, const char *ylabel, const char *stat,
                       const char *const *need, size_t nneed)
 {
     figure *g = report__fig_new(r, name, title);
@@ -331,7 +287,7 @@ static void fig_sweep(report *r, const char *name, const char *title,
         xs = plot__unit_scale(xu, xmax, &xun);
     for (size_t p = 0; p < r->npoints; p++) {
         double *x, m, lo, hi;
-        size_t n = report__per_run_values(r, sql, r->points[p], &x);
+        size_t n = report__per_run_values(r, stat, r->points[p], &x);
         if (n > 0) {
             report__band(x, n, &m, &lo, &hi);
             fprintf(f, "%.10g %.10g %.10g %.10g\n", r->xval[p] * xs, m, lo, hi);
@@ -370,34 +326,27 @@ static void signer_lines(report *r, FILE *f, size_t p, size_t *nblocks,
 {
     int64_t *ids;
     size_t nr = report__point_runs(r, r->points[p], &ids);
-    sqlite3_stmt *st;
-    if (nr == 0 ||
-        sqlite3_prepare_v2(r->db,
-                           "SELECT v.cohort_index, v.cohort FROM vector v JOIN "
-                           "metric m USING (metric_id) WHERE m.run_id = ? AND "
-                           "m.name = 'signatures' AND v.cohort_index >= 0 "
-                           "ORDER BY v.cohort_index", -1, &st, NULL) != SQLITE_OK) {
+    sim_cohort_row *co = NULL;
+    size_t nco = 0;
+    if (nr == 0 || sim_results_cohorts(r->db, ids[0], "signatures", &co, &nco) != 0) {
         free(ids);
         return;
     }
-    sqlite3_bind_int64(st, 1, ids[0]);
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    for (size_t ci = 0; ci < nco; ci++) {
         if (*nblocks >= MAX_LINES) {
             (*cut)++;
             continue;
         }
-        int64_t c = sqlite3_column_int64(st, 0);
         char name[200], lab[200];
         if (r->npoints > 1)
-            snprintf(name, sizeof name, "%s, %s", (const char *)sqlite3_column_text(st, 1),
-                     r->label[p]);
+            snprintf(name, sizeof name, "%s, %s", co[ci].label, r->label[p]);
         else
-            snprintf(name, sizeof name, "%s", (const char *)sqlite3_column_text(st, 1));
+            snprintf(name, sizeof name, "%s", co[ci].label);
         report__gp_label(lab, sizeof lab, name);
         series *S = calloc(nr, sizeof *S);
         size_t len = SIZE_MAX;
         for (size_t k = 0; S && k < nr; k++) {
-            report__series_read(r, ids[k], "signatures", c, &S[k]);
+            report__series_read(r, ids[k], "signatures", co[ci].label, &S[k]);
             len = S[k].n < len ? S[k].n : len;
         }
         if (S && len != SIZE_MAX && len > 1) {
@@ -418,7 +367,7 @@ static void signer_lines(report *r, FILE *f, size_t p, size_t *nblocks,
             report__series_free(&S[k]);
         free(S);
     }
-    sqlite3_finalize(st);
+    free(co);
     free(ids);
 }
 
@@ -497,12 +446,11 @@ void report__figures(report *r)
         const char *nf[] = {"handshake_full", "handshake_signatureless"};
         fig_sweep(r, "sweep_fraction", "Signatureless fraction across the sweep",
                   "Signatureless fraction of all full handshakes of a run",
-                  "signatureless fraction", report__fraction_sql, nf, 2);
+                  "signatureless fraction", "signatureless_fraction", nf, 2);
         const char *na[] = {"auth_bytes"};
         fig_sweep(r, "sweep_auth_bytes", "Mean authentication bytes across the sweep",
                   "Mean authentication bytes per full handshake", "bytes",
-                  "SELECT h.mean FROM histogram_v h WHERE h.metric = 'auth_bytes' "
-                  "AND h.cohort_index = -1 AND h." RUNS_OF_POINT, na, 1);
+                  "auth_bytes.mean", na, 1);
     } else {
         figure *g = report__fig_new(r, "sweep", "Sweep curves");
         snprintf(g->caption, sizeof g->caption,

@@ -3,12 +3,11 @@
  * figure with its caption and note, the summary table and the runs.
  * Separate: all HTML and its escaping live here, and nothing else does.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <sqlite3.h>
 
 #include "analysis.h"
 #include "report_internal.h"
@@ -32,52 +31,57 @@ void report__html_text(FILE *f, const char *s)
     html_text(f, s);
 }
 
+/* The distinct (scenario, sha256, version) of the runs, in run order. */
+static void html_scenarios(FILE *h, const sim_run_row *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const sim_run_row *x = &runs[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(runs[j].scenario_path, x->scenario_path) &&
+                   !strcmp(runs[j].scenario_sha256, x->scenario_sha256) &&
+                   !strcmp(runs[j].program_version, x->program_version);
+        if (seen)
+            continue;
+        fputs("<tr><th>scenario</th><td>", h);
+        html_text(h, x->scenario_path[0] ? x->scenario_path : "(none)");
+        fputs(" <small>sha256 ", h);
+        html_text(h, x->scenario_sha256);
+        fputs("</small>, mtcsim ", h);
+        html_text(h, x->program_version);
+        fputs("</td></tr>\n", h);
+    }
+}
+
 static void html_provenance(report *r, FILE *h)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT name, command_line, created_at, sweep_points, "
-                           "replications FROM experiment WHERE experiment_id = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    sim_experiment_row e;
+    if (sim_results_experiment(r->db, r->exp, &e) != 0)
         return;
-    sqlite3_bind_int64(st, 1, r->exp);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+    if (e.id >= 0) {
         fputs("<table class=\"kv\">\n<tr><th>database</th><td>", h);
         html_text(h, r->dbpath);
         fprintf(h, "</td></tr>\n<tr><th>experiment</th><td>%lld: ", (long long)r->exp);
-        html_text(h, (const char *)sqlite3_column_text(st, 0));
+        html_text(h, e.name);
         fputs("</td></tr>\n<tr><th>command</th><td><code>", h);
-        html_text(h, (const char *)sqlite3_column_text(st, 1));
+        html_text(h, e.command_line);
         fputs("</code></td></tr>\n<tr><th>created</th><td>", h);
-        html_text(h, (const char *)sqlite3_column_text(st, 2));
+        html_text(h, e.created_at);
         fprintf(h, "</td></tr>\n<tr><th>planned</th><td>%lld sweep point(s) &times; "
                    "%lld replication(s)</td></tr>\n",
-                (long long)sqlite3_column_int64(st, 3),
-                (long long)sqlite3_column_int64(st, 4));
+                (long long)e.sweep_points, (long long)e.replications);
     }
-    sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT DISTINCT coalesce(scenario_path, '(none)'), "
-                           "coalesce(scenario_sha256, ''), program_version FROM run "
-                           "WHERE experiment_id = ?", -1, &st, NULL) != SQLITE_OK)
+    sim_run_row *runs;
+    size_t n;
+    if (sim_results_runs(r->db, r->exp, &runs, &n) != 0)
         return;
-    sqlite3_bind_int64(st, 1, r->exp);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        fputs("<tr><th>scenario</th><td>", h);
-        html_text(h, (const char *)sqlite3_column_text(st, 0));
-        fputs(" <small>sha256 ", h);
-        html_text(h, (const char *)sqlite3_column_text(st, 1));
-        fputs("</small>, mtcsim ", h);
-        html_text(h, (const char *)sqlite3_column_text(st, 2));
-        fputs("</td></tr>\n", h);
-    }
-    sqlite3_finalize(st);
+    html_scenarios(h, runs, n);
+    free(runs);
     fputs("</table>\n", h);
 }
 
 static void html_summary(report *r, FILE *h)
 {
-    sqlite3_stmt *st;
     fprintf(h, "<h2>Summary</h2>\n<p>Mean over completed replications &plusmn; "
                "half-width of the %.0f %% Student-t confidence interval "
                "(cohort: all). Counters and gauges: final value; histograms: "
@@ -90,7 +94,8 @@ static void html_summary(report *r, FILE *h)
         report__have_metric(r, "handshake_signatureless")) {
         for (size_t p = 0; p < r->npoints; p++) {
             double *x, m, lo, hi;
-            size_t n = report__per_run_values(r, report__fraction_sql, r->points[p], &x);
+            size_t n = report__per_run_values(r, "signatureless_fraction", r->points[p],
+                                              &x);
             if (n) {
                 report__band(x, n, &m, &lo, &hi);
                 fputs("<tr class=\"head\"><td>", h);
@@ -102,34 +107,36 @@ static void html_summary(report *r, FILE *h)
             free(x);
         }
     }
-    size_t rows = 0;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT sweep_point, metric, statistic, unit, n, mean, "
-                           "ci_half_width FROM summary WHERE experiment_id = ? AND "
-                           "cohort = 'all' AND statistic IN ('value', 'mean', "
-                           "'p50', 'p99') ORDER BY metric, statistic, sweep_point",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, r->exp);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            int64_t pt = sqlite3_column_int64(st, 0);
+    size_t rows = 0, ns;
+    sim_summary_row *sr;
+    if (sim_results_summaries(r->db, r->exp, &sr, &ns) == 0) {
+        static const char *const shown[] = {"value", "mean", "p50", "p99"};
+        for (size_t i = 0; i < ns; i++) {
+            const sim_summary_row *w = &sr[i];
+            int show = 0;
+            for (int k = 0; k < 4; k++)
+                show |= !strcmp(w->statistic, shown[k]);
+            if (!show || strcmp(w->cohort, "all"))
+                continue;
             const char *lab = "?";
             for (size_t p = 0; p < r->npoints; p++)
-                if (r->points[p] == pt)
+                if (r->points[p] == w->point)
                     lab = r->label[p];
             fputs("<tr><td>", h);
             html_text(h, lab);
-            for (int c = 1; c <= 3; c++) {
+            const char *cells[3] = {w->metric, w->statistic, w->unit};
+            for (int c = 0; c < 3; c++) {
                 fputs("</td><td>", h);
-                html_text(h, (const char *)sqlite3_column_text(st, c));
+                html_text(h, cells[c]);
             }
-            fprintf(h, "</td><td>%lld</td><td>%.6g</td><td>",
-                    (long long)sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5));
-            if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-                fprintf(h, "%.4g", sqlite3_column_double(st, 6));
+            fprintf(h, "</td><td>%lld</td><td>%.6g</td><td>", (long long)w->n,
+                    isnan(w->mean) ? 0.0 : w->mean);
+            if (!isnan(w->ci_half_width))
+                fprintf(h, "%.4g", w->ci_half_width);
             fputs("</td></tr>\n", h);
             rows++;
         }
-        sqlite3_finalize(st);
+        free(sr);
     }
     fputs("</table>\n", h);
     if (rows == 0)
@@ -140,45 +147,39 @@ static void html_summary(report *r, FILE *h)
 
 static void html_runs(report *r, FILE *h)
 {
-    sqlite3_stmt *st;
     fputs("<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>sweep point</th>"
           "<th>replication</th><th>seed</th><th>status</th><th>simulated</th>"
           "<th>events</th><th>wall (s)</th><th>started</th><th>error</th></tr>\n", h);
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT run_id, sweep_point, replication, seed, status, "
-                           "sim_reached, events, wall_time_s, started_at, error "
-                           "FROM run WHERE experiment_id = ? ORDER BY run_id",
-                           -1, &st, NULL) != SQLITE_OK)
+    sim_run_row *runs;
+    size_t n;
+    if (sim_results_runs(r->db, r->exp, &runs, &n) != 0)
         return;
-    sqlite3_bind_int64(st, 1, r->exp);
     size_t excluded = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *status = (const char *)sqlite3_column_text(st, 4);
-        int ok = status && !strcmp(status, "completed");
+    for (size_t i = 0; i < n; i++) {
+        const sim_run_row *x = &runs[i];
+        int ok = x->status == SIM_RUN_COMPLETED;
         excluded += !ok;
         fprintf(h, "<tr%s><td>%lld</td><td>%lld</td><td>%lld</td><td>%llu</td><td>",
-                ok ? "" : " class=\"bad\"", (long long)sqlite3_column_int64(st, 0),
-                (long long)sqlite3_column_int64(st, 1),
-                (long long)sqlite3_column_int64(st, 2),
-                (unsigned long long)sqlite3_column_int64(st, 3));
-        html_text(h, status);
+                ok ? "" : " class=\"bad\"", (long long)x->id,
+                (long long)x->sweep_point, (long long)x->replication,
+                (unsigned long long)x->seed);
+        html_text(h, x->status >= 0 ? sim_run_status_name(x->status) : "?");
         fputs("</td><td>", h);
-        if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+        if (x->has_reached) {
             char t[48];
-            sim_time reached = sqlite3_column_int64(st, 5);
-            snprintf(t, sizeof t, "%.3f d", (double)reached / (double)SIM_DAY);
+            snprintf(t, sizeof t, "%.3f d", (double)x->sim_reached / (double)SIM_DAY);
             fputs(t, h);
         }
-        fprintf(h, "</td><td>%lld</td><td>", (long long)sqlite3_column_int64(st, 6));
-        if (sqlite3_column_type(st, 7) != SQLITE_NULL)
-            fprintf(h, "%.3f", sqlite3_column_double(st, 7));
+        fprintf(h, "</td><td>%lld</td><td>", (long long)x->events);
+        if (!isnan(x->wall_time_s))
+            fprintf(h, "%.3f", x->wall_time_s);
         fputs("</td><td>", h);
-        html_text(h, (const char *)sqlite3_column_text(st, 8));
+        html_text(h, x->started_at);
         fputs("</td><td>", h);
-        html_text(h, (const char *)sqlite3_column_text(st, 9));
+        html_text(h, x->error);
         fputs("</td></tr>\n", h);
     }
-    sqlite3_finalize(st);
+    free(runs);
     fputs("</table>\n", h);
     if (excluded)
         fprintf(h, "<p class=\"note\">%zu run(s) did not complete (interrupted, "

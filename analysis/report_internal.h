@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <sqlite3.h>
+#include "sim/results_read.h"
 
 #define CI_LEVEL 0.95   /* confidence level of every band and summary CI */
 
@@ -25,7 +25,7 @@ typedef struct figure {
 
 /* The state of one report: database, experiment, sweep points, figures. */
 typedef struct report {
-    sqlite3 *db;
+    sim_results *db;
     const char *dbpath, *out;
     int64_t exp;
     int quiet;
@@ -43,16 +43,7 @@ typedef struct report {
 } report;
 
 /* A metric's series of one run: n points (t, v) in grid order. */
-typedef struct series {
-    size_t n;
-    int64_t *t;
-    double *v;
-} series;
-
-/* SQL condition on run_id: the completed runs of ?1 experiment, ?2 point. */
-#define RUNS_OF_POINT \
-    "run_id IN (SELECT run_id FROM run WHERE experiment_id = ?1 AND " \
-    "sweep_point = ?2 AND status = 'completed')"
+typedef sim_series series;
 
 /* cmd_report.c: the command and its output directory */
 
@@ -68,9 +59,10 @@ int64_t report__have_metric(report *r, const char *name);
 size_t report__point_runs(report *r, int64_t point, int64_t **ids);
 /* Frees the arrays of a series read by report__series_read. */
 void report__series_free(series *s);
-/* The series of metric `name`, cohort_index `cohort` (-1: total) of a run. */
-int report__series_read(report *r, int64_t run, const char *name, int64_t cohort,
-                        series *s);
+/* The series of metric `name`, cohort label `cohort` ("all": the total)
+ * of a run; 0, or -1 when it cannot be read. */
+int report__series_read(report *r, int64_t run, const char *name,
+                        const char *cohort, series *s);
 /* Mean and Student-t band of x[0..n); the band collapses with n < 2. */
 void report__band(const double *x, size_t n, double *mean, double *lo,
                   double *hi);
@@ -78,14 +70,16 @@ void report__band(const double *x, size_t n, double *mean, double *lo,
 double report__time_scale(int64_t span_us, const char **unit);
 /* Fills r->npoints, points, label, xval, x_numeric, xname; 0 or -1. */
 int report__load_points(report *r);
-/* Values of `sql` (?1 experiment, ?2 point) per completed run; caller frees. */
-size_t report__per_run_values(report *r, const char *sql, int64_t point, double **out);
+/* Values of statistic `stat` (rdb_run_stat names) of cohort "all" per
+ * completed run of a point; their count, values in *out (caller frees). */
+size_t report__per_run_values(report *r, const char *stat, int64_t point,
+                              double **out);
 /* "s" when the first swept parameter is a duration in seconds (an entity
  * parameter of duration type takes exactly its values at every point),
  * else "": the unit of the sweep axis. */
 const char *report__swept_unit(report *r);
-/* SQL of the signatureless fraction of a run, for report__per_run_values. */
-extern const char report__fraction_sql[];
+/* The warm-up end of the experiment's first completed run, or 0. */
+int64_t report__warmup_end(report *r);
 
 /* report_gnuplot.c: gnuplot scripts, settings and runs */
 

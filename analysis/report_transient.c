@@ -31,24 +31,30 @@ static void add_row(tc_row **rows, size_t *n, size_t *cap, tc_row row)
 
 static size_t judge_runs(report *r, tc_row **rows)
 {
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, nruns;
     *rows = NULL;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(r->db,
-                           "SELECT run_id, sweep_point, replication, warmup_end "
-                           "FROM run WHERE experiment_id = ? AND status = "
-                           "'completed' ORDER BY sweep_point, replication",
-                           -1, &st, NULL) != SQLITE_OK)
+    sim_run_row *runs;
+    if (sim_results_runs(r->db, r->exp, &runs, &nruns) != 0)
         return 0;
-    sqlite3_bind_int64(st, 1, r->exp);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t run = sqlite3_column_int64(st, 0);
-        tc_row row = {run, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
-                      NULL, {0, 0, 0}};
-        int64_t warm = sqlite3_column_int64(st, 3);
+    /* by sweep point, then replication (the table's order) */
+    for (size_t i = 1; i < nruns; i++)
+        for (size_t j = i; j > 0 && (runs[j].sweep_point < runs[j - 1].sweep_point ||
+                                     (runs[j].sweep_point == runs[j - 1].sweep_point &&
+                                      runs[j].replication < runs[j - 1].replication));
+             j--) {
+            sim_run_row t = runs[j];
+            runs[j] = runs[j - 1];
+            runs[j - 1] = t;
+        }
+    for (size_t i = 0; i < nruns; i++) {
+        if (runs[i].status != SIM_RUN_COMPLETED)
+            continue;
+        int64_t run = runs[i].id;
+        tc_row row = {run, runs[i].sweep_point, runs[i].replication, NULL, {0, 0, 0}};
+        int64_t warm = runs[i].warmup_end;
         series full, sl;
-        if (report__series_read(r, run, "handshake_full", -1, &full) == 0 &&
-            report__series_read(r, run, "handshake_signatureless", -1, &sl) == 0 &&
+        if (report__series_read(r, run, "handshake_full", "all", &full) == 0 &&
+            report__series_read(r, run, "handshake_signatureless", "all", &sl) == 0 &&
             full.n && full.n == sl.n) {
             row.series = "signatureless_fraction";
             row.r = tc_fraction(full.t, full.v, sl.v, full.n, warm);
@@ -59,7 +65,7 @@ static size_t judge_runs(report *r, tc_row **rows)
         report__series_free(&sl);
         for (size_t g = 0; tc_level_names[g]; g++) {
             series s;
-            if (report__series_read(r, run, tc_level_names[g], -1, &s) == 0 && s.n) {
+            if (report__series_read(r, run, tc_level_names[g], "all", &s) == 0 && s.n) {
                 row.series = tc_level_names[g];
                 row.r = tc_level(s.t, s.v, s.n, warm);
                 if (row.r.judged)
@@ -68,7 +74,7 @@ static size_t judge_runs(report *r, tc_row **rows)
             report__series_free(&s);
         }
     }
-    sqlite3_finalize(st);
+    free(runs);
     return n;
 }
 

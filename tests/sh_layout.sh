@@ -5,6 +5,11 @@
 #    world model, SQLite, OpenSSL or Lua;
 #  - the analysis suite (analysis/) compiles without Lua: no Lua header and
 #    no lua/ folder on its include path;
+#  - no SQL outside sim/results/: no SQLite call or header and no SQL
+#    statement in mtc-core/, sim/, lua/ or analysis/ but there, so the
+#    schema has one owner and the programs read through its read API
+#    (validate/ and tests/ are exempt: they check the database from
+#    outside the API they test);
 #  - no source file in mtc-core/, sim/, lua/ or analysis/ is over 900 lines.
 set -u
 fail=0
@@ -29,6 +34,12 @@ for f in analysis/*.c; do
      $inc $nolua -c "$f" -o "$tmpo" \
      || { echo "$f does not build without Lua (an analysis command includes a Lua header)"; fail=1; }
 done
+sql=$(find mtc-core sim lua analysis \( -name '*.c' -o -name '*.h' \) \
+        -not -path 'sim/results/*' -print0 |
+      xargs -0 grep -nE 'sqlite3_|<sqlite3\.h>|"[^"]*\b(SELECT|INSERT INTO|DELETE FROM|CREATE (TABLE|INDEX|VIEW)|PRAGMA|UPDATE [a-z_]+ SET)\b')
+if [ -n "$sql" ]; then
+  echo "SQL outside sim/results/ (read through sim/results_read.h):"; echo "$sql"; fail=1
+fi
 n=0
 for f in $(find mtc-core sim lua analysis -name '*.[ch]' -o -name '*.lua' -o -name '*.cc'); do
   lines=$(wc -l < "$f")
@@ -36,4 +47,4 @@ for f in $(find mtc-core sim lua analysis -name '*.[ch]' -o -name '*.lua' -o -na
   n=$((n+1))
 done
 [ $fail -eq 0 ] || exit 1
-echo "layout: engine and scale-out free of mtc-core, analysis free of Lua; $n source files, none over 900 lines"
+echo "layout: engine and scale-out free of mtc-core, analysis free of Lua, SQL only in sim/results; $n source files, none over 900 lines"

@@ -151,10 +151,9 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
         fprintf(stderr, "mtcsim run: --resume %s\n", err);
         return HOST_USAGE;
     }
-    sqlite3 *q = sim_results_sqlite(*db);
     if (*exp < 0)
-        *exp = rdb_latest_experiment(q);
-    if (*exp < 0 || !rdb_experiment_exists(q, *exp)) {
+        *exp = rdb_latest_experiment(*db);
+    if (*exp < 0 || !rdb_experiment_exists(*db, *exp)) {
         fprintf(stderr, "mtcsim run: --resume: %s %s\n", path,
                 *exp < 0 ? "holds no experiment" : "has no such experiment");
         return HOST_USAGE;
@@ -172,14 +171,10 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
     /* The stored command line is data: it is compared with this one, and
      * nothing of it (above all not --unsafe, limits or -j) is used. */
     char line[sizeof o->cmdline] = "";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(q, "SELECT coalesce(command_line, '') FROM experiment "
-                              "WHERE experiment_id = ?", -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, *exp);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            snprintf(line, sizeof line, "%s", (const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
-    }
+    sim_experiment_row *e = malloc(sizeof *e);
+    if (e && sim_results_experiment(*db, *exp, e) == MTC_OK)
+        snprintf(line, sizeof line, "%s", e->command_line);
+    free(e);
     char diff[2048] = "";
     long n = shell_split(line, argbuf, arglen, argv_store, maxargs);
     run_opts was;
@@ -228,7 +223,7 @@ static int plain_relative(const char *name)
  * (run attributes "loaded:NAME", lrecord.h) must hold the bytes it held
  * then: a changed module would mix two worlds in one experiment.
  * HOST_OK, or HOST_USAGE (printed) unless --accept-changes. */
-static int check_loaded(sqlite3 *q, int64_t exp, const run_opts *o)
+static int check_loaded(sim_results *db, int64_t exp, const run_opts *o)
 {
     char dir[LHOST_PATH_MAX], tmp[LHOST_PATH_MAX];
     snprintf(tmp, sizeof tmp, "%s", o->scenario);
@@ -239,17 +234,13 @@ static int check_loaded(sqlite3 *q, int64_t exp, const run_opts *o)
         snprintf(tmp, sizeof tmp, ".");
     if (!realpath(tmp, dir))
         return HOST_USAGE;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(q, "SELECT DISTINCT substr(a.name, 8), a.value FROM "
-                              "run_attr a JOIN run r USING (run_id) WHERE "
-                              "r.experiment_id = ? AND a.name GLOB 'loaded:*' "
-                              "ORDER BY 1, 2", -1, &st, NULL) != SQLITE_OK)
+    sim_attr_row *at;
+    size_t nat;
+    if (sim_results_attrs(db, exp, "loaded:", 0, &at, &nat) != MTC_OK)
         return HOST_FAIL;
-    sqlite3_bind_int64(st, 1, exp);
     int status = HOST_OK;
-    while (status == HOST_OK && sqlite3_step(st) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        const char *then = (const char *)sqlite3_column_text(st, 1);
+    for (size_t ai = 0; status == HOST_OK && ai < nat; ai++) {
+        const char *name = at[ai].name + 7, *then = at[ai].value;
         char path[2 * LHOST_PATH_MAX], now[65] = "", en[600], et[80];
         const char *what = NULL;
         if (!name || !then || !plain_relative(name)) {
@@ -273,43 +264,40 @@ static int check_loaded(sqlite3 *q, int64_t exp, const run_opts *o)
         if (!o->accept_changes)
             status = HOST_USAGE;
     }
-    sqlite3_finalize(st);
+    free(at);
     return status;
 }
 
 int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
                     const plan *pl, const char *sha, size_t *todo, size_t *ntodo)
 {
-    sqlite3 *q = sim_results_sqlite(db);
-    sqlite3_stmt *st;
     int status = HOST_OK;
     *ntodo = 0;
-    if (sqlite3_prepare_v2(q, "SELECT sweep_points, replications FROM experiment "
-                              "WHERE experiment_id = ?", -1, &st, NULL) != SQLITE_OK)
+    sim_experiment_row *e = malloc(sizeof *e);
+    if (!e || sim_results_experiment(db, exp, e) != MTC_OK) {
+        free(e);
         return HOST_FAIL;
-    sqlite3_bind_int64(st, 1, exp);
-    if (sqlite3_step(st) == SQLITE_ROW &&
-        (sqlite3_column_int64(st, 0) != (int64_t)pl->npoints ||
-         sqlite3_column_int64(st, 1) != (int64_t)pl->reps)) {
+    }
+    if (e->id >= 0 && (e->sweep_points != (int64_t)pl->npoints ||
+                       e->replications != (int64_t)pl->reps)) {
         fprintf(stderr, "mtcsim run: --resume: experiment %lld planned %lld sweep "
                         "points x %lld replications; the scenario now plans %zu x "
                         "%ld: not the same experiment\n", (long long)exp,
-                (long long)sqlite3_column_int64(st, 0),
-                (long long)sqlite3_column_int64(st, 1), pl->npoints, pl->reps);
+                (long long)e->sweep_points, (long long)e->replications,
+                pl->npoints, pl->reps);
         status = HOST_USAGE;
     }
-    sqlite3_finalize(st);
+    free(e);
     if (status != HOST_OK)
         return status;
-    /* the scenario must be the bytes that ran */
-    if (sqlite3_prepare_v2(q, "SELECT DISTINCT scenario_sha256, scenario_path FROM "
-                              "run WHERE experiment_id = ? AND scenario_sha256 IS "
-                              "NOT NULL", -1, &st, NULL) != SQLITE_OK)
+    sim_run_row *runs;
+    size_t nruns;
+    if (sim_results_runs(db, exp, &runs, &nruns) != MTC_OK)
         return HOST_FAIL;
-    sqlite3_bind_int64(st, 1, exp);
-    while (status == HOST_OK && sqlite3_step(st) == SQLITE_ROW) {
-        const char *was = (const char *)sqlite3_column_text(st, 0);
-        if (was && strcmp(was, sha)) {
+    /* the scenario must be the bytes that ran */
+    for (size_t i = 0; status == HOST_OK && i < nruns; i++) {
+        const char *was = runs[i].scenario_sha256;
+        if (was[0] && strcmp(was, sha)) {
             char shown[80];
             fprintf(stderr, "mtcsim run: --resume: %sthe scenario %s has changed "
                             "since experiment %lld ran (SHA-256 %.12s... then, "
@@ -323,61 +311,45 @@ int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
             break;
         }
     }
-    sqlite3_finalize(st);
-    if (status != HOST_OK)
-        return status;
-    if ((status = check_loaded(q, exp, o)) != HOST_OK)
-        return status;
+    if (status == HOST_OK)
+        status = check_loaded(db, exp, o);
     /* a live run would be duplicated (with the experiment claimed, a
      * running row has no writer left, whatever host it names) */
     size_t nstale = 0;
     int64_t stale[256];
-    if (sim_results_stale_runs(db, stale, 256, &nstale) != MTC_OK)
+    if (status == HOST_OK && sim_results_stale_runs(db, stale, 256, &nstale) != MTC_OK)
         nstale = 0;
-    if (sqlite3_prepare_v2(q, "SELECT run_id, sweep_point, replication, pid, "
-                              "coalesce(hostname, '?') FROM run WHERE experiment_id = ? "
-                              "AND status = 'running'", -1, &st, NULL) != SQLITE_OK)
-        return HOST_FAIL;
-    sqlite3_bind_int64(st, 1, exp);
-    while (status == HOST_OK && sqlite3_step(st) == SQLITE_ROW) {
-        int64_t id = sqlite3_column_int64(st, 0);
+    for (size_t i = 0; status == HOST_OK && i < nruns; i++) {
+        if (runs[i].status != SIM_RUN_RUNNING)
+            continue;
+        int64_t id = runs[i].id;
         int dead = 0;
-        for (size_t i = 0; i < nstale && i < 256; i++)
-            dead |= stale[i] == id;
+        for (size_t k = 0; k < nstale && k < 256; k++)
+            dead |= stale[k] == id;
         if (!dead) {
             fprintf(stderr, "mtcsim run: --resume: run %lld (point %lld, "
                             "replication %lld) is still running (pid %lld on %s); "
                             "wait for it or stop it first\n", (long long)id,
-                    (long long)sqlite3_column_int64(st, 1),
-                    (long long)sqlite3_column_int64(st, 2),
-                    (long long)sqlite3_column_int64(st, 3),
-                    (const char *)sqlite3_column_text(st, 4));
+                    (long long)runs[i].sweep_point, (long long)runs[i].replication,
+                    (long long)runs[i].pid,
+                    runs[i].hostname[0] ? runs[i].hostname : "?");
             status = HOST_USAGE;
         }
     }
-    sqlite3_finalize(st);
-    if (status != HOST_OK)
-        return status;
     size_t total = pl->npoints * (size_t)pl->reps;
-    unsigned char *done = calloc(total ? total : 1, 1);
-    if (!done)
-        return HOST_FAIL;
-    if (sqlite3_prepare_v2(q, "SELECT DISTINCT sweep_point, replication FROM run "
-                              "WHERE experiment_id = ? AND status = 'completed'",
-                              -1, &st, NULL) != SQLITE_OK) {
-        free(done);
-        return HOST_FAIL;
-    }
-    sqlite3_bind_int64(st, 1, exp);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t p = sqlite3_column_int64(st, 0), r = sqlite3_column_int64(st, 1);
-        if (p >= 0 && r >= 0 && p < (int64_t)pl->npoints && r < pl->reps)
+    unsigned char *done = status == HOST_OK ? calloc(total ? total : 1, 1) : NULL;
+    if (status == HOST_OK && !done)
+        status = HOST_FAIL;
+    for (size_t i = 0; done && i < nruns; i++) {
+        int64_t p = runs[i].sweep_point, r = runs[i].replication;
+        if (runs[i].status == SIM_RUN_COMPLETED && p >= 0 && r >= 0 &&
+            p < (int64_t)pl->npoints && r < pl->reps)
             done[(size_t)p * (size_t)pl->reps + (size_t)r] = 1;
     }
-    sqlite3_finalize(st);
-    for (size_t i = 0; i < total; i++)
+    for (size_t i = 0; done && i < total; i++)
         if (!done[i])
             todo[(*ntodo)++] = i;
     free(done);
-    return HOST_OK;
+    free(runs);
+    return status;
 }

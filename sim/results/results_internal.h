@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -146,5 +148,71 @@ static inline int need_run(sim_results *r, int64_t id)
                     (long long)id);
     return MTC_OK;
 }
+
+/* ---- the read API's helpers (results_read.c, results_values.c) ---- */
+
+/* Text column c copied into buf[0..n) (cut to fit); "" for NULL. */
+static inline void rd_text(sqlite3_stmt *st, int c, char *buf, size_t n)
+{
+    const char *t = (const char *)sqlite3_column_text(st, c);
+    snprintf(buf, n, "%s", t ? t : "");
+}
+
+/* Real column c, NAN for NULL. */
+static inline double rd_real(sqlite3_stmt *st, int c)
+{
+    return sqlite3_column_type(st, c) == SQLITE_NULL ? NAN
+                                                     : sqlite3_column_double(st, c);
+}
+
+/* Room for element n of *a (elements of size sz, capacity *cap): 0, or
+ * -1 when out of memory (*a unchanged). */
+static inline int rd_grow(void **a, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? 2 * *cap : 16;
+    void *p = realloc(*a, nc * sz);
+    if (!p)
+        return -1;
+    *a = p;
+    *cap = nc;
+    return 0;
+}
+
+/* The body of a function returning every row of `sql` as an array: binds
+ * with the statement expression `bind` (the statement is `st`), fills
+ * each zeroed element with fill(st, element). */
+#define RD_LIST(db, rowsp, np, sql, bind, fill)                              \
+    do {                                                                     \
+        if (!(db) || !(rowsp) || !(np))                                      \
+            return MTC_ERR_ARG;                                              \
+        *(rowsp) = NULL;                                                     \
+        *(np) = 0;                                                           \
+        sqlite3_stmt *st;                                                    \
+        size_t cap_ = 0;                                                     \
+        int s_, rc_ = prep((db), (sql), &st);                                \
+        if (rc_)                                                             \
+            return rc_;                                                      \
+        bind;                                                                \
+        while ((s_ = sqlite3_step(st)) == SQLITE_ROW) {                      \
+            if (rd_grow((void **)(rowsp), &cap_, *(np), sizeof **(rowsp))) { \
+                rc_ = fail((db), MTC_ERR_NOMEM, "out of memory");            \
+                break;                                                       \
+            }                                                                \
+            memset(*(rowsp) + *(np), 0, sizeof **(rowsp));                   \
+            fill(st, *(rowsp) + *(np));                                      \
+            (*(np))++;                                                       \
+        }                                                                    \
+        if (!rc_ && s_ != SQLITE_DONE)                                       \
+            rc_ = db_fail((db), "read");                                     \
+        sqlite3_finalize(st);                                                \
+        if (rc_) {                                                           \
+            free(*(rowsp));                                                  \
+            *(rowsp) = NULL;                                                 \
+            *(np) = 0;                                                       \
+        }                                                                    \
+        return rc_;                                                          \
+    } while (0)
 
 #endif

@@ -94,8 +94,10 @@ int sim_results_close(sim_results *db);
 /* The message of the last failure on this handle ("" if none). */
 const char *sim_results_errmsg(const sim_results *db);
 
-/* The underlying connection, for read-only queries (the report, tests).
- * Owned by the handle. Do not change its settings or write through it. */
+/* The underlying connection, for the tests and the validation suite,
+ * which check the database independently of the read API (programs read
+ * through sim/results_read.h). Owned by the handle. Do not change its
+ * settings or write through it. */
 struct sqlite3 *sim_results_sqlite(sim_results *db);
 
 /* ---- writing ---- */
