@@ -784,7 +784,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
                 wb->st.base_auth_sum[i] += web__base_auth(wb, site, k, i);
     }
     if (co->path)
-        web__path_full(wb, cl, co, site, r.cert, now, r.n, r.ch_ext, r.enc);
+        web__path_full(wb, cl, co, site, rank, r.cert, now, r.n, r.ch_ext, r.enc);
     if (!r.ok) {
         wb->st.failures++;
         return;

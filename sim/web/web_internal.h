@@ -256,13 +256,13 @@ typedef struct web_path {
     double rtt_ms;
     double bandwidth_bps;   /* 0: no serialization */
     uint64_t n;
-    /* Verification cache (web_path.c): the last WEB_VCACHE sites whose
-     * certificate the client verified, the certificate's installation
-     * number (its low 32 bits: a site holds a handful of certificates at
-     * a time, so two of one site never share them), and when the entry
-     * runs out (seconds of sim time). */
+    /* Verification cache (web_path.c): the last WEB_VCACHE sites of the
+     * full-size world (ranks) whose certificate the client verified, the
+     * certificate's installation number (its low 32 bits: a site holds a
+     * handful of certificates at a time, so two of one site never share
+     * them), and when the entry runs out (seconds of sim time). */
     uint32_t vc_obj[WEB_VCACHE];
-    uint32_t vc_site[WEB_VCACHE]; /* site + 1; 0: empty */
+    uint32_t vc_rank[WEB_VCACHE]; /* rank + 1; 0: empty */
     uint32_t vc_exp[WEB_VCACHE];
 } web_path;
 
@@ -655,15 +655,16 @@ int web__path_create(web *wb);
 void web__path_destroy(web *wb);
 /* Draws the rtt of client cid (draw 0 of its path stream). */
 void web__path_init(web *wb, web_path *p, const web_cohort *co, uint64_t cid);
-/* Prices a full handshake of client c with site `site` at `now`: `n`
+/* Prices a full handshake of client c with site `site`, standing in for
+ * the full-size world's `rank` (the verification cache's key), at `now`: `n`
  * attempts (2: a retry) with ch_ext bytes of trust_anchors in the
  * ClientHello and `enc` bytes after the ServerHello, and the client's
  * verification of certificate `cert` (the one finally accepted or
  * refused); then the same handshake with each baseline chain; records
  * handshake_ms, its baselines and their verification parts. */
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
-                    uint32_t site, uint32_t cert, sim_time now, unsigned n,
-                    const uint32_t *ch_ext, const uint32_t *enc);
+                    uint32_t site, uint32_t rank, uint32_t cert, sim_time now,
+                    unsigned n, const uint32_t *ch_ext, const uint32_t *enc);
 /* Prices a resumed handshake (no Certificate, no signature). */
 void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,
                        uint32_t site);

@@ -21,7 +21,11 @@
  * policy too; a baseline chain's leaf, intermediate and SCT signatures.
  * A small per-client cache (Chrome's CachingCertVerifier, WEB_VCACHE
  * entries for WEB_VCACHE_TTL s) makes a repeat certificate cost the
- * CertificateVerify alone.
+ * CertificateVerify alone. It is keyed by the full-size world's rank the
+ * sampled site stands in for, as the session tickets are (Chrome's keys
+ * the certificate with the host name): keyed by the sampled site, a
+ * small sample would make different sites share entries, and hit more
+ * often the smaller the sample.
  */
 #include <stdlib.h>
 
@@ -281,36 +285,36 @@ static web_lat_proto proto_of(const web_cohort *co)
     return co->cfg.transport == 1 ? WEB_LAT_QUIC : WEB_LAT_TCP_TLS13;
 }
 
-/* The cache slot of `site` while still good at now_s, else -1. */
-static int vcache_find(const web_path *p, uint32_t site, uint32_t now_s)
+/* The cache slot of `rank` while still good at now_s, else -1. */
+static int vcache_find(const web_path *p, uint32_t rank, uint32_t now_s)
 {
     for (int i = 0; i < WEB_VCACHE; i++)
-        if (p->vc_site[i] == site + 1 && p->vc_exp[i] > now_s)
+        if (p->vc_rank[i] == rank + 1 && p->vc_exp[i] > now_s)
             return i;
     return -1;
 }
 
-/* Remembers the site's certificate obj as verified at now_s: in the
- * site's slot if it has one, else in the slot that runs out first (empty
+/* Remembers the certificate obj of `rank` as verified at now_s: in the
+ * rank's slot if it has one, else in the slot that runs out first (empty
  * or least recently verified: every entry lives WEB_VCACHE_TTL). */
-static void vcache_put(web_path *p, uint32_t site, uint64_t obj, uint32_t now_s)
+static void vcache_put(web_path *p, uint32_t rank, uint64_t obj, uint32_t now_s)
 {
     int i = 0, old = 0;
-    while (i < WEB_VCACHE && p->vc_site[i] != site + 1) {
+    while (i < WEB_VCACHE && p->vc_rank[i] != rank + 1) {
         if (p->vc_exp[i] < p->vc_exp[old])
             old = i;
         i++;
     }
     if (i == WEB_VCACHE)
         i = old;
-    p->vc_site[i] = site + 1;
+    p->vc_rank[i] = rank + 1;
     p->vc_obj[i] = (uint32_t)obj;
     p->vc_exp[i] = now_s + WEB_VCACHE_TTL;
 }
 
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
-                    uint32_t site, uint32_t cert, sim_time now, unsigned n,
-                    const uint32_t *ch_ext, const uint32_t *enc)
+                    uint32_t site, uint32_t rank, uint32_t cert, sim_time now,
+                    unsigned n, const uint32_t *ch_ext, const uint32_t *enc)
 {
     web_path *p = web__path(wb, c, co);
     sim_stream ps = {web__client_id(wb, c), p->n, WEB_STREAM_CLIENT_PATH, 0};
@@ -337,7 +341,7 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     /* the client's verification: cached, only its CertificateVerify */
     const web_cert_hot *ch = &wb->certh[cert];
     uint32_t now_s = (uint32_t)(now / SIM_SEC);
-    int slot = vcache_find(p, site, now_s);
+    int slot = vcache_find(p, rank, now_s);
     int mtc_hit = slot >= 0 && p->vc_obj[slot] == (uint32_t)ch->obj;
     double chain = (ch->kind == WEB_LR ? 0.0 : vp->sa_us[ch->ca]) +
                    (double)ch->hash_nodes * vp->node_us + vp->path_us;
@@ -350,7 +354,7 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     /* their verification_ms: counted here, recorded n at a time (vflush) */
     if (sim_metrics_recording(wb->env.metrics))
         wb->vpend[((k * wb->nprof + prof) * 8 + (sh->alg & 7u)) * 2 + (slot >= 0)]++;
-    vcache_put(p, site, ch->obj, now_s);
+    vcache_put(p, rank, ch->obj, now_s);
     double ms[4];
     if (web_latency_ms_paired(proto_of(co), &co->fl.t, &path, &f[0],
                               n > 1 ? &f[1] : NULL, b, 3, r, -1.0, ms) == 0) {
