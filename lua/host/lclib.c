@@ -34,31 +34,6 @@
 #include <lauxlib.h>
 
 #define COST_ELEM 4
-/* Steps charged together: lhost_count is cheap, but not per byte. */
-#define FLUSH_COST 4096
-
-typedef struct counter {
-    lua_State *L;
-    uint64_t pending;
-} counter;
-
-static void count_step(counter *c, uint64_t cost)
-{
-    c->pending += cost;
-    if (c->pending >= FLUSH_COST) {
-        uint64_t n = c->pending;
-        c->pending = 0;
-        lhost_count(c->L, n);
-    }
-}
-
-static void count_flush(counter *c)
-{
-    uint64_t n = c->pending;
-    c->pending = 0;
-    if (n)
-        lhost_count(c->L, n);
-}
 
 /* ---- table: Lua 5.4's ltablib.c, its loops counted ------------------------ */
 
@@ -104,16 +79,16 @@ static int t_insert(lua_State *L)
         pos = e;
         break;
     case 3: {
-        counter c = {L, 0};
+        lhost_meter c = {L, 0};
         pos = luaL_checkinteger(L, 2);
         luaL_argcheck(L, (lua_Unsigned)pos - 1u < (lua_Unsigned)e, 2,
                       "position out of bounds");
         for (lua_Integer i = e; i > pos; i--) {
-            count_step(&c, COST_ELEM);
+            lhost_meter_add(&c, COST_ELEM);
             lua_geti(L, 1, i - 1);
             lua_seti(L, 1, i);
         }
-        count_flush(&c);
+        lhost_meter_flush(&c);
         break;
     }
     default:
@@ -125,7 +100,7 @@ static int t_insert(lua_State *L)
 
 static int t_remove(lua_State *L)
 {
-    counter c = {L, 0};
+    lhost_meter c = {L, 0};
     lua_Integer size = aux_getn(L, 1, TAB_RW);
     lua_Integer pos = luaL_optinteger(L, 2, size);
     if (pos != size)
@@ -133,11 +108,11 @@ static int t_remove(lua_State *L)
                       "position out of bounds");
     lua_geti(L, 1, pos);
     for (; pos < size; pos++) {
-        count_step(&c, COST_ELEM);
+        lhost_meter_add(&c, COST_ELEM);
         lua_geti(L, 1, pos + 1);
         lua_seti(L, 1, pos);
     }
-    count_flush(&c);
+    lhost_meter_flush(&c);
     lua_pushnil(L);
     lua_seti(L, 1, pos);
     return 1;
@@ -152,7 +127,7 @@ static int t_move(lua_State *L)
     checktab(L, 1, TAB_R);
     checktab(L, tt, TAB_W);
     if (e >= f) {
-        counter c = {L, 0};
+        lhost_meter c = {L, 0};
         luaL_argcheck(L, f > 0 || e < LUA_MAXINTEGER + f, 3,
                       "too many elements to move");
         lua_Integer n = e - f + 1;
@@ -160,36 +135,36 @@ static int t_move(lua_State *L)
                       "destination wrap around");
         if (t > e || t <= f || (tt != 1 && !lua_compare(L, 1, tt, LUA_OPEQ))) {
             for (lua_Integer i = 0; i < n; i++) {
-                count_step(&c, COST_ELEM);
+                lhost_meter_add(&c, COST_ELEM);
                 lua_geti(L, 1, f + i);
                 lua_seti(L, tt, t + i);
             }
         } else {
             for (lua_Integer i = n - 1; i >= 0; i--) {
-                count_step(&c, COST_ELEM);
+                lhost_meter_add(&c, COST_ELEM);
                 lua_geti(L, 1, f + i);
                 lua_seti(L, tt, t + i);
             }
         }
-        count_flush(&c);
+        lhost_meter_flush(&c);
     }
     lua_pushvalue(L, tt);
     return 1;
 }
 
-static void addfield(lua_State *L, luaL_Buffer *b, lua_Integer i, counter *c)
+static void addfield(lua_State *L, luaL_Buffer *b, lua_Integer i, lhost_meter *c)
 {
     lua_geti(L, 1, i);
     if (!lua_isstring(L, -1))
         luaL_error(L, "invalid value (at index %I) in table for 'concat'", i);
-    count_step(c, COST_ELEM + lua_rawlen(L, -1) / 8);
+    lhost_meter_add(c, COST_ELEM + lua_rawlen(L, -1) / 8);
     luaL_addvalue(b);
 }
 
 static int t_concat(lua_State *L)
 {
     luaL_Buffer b;
-    counter c = {L, 0};
+    lhost_meter c = {L, 0};
     lua_Integer last = aux_getn(L, 1, TAB_R);
     size_t lsep;
     const char *sep = luaL_optlstring(L, 2, "", &lsep);
@@ -198,12 +173,12 @@ static int t_concat(lua_State *L)
     luaL_buffinit(L, &b);
     for (; i < last; i++) {
         addfield(L, &b, i, &c);
-        count_step(&c, lsep / 8);
+        lhost_meter_add(&c, lsep / 8);
         luaL_addlstring(&b, sep, lsep);
     }
     if (i == last)
         addfield(L, &b, i, &c);
-    count_flush(&c);
+    lhost_meter_flush(&c);
     luaL_pushresult(&b);
     return 1;
 }
@@ -244,11 +219,11 @@ static int s_rep(lua_State *L)
     if (l + lsep < l || l + lsep > maxsize / (size_t)n)
         return luaL_error(L, "resulting string too large");
     size_t total = (size_t)n * l + (size_t)(n - 1) * lsep;
-    counter c = {L, 0};
+    lhost_meter c = {L, 0};
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, total);
     while (n-- > 1) {
-        count_step(&c, 1 + (l + lsep) / 8);
+        lhost_meter_add(&c, 1 + (l + lsep) / 8);
         memcpy(p, s, l);
         p += l;
         if (lsep > 0) {
@@ -257,7 +232,7 @@ static int s_rep(lua_State *L)
         }
     }
     memcpy(p, s, l);
-    count_flush(&c);
+    lhost_meter_flush(&c);
     luaL_pushresultsize(&b, total);
     return 1;
 }

@@ -181,6 +181,23 @@ void lhost_count(lua_State *L, uint64_t cost)
     raise_limit(L, 1);      /* level 1: the scenario line calling C */
 }
 
+#define METER_BATCH 4096
+
+void lhost_meter_add(lhost_meter *m, uint64_t cost)
+{
+    m->pending += cost;
+    if (m->pending >= METER_BATCH)
+        lhost_meter_flush(m);
+}
+
+void lhost_meter_flush(lhost_meter *m)
+{
+    uint64_t n = m->pending;
+    m->pending = 0;     /* before charging: lhost_count may not return */
+    if (n)
+        lhost_count(m->L, n);
+}
+
 /* ---- what could catch the limit ------------------------------------------ */
 
 /* pcall and xpcall: Lua's own (lbaselib.c), except that the limit and

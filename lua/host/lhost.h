@@ -172,6 +172,20 @@ size_t lhost_memory(const lhost *h);
 void lhost_count(lua_State *L, uint64_t cost);
 
 /*
+ * A C loop's steps charged to lhost_count in batches of 4,096: a call per
+ * step would cost more than the step. lhost_meter_add may raise (the
+ * limit, an interrupt) like lhost_count; lhost_meter_flush charges what
+ * is pending and must run before the loop calls Lua or returns, so that
+ * no work goes uncounted. The meter owns nothing.
+ */
+typedef struct lhost_meter {
+    lua_State *L;
+    uint64_t pending;
+} lhost_meter;
+void lhost_meter_add(lhost_meter *m, uint64_t cost);
+void lhost_meter_flush(lhost_meter *m);
+
+/*
  * C memory allocated on the scenario's behalf, counted with Lua's against
  * max_memory. lhost_mem_charge counts bytes more, or raises "WHAT: not
  * enough memory" (counting nothing) when that would exceed the cap, after

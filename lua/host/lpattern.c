@@ -27,8 +27,6 @@
 #define SPECIALS "^$*+?.([%-"
 #define CAP_UNFINISHED (-1)
 #define CAP_POSITION (-2)
-/* Steps are handed to the budget in batches of this many. */
-#define FLUSH_STEPS 4096
 
 typedef struct match_state {
     const char *src_init;   /* init of source string */
@@ -37,7 +35,7 @@ typedef struct match_state {
     lua_State *L;
     int matchdepth;         /* control for recursive depth */
     unsigned char level;    /* total number of captures */
-    uint64_t steps;         /* not yet charged */
+    lhost_meter meter;      /* steps not yet charged */
     struct {
         const char *init;
         ptrdiff_t len;
@@ -46,20 +44,12 @@ typedef struct match_state {
 
 static void charge(match_state *ms, uint64_t n)
 {
-    ms->steps += n;
-    if (ms->steps >= FLUSH_STEPS) {
-        uint64_t s = ms->steps;
-        ms->steps = 0;
-        lhost_count(ms->L, s);
-    }
+    lhost_meter_add(&ms->meter, n);
 }
 
 static void flush(match_state *ms)
 {
-    uint64_t s = ms->steps;
-    ms->steps = 0;
-    if (s)
-        lhost_count(ms->L, s);
+    lhost_meter_flush(&ms->meter);
 }
 
 static const char *match(match_state *ms, const char *s, const char *p);
@@ -433,7 +423,8 @@ static void prepstate(match_state *ms, lua_State *L, const char *s, size_t ls,
     ms->src_init = s;
     ms->src_end = s + ls;
     ms->p_end = p + lp;
-    ms->steps = 0;
+    ms->meter.L = L;
+    ms->meter.pending = 0;
 }
 
 static void reprepstate(match_state *ms)
