@@ -14,6 +14,7 @@
 #include "mtc/der.h"
 #include "mtc/error.h"
 #include "mtc/hash.h"
+#include "sct_internal.h"
 
 static const uint8_t OID_CN[] = {0x55, 0x04, 0x03};
 static const uint8_t OID_BC[] = {0x55, 0x1d, 0x13};
@@ -196,50 +197,18 @@ static int leaf_tbs(const struct party *inter, const struct party *leaf,
     return w.err;
 }
 
-static uint8_t *put(uint8_t *p, uint64_t v, int bytes)
-{
-    for (int i = bytes - 1; i >= 0; i--)
-        *p++ = (uint8_t)(v >> (8 * i));
-    return p;
-}
-
 /* One SCT (RFC 6962 section 3.2) over the precertificate entry. */
 static int make_sct(struct scratch *sc, const struct party *log,
                     const struct party *inter, const uint8_t *pre, size_t pre_len,
                     uint64_t ts_ms, uint8_t *out, size_t cap, size_t *len)
 {
-    uint8_t *msg = sc->msg;
-    if (pre_len + 48 > sizeof sc->msg)
-        return MTC_ERR_LIMIT;
-    mtc_hash ikh;
-    mtc_sha256(inter->spki, inter->spki_len, &ikh);
-    uint8_t *p = msg;
-    *p++ = 0; /* v1 */
-    *p++ = 0; /* certificate_timestamp */
-    p = put(p, ts_ms, 8);
-    p = put(p, 1, 2); /* precert_entry */
-    memcpy(p, ikh.b, 32);
-    p += 32;
-    p = put(p, pre_len, 3);
-    memcpy(p, pre, pre_len);
-    p += pre_len;
-    p = put(p, 0, 2); /* no extensions */
-    uint8_t *sig = sc->sig;
-    size_t sl;
-    int rc = mtc_sig_sign(log->key, msg, (size_t)(p - msg), sig, &sl);
+    size_t ml, sl;
+    int rc = mtc__sct_signed_input(ts_ms, inter->spki, inter->spki_len, pre,
+                                   pre_len, sc->msg, sizeof sc->msg, &ml);
+    if (rc == MTC_OK)
+        rc = mtc_sig_sign(log->key, sc->msg, ml, sc->sig, &sl);
     if (rc != MTC_OK)
         return rc;
-    size_t n = 1 + 32 + 8 + 2 + 2 + 2 + sl;
-    if (n > cap)
-        return MTC_ERR_LIMIT;
-    mtc_hash log_id;
-    mtc_sha256(log->spki, log->spki_len, &log_id);
-    p = out;
-    *p++ = 0;
-    memcpy(p, log_id.b, 32);
-    p += 32;
-    p = put(p, ts_ms, 8);
-    p = put(p, 0, 2);
     /* SignatureAndHashAlgorithm: (sha256=4, ecdsa=3), else SignatureScheme */
     mtc_sig_alg a = mtc_sig_key_alg(log->key);
     uint16_t sa = a == MTC_SIG_ECDSA_P256 ? 0x0403
@@ -247,11 +216,8 @@ static int make_sct(struct scratch *sc, const struct party *log,
                   : a == MTC_SIG_MLDSA44  ? 0x0904
                   : a == MTC_SIG_MLDSA65  ? 0x0905
                                           : 0x0906;
-    p = put(p, sa, 2);
-    p = put(p, sl, 2);
-    memcpy(p, sig, sl);
-    *len = n;
-    return MTC_OK;
+    return mtc__sct_encode(log->spki, log->spki_len, ts_ms, sa, sc->sig, sl, out,
+                           cap, len);
 }
 
 int mtc_baseline_build(mtc_sig_alg alg, const char *dns, int64_t nb,
@@ -344,15 +310,10 @@ int mtc_baseline_build_leaf(mtc_sig_alg alg, mtc_sig_alg leaf_alg, const char *d
                            sizeof sc->scts[i], &sl[i])) != MTC_OK)
             goto done;
     {
-        uint8_t *p = list;
-        size_t total = 2 + sl[0] + 2 + sl[1];
-        p = put(p, total, 2);
-        for (int i = 0; i < 2; i++) {
-            p = put(p, sl[i], 2);
-            memcpy(p, sc->scts[i], sl[i]);
-            p += sl[i];
-        }
-        out->sct_list_len = (size_t)(p - list);
+        const uint8_t *scts[2] = {sc->scts[0], sc->scts[1]};
+        if ((rc = mtc__sct_list(scts, sl, 2, list, sizeof sc->list,
+                                &out->sct_list_len)) != MTC_OK)
+            goto done;
     }
     if ((rc = leaf_tbs(&inter, &leaf, dns, nb, nb + lifetime, list,
                        out->sct_list_len, tbs, sizeof sc->tbs, &tl)) != MTC_OK)

@@ -18,6 +18,7 @@
 #include "mtc/der.h"
 #include "mtc/error.h"
 #include "mtc/hash.h"
+#include "sct_internal.h"
 
 /* ---- the profiles ---------------------------------------------------------- */
 
@@ -579,48 +580,18 @@ static int sign_cert(struct scratch *sc, const mtc__chain_key *issuer, const uin
     return MTC_OK;
 }
 
-static uint8_t *put(uint8_t *p, uint64_t v, int bytes)
-{
-    for (int i = bytes - 1; i >= 0; i--)
-        *p++ = (uint8_t)(v >> (8 * i));
-    return p;
-}
-
 /* One SCT (RFC 6962 section 3.2) over the precertificate entry. */
 static int make_sct(struct scratch *sc, const mtc__chain_key *log,
                     const mtc__chain_key *issuer, const uint8_t *pre, size_t pre_len,
                     uint64_t ts_ms, uint8_t *out, size_t cap, size_t *len)
 {
-    if (pre_len + 48 > sizeof sc->msg)
-        return MTC_ERR_LIMIT;
-    mtc_hash ikh;
-    mtc_sha256(issuer->spki, issuer->spki_len, &ikh);
-    uint8_t *p = sc->msg;
-    *p++ = 0; /* v1 */
-    *p++ = 0; /* certificate_timestamp */
-    p = put(p, ts_ms, 8);
-    p = put(p, 1, 2); /* precert_entry */
-    memcpy(p, ikh.b, 32);
-    p += 32;
-    p = put(p, pre_len, 3);
-    memcpy(p, pre, pre_len);
-    p += pre_len;
-    p = put(p, 0, 2); /* no extensions */
-    size_t sl;
-    int rc = mtc__chain_sign(log, sc->msg, (size_t)(p - sc->msg), sc->sig, &sl);
+    size_t ml, sl;
+    int rc = mtc__sct_signed_input(ts_ms, issuer->spki, issuer->spki_len, pre,
+                                   pre_len, sc->msg, sizeof sc->msg, &ml);
+    if (rc == MTC_OK)
+        rc = mtc__chain_sign(log, sc->msg, ml, sc->sig, &sl);
     if (rc != MTC_OK)
         return rc;
-    size_t n = 1 + 32 + 8 + 2 + 2 + 2 + sl;
-    if (n > cap)
-        return MTC_ERR_LIMIT;
-    mtc_hash log_id;
-    mtc_sha256(log->spki, log->spki_len, &log_id);
-    p = out;
-    *p++ = 0;
-    memcpy(p, log_id.b, 32);
-    p += 32;
-    p = put(p, ts_ms, 8);
-    p = put(p, 0, 2);
     /* SignatureAndHashAlgorithm (sha256, ecdsa); RFC 6962 has no code
      * point for ML-DSA: its TLS 1.3 SignatureScheme value (2 bytes) */
     uint16_t sa = log->alg == MTC_CHAIN_ALG_ECDSA_P256 ? 0x0403
@@ -629,11 +600,8 @@ static int make_sct(struct scratch *sc, const mtc__chain_key *log,
                   : log->alg == MTC_CHAIN_ALG_MLDSA87 ? 0x0906
                   : log->alg == MTC_CHAIN_ALG_ED25519 ? 0x0807
                                                        : 0x0401;
-    p = put(p, sa, 2);
-    p = put(p, sl, 2);
-    memcpy(p, sc->sig, sl);
-    *len = n;
-    return MTC_OK;
+    return mtc__sct_encode(log->spki, log->spki_len, ts_ms, sa, sc->sig, sl, out,
+                           cap, len);
 }
 
 /* A CA certificate: subject (org, cn) with key `subj`, issued by (iorg, icn)
@@ -761,16 +729,10 @@ int mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o, mtc_cha
                            sc->scts[i], sizeof sc->scts[i], &sl[i])) != MTC_OK)
             goto done;
     {
-        size_t total = 0;
-        for (unsigned i = 0; i < p->scts; i++)
-            total += 2 + sl[i];
-        uint8_t *q = put(sc->list, total, 2);
-        for (unsigned i = 0; i < p->scts; i++) {
-            q = put(q, sl[i], 2);
-            memcpy(q, sc->scts[i], sl[i]);
-            q += sl[i];
-        }
-        out->sct_list_len = (size_t)(q - sc->list);
+        const uint8_t *scts[3] = {sc->scts[0], sc->scts[1], sc->scts[2]};
+        if ((rc = mtc__sct_list(scts, sl, p->scts, sc->list, sizeof sc->list,
+                                &out->sct_list_len)) != MTC_OK)
+            goto done;
     }
     uint8_t *tbs2 = malloc(sizeof sc->tbs);
     if (!tbs2) {
