@@ -4,7 +4,12 @@
  *
  * The first input byte picks what the rest is: 0 an extnValue
  * (mtc_ldp_decode), 1 a whole certificate (mtc_ldp_from_cert), 2 a
- * certificate's [3] Extensions element (mtc_ldp_ext_append). For each: an
+ * certificate's [3] Extensions element (mtc_ldp_ext_append), 3 the proof
+ * set a distribution point answers with for landmark 2 of the test
+ * fixture's CA (21 entries, 3 checkpoints, 3 landmarks: the seed is
+ * accepted; mtc_rp_ca_apply_proof_set): refused and the relying party
+ * trusts nothing, or accepted and it trusts only that landmark's subtrees
+ * with the log's real hashes. For the others: an
  * accepted extnValue re-encodes to exactly the input (the format is
  * canonical) and every URI it names makes a request URL; a refused one
  * leaves nothing decoded; an extensions element either takes the
@@ -19,12 +24,78 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mtc_fixture.h"
 #include "mtc/error.h"
 #include "mtc/ldp.h"
+#include "mtc/staple.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t buf[1 << 17];
+static fx world;
+static int ready;
+
+/* The test fixture's CA with 3 batches of 7 entries, a landmark after each. */
+static void setup(void)
+{
+    uint64_t next = 0;
+    if (fx_init(&world, MTC_SIG_ED25519, 2, 0, 1, 0))
+        abort();
+    for (int b = 0; b < 3; b++) {
+        for (int i = 0; i < 7; i++) {
+            mtc_entry_scratch s;
+            mtc_tbs_entry e;
+            uint8_t spki[64];
+            size_t sl;
+            if (fx_entry(&world, next++, &s, &e, spki, &sl) ||
+                mtc_ilog_append(world.log, (mtc_slice){NULL, 0}, &e, NULL))
+                abort();
+        }
+        if (mtc_ilog_checkpoint_signed(world.log, world.cos, world.n_cos,
+                                       FX_T0 + 60 * (uint64_t)(b + 1)) ||
+            mtc_landmarks_append(world.lm, mtc_ilog_size(world.log)))
+            abort();
+    }
+    ready = 1;
+}
+
+static void check_proof_set(const uint8_t *in, size_t len)
+{
+    if (!ready)
+        setup();
+    mtc_staple *s;
+    if (mtc_staple_decode(in, len, &s) != MTC_OK)
+        return;
+    mtc_rp_ca *rp;
+    if (fx_rp(&world, &rp) != MTC_OK)
+        abort();
+    mtc_rp_ca_clear_subtrees(rp);
+    mtc_update_result res;
+    int rc = mtc_rp_ca_apply_proof_set(rp, s, 2, &res);
+    if ((rc == MTC_OK) != (res.reason == MTC_UPDATE_OK))
+        abort();
+    if (rc != MTC_OK) {
+        if (mtc_rp_ca_subtree_count(rp) != 0)
+            abort(); /* a refused proof set changes nothing */
+    } else {
+        mtc_subtree t[2];
+        if (mtc_landmarks_subtrees(world.lm, 2, &t[0], &t[1]) != MTC_OK ||
+            s->log_number != 1 || s->n_subtrees < 1 || s->n_subtrees > 2 ||
+            mtc_rp_ca_subtree_count(rp) != s->n_subtrees)
+            abort();
+        for (size_t k = 0; k < s->n_subtrees; k++) {
+            mtc_hash real;
+            const mtc_update_subtree *st = &s->subtrees[k];
+            if (st->start != t[k].start || st->end != t[k].end ||
+                mtc_tree_subtree_hash(mtc_ilog_tree(world.log), st->start, st->end,
+                                      &real) != MTC_OK ||
+                !mtc_hash_equal(&real, &st->hash))
+                abort(); /* a forged or foreign subtree was trusted */
+        }
+    }
+    mtc_rp_ca_free(rp);
+    mtc_staple_free(s);
+}
 
 static void check_decoded(const mtc_ldp *d, const uint8_t *in, size_t len, int exact)
 {
@@ -53,7 +124,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *in = data + 1;
     size_t len = size - 1;
     mtc_ldp d;
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
+    case 3:
+        check_proof_set(in, len);
+        break;
     case 0:
         if (mtc_ldp_decode(in, len, &d) == MTC_OK)
             check_decoded(&d, in, len, 1);
@@ -85,7 +159,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef FUZZ_LDP_SEEDS
-#include "lib/mtc_fixture.h"
 #include "mtc/cert.h"
 
 static int write_seed(const char *dir, const char *name, uint8_t mode, const uint8_t *b,
@@ -125,10 +198,25 @@ int main(int argc, char **argv)
     e2.extensions = (mtc_slice){exts, el};
     if (mtc_cert_build(&e2, spki, sl, mtc_serial(1, 3), &p, cert, sizeof cert, &cl) != MTC_OK)
         return 1;
-    int rc = write_seed(argv[1], "value_two_uris", 0, v, vl) ||
+    setup();
+    const mtc_landmarks *lm = world.lm;
+    mtc_update *u;
+    mtc_staple sp, one;
+    mtc_staple_cosig cs[FX_MAX_COSIGNERS];
+    mtc_update_subtree subs[2];
+    size_t pl = 0;
+    static uint8_t pset[65536];
+    if (mtc_update_from_ilogs(&world.ca_id, &world.log, &lm, 1, &u) ||
+        mtc_staple_from_update(u, 0, &sp, cs) ||
+        mtc_staple_landmark(&sp, world.lm, 2, &one, subs) ||
+        mtc_staple_encode(&one, pset, sizeof pset, &pl))
+        return 1;
+    int rc = write_seed(argv[1], "proof_set_landmark_2", 3, pset, pl) ||
+             write_seed(argv[1], "value_two_uris", 0, v, vl) ||
              write_seed(argv[1], "certificate", 1, cert, cl) ||
              write_seed(argv[1], "extensions", 2, e.extensions.p, e.extensions.len);
     fx_free(&F);
+    mtc_update_free(u);
     return rc;
 }
 #endif

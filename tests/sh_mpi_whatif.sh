@@ -4,7 +4,8 @@
 # each with its own log, landmarks and mirror; a timestamped multi-CA
 # landmark group with a CA unreachable for six hours; bulk update proofs;
 # landmark staples and a cohort that learns from them; a witness outage;
-# a lossy network path), started steady (clients start from the deployed
+# a lossy network path; Landmark Distribution Points with a cohort that
+# fetches missing landmarks and one that retries), started steady (clients start from the deployed
 # system's landmarks). `mpirun -np N mtcsim run` gives the same summary
 # for N = 1, 2, 3 as a single process, and each what-if shows in it. With
 # `proofs = "per_subtree"` instead of "bulk" the summary differs in the
@@ -33,6 +34,11 @@ for m in staple_bytes staple_learned staple_full_by_visit staple_signatureless_b
   grep -q "^$m" "$tmp/single" || fail "summary lacks $m"
 done
 grep -q '^staple_learned  *[1-9]' "$tmp/single" || fail "no staple learned"
+# distribution points: fetched, failed, served, and the fallback retries
+for m in ldp_fetches ldp_fetch_failed ldp_signatureless_fetched ldp_requests_ca \
+         ldp_fallback_retries ldp_reveal_pairs ldp_fetch_ms.count; do
+  grep -q "^$m  *[1-9]" "$tmp/single" || fail "no $m"
+done
 # the witness outage cost a quorum; the network path gave latencies
 grep -q '^cosign_quorum_failures  *[1-9]' "$tmp/single" || fail "the witness outage failed no quorum"
 grep -q '^handshake_ms_change_p50_vs_classical ' "$tmp/single" || fail "no handshake latency"

@@ -9,6 +9,7 @@
 #include "mtc/entry.h"
 #include "mtc/error.h"
 #include "mtc/ldp.h"
+#include "mtc/staple.h"
 #include "test.h"
 
 static mtc_slice S(const char *s)
@@ -204,6 +205,14 @@ TEST(carried_in_a_certificate_and_found_again)
     ASSERT_EQ(mtc_ldp_from_cert(cert, cl, &got), MTC_ERR_CERT);
     /* not a certificate at all */
     ASSERT_TRUE(mtc_ldp_from_cert(cert, cl - 1, &got) != MTC_OK);
+    /* a [3] element whose Extension has its OID first but then a NULL
+     * with contents (found by fuzz_ldp as a mutated extnValue length):
+     * the output would not be DER, so it is refused */
+    const uint8_t inner[] = {0xa3, 0x0e, 0x30, 0x0c, 0x30, 0x0a, 0x06, 0x03,
+                             0x55, 0x1d, 0x25, 0x05, 0x03, 0x00, 0x00, 0x00};
+    ASSERT_TRUE(mtc_der_validate(inner, sizeof inner) != MTC_OK);
+    ASSERT_EQ(mtc_ldp_ext_append((mtc_slice){inner, sizeof inner}, &d, twice, sizeof twice, &tl),
+              MTC_ERR_CERT);
     /* a malformed [3] element to append to */
     const uint8_t junk[] = {0xa3, 0x02, 0x05, 0x00};
     ASSERT_EQ(mtc_ldp_ext_append((mtc_slice){junk, sizeof junk}, &d, twice, sizeof twice, &tl),
@@ -232,6 +241,201 @@ TEST(request_names_ca_log_and_landmark)
     ASSERT_EQ(mtc_ldp_request(S("ftp://x"), &ca, 2, 7, url, sizeof url, &len), MTC_ERR_ARG);
 }
 
+/* ---- the proof set of one landmark ------------------------------------------------- */
+
+static uint64_t next_entry;
+
+static int batch(fx *f, uint64_t count, uint64_t ts)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        mtc_entry_scratch s;
+        mtc_tbs_entry e;
+        uint8_t spki[64];
+        size_t sl;
+        if (fx_entry(f, next_entry++, &s, &e, spki, &sl) ||
+            mtc_ilog_append(f->log, (mtc_slice){NULL, 0}, &e, NULL))
+            return -1;
+    }
+    if (mtc_ilog_checkpoint_signed(f->log, f->cos, f->n_cos, ts))
+        return -1;
+    return mtc_landmarks_append(f->lm, mtc_ilog_size(f->log));
+}
+
+/* CA 32473.1 with witnesses .101 and .102 (policy: all); 3 batches of 7
+ * entries, a landmark after each. The encoded proof set of landmark L
+ * (caller frees). */
+static uint8_t *proof_set(fx *f, uint64_t L, size_t *len)
+{
+    const mtc_landmarks *lm = f->lm;
+    mtc_update *u;
+    if (mtc_update_from_ilogs(&f->ca_id, &f->log, &lm, 1, &u))
+        return NULL;
+    mtc_staple s, one;
+    mtc_staple_cosig cs[FX_MAX_COSIGNERS];
+    mtc_update_subtree subs[2];
+    uint8_t *b = NULL;
+    if (mtc_staple_from_update(u, 0, &s, cs) == MTC_OK &&
+        mtc_staple_landmark(&s, f->lm, L, &one, subs) == MTC_OK &&
+        mtc_staple_encode(&one, NULL, 0, len) == MTC_ERR_LIMIT && (b = malloc(*len)) &&
+        mtc_staple_encode(&one, b, *len, len) != MTC_OK) {
+        free(b);
+        b = NULL;
+    }
+    mtc_update_free(u);
+    return b;
+}
+
+static int world(fx *f)
+{
+    next_entry = 0;
+    if (fx_init(f, MTC_SIG_ED25519, 2, 0, 1, 0))
+        return -1;
+    for (int b = 0; b < 3; b++)
+        if (batch(f, 7, FX_T0 + 60 * (uint64_t)(b + 1)))
+            return -1;
+    return 0;
+}
+
+static mtc_rp_ca *empty_rp(fx *f)
+{
+    mtc_rp_ca *rp = NULL;
+    if (fx_rp(f, &rp) != MTC_OK)
+        return NULL;
+    mtc_rp_ca_clear_subtrees(rp);
+    return rp;
+}
+
+static int verifies(mtc_rp_ca *rp, fx *f, uint64_t entry)
+{
+    uint8_t cert[8192];
+    size_t cl;
+    mtc_rp_result vr;
+    if (fx_cert(f, entry, 1, cert, sizeof cert, &cl) != MTC_OK)
+        return -1;
+    mtc_rp_verify(rp, cert, cl, -1, &vr);
+    return vr.reason == MTC_RP_OK;
+}
+
+TEST(proof_set_makes_its_landmark_acceptable_and_only_it)
+{
+    fx F;
+    ASSERT_EQ(world(&F), 0);
+    size_t len;
+    uint8_t *b = proof_set(&F, 2, &len); /* entries 7..13 */
+    ASSERT_TRUE(b != NULL);
+    mtc_staple *s;
+    ASSERT_EQ(mtc_staple_decode(b, len, &s), MTC_OK);
+    ASSERT_TRUE(s->n_subtrees >= 1 && s->n_subtrees <= 2);
+    /* canonical */
+    uint8_t *again = malloc(len);
+    size_t l2;
+    ASSERT_EQ(mtc_staple_encode(s, again, len, &l2), MTC_OK);
+    ASSERT_EQ(l2, len);
+    ASSERT_TRUE(!memcmp(again, b, len));
+    mtc_rp_ca *rp = empty_rp(&F);
+    ASSERT_TRUE(rp != NULL);
+    ASSERT_EQ(verifies(rp, &F, 9), 0);
+    mtc_update_result res;
+    /* as the proof set of another landmark: refused, nothing trusted */
+    ASSERT_EQ(mtc_rp_ca_apply_proof_set(rp, s, 3, &res), MTC_ERR_PROOF);
+    ASSERT_EQ(res.reason, MTC_UPDATE_SUBTREES);
+    ASSERT_EQ(mtc_rp_ca_apply_proof_set(rp, s, 4, &res), MTC_ERR_LANDMARK);
+    ASSERT_EQ(mtc_rp_ca_subtree_count(rp), 0);
+    ASSERT_EQ(mtc_rp_ca_apply_proof_set(rp, s, 2, &res), MTC_OK);
+    ASSERT_EQ(res.n_subtrees, s->n_subtrees);
+    ASSERT_EQ(res.valid_cosigs, 3);
+    ASSERT_EQ(verifies(rp, &F, 9), 1);
+    ASSERT_EQ(verifies(rp, &F, 13), 1);
+    ASSERT_EQ(verifies(rp, &F, 3), 0);  /* landmark 1 */
+    ASSERT_EQ(verifies(rp, &F, 17), 0); /* landmark 3 */
+    /* a second landmark's set is added beside it; the same set again
+     * adds nothing */
+    size_t len3;
+    uint8_t *b3 = proof_set(&F, 3, &len3);
+    mtc_staple *s3;
+    ASSERT_EQ(mtc_staple_decode(b3, len3, &s3), MTC_OK);
+    ASSERT_EQ(mtc_rp_ca_apply_proof_set(rp, s3, 3, &res), MTC_OK);
+    ASSERT_EQ(verifies(rp, &F, 17), 1);
+    ASSERT_EQ(verifies(rp, &F, 9), 1);
+    size_t before = mtc_rp_ca_subtree_count(rp);
+    ASSERT_EQ(mtc_rp_ca_apply_proof_set(rp, s3, 3, &res), MTC_OK);
+    ASSERT_EQ(res.n_subtrees, 0);
+    ASSERT_EQ(mtc_rp_ca_subtree_count(rp), before);
+    /* another CA's relying party learns nothing */
+    mtc_rp_ca *other = mtc_rp_ca_new(&F.cos[1].id);
+    ASSERT_EQ(mtc_rp_ca_apply_proof_set(other, s, 2, &res), MTC_ERR_CONFIG);
+    mtc_rp_ca_free(other);
+    mtc_staple_free(s3);
+    free(b3);
+    mtc_staple_free(s);
+    mtc_rp_ca_free(rp);
+    free(again);
+    free(b);
+    fx_free(&F);
+}
+
+/* What bytes b[0..n) do as landmark 2's proof set: -1 refused with the
+ * relying party unchanged; 1 accepted with exactly the subtrees of `real`
+ * (the log's own hashes: a mutation of what no check depends on, such as
+ * another landmark's line, changes nothing trusted); 0 anything else. */
+static int outcome(fx *f, const uint8_t *b, size_t n, const mtc_staple *real)
+{
+    mtc_staple *s;
+    if (mtc_staple_decode(b, n, &s) != MTC_OK)
+        return -1;
+    mtc_rp_ca *rp = empty_rp(f);
+    mtc_update_result res;
+    int rc = mtc_rp_ca_apply_proof_set(rp, s, 2, &res), out = 0;
+    if (rc != MTC_OK) {
+        out = mtc_rp_ca_subtree_count(rp) == 0 &&
+                      (rc == MTC_ERR_NOMEM || res.reason != MTC_UPDATE_OK)
+                  ? -1
+                  : 0;
+    } else if (s->n_subtrees == real->n_subtrees &&
+               mtc_rp_ca_subtree_count(rp) == real->n_subtrees) {
+        out = 1;
+        for (size_t i = 0; i < s->n_subtrees; i++)
+            out &= s->subtrees[i].start == real->subtrees[i].start &&
+                   s->subtrees[i].end == real->subtrees[i].end &&
+                   !memcmp(&s->subtrees[i].hash, &real->subtrees[i].hash, sizeof(mtc_hash));
+    }
+    mtc_rp_ca_free(rp);
+    mtc_staple_free(s);
+    return out;
+}
+
+TEST(every_proof_set_mutation_is_refused_or_harmless)
+{
+    fx F;
+    ASSERT_EQ(world(&F), 0);
+    size_t len;
+    uint8_t *b = proof_set(&F, 2, &len);
+    ASSERT_TRUE(b != NULL);
+    mtc_staple *real;
+    ASSERT_EQ(mtc_staple_decode(b, len, &real), MTC_OK);
+    ASSERT_EQ(outcome(&F, b, len, real), 1);
+    uint8_t *m = malloc(len);
+    size_t step = test_scale() < 1.0 ? 3 : 1, refused = 0, tried = 0;
+    for (size_t i = 0; i < len; i += step)
+        for (int f = 0; f < 2; f++) {
+            memcpy(m, b, len);
+            m[i] ^= f ? 0x80 : 0x01;
+            int o = outcome(&F, m, len, real);
+            if (o == 0)
+                ASSERT_EQ(i, SIZE_MAX); /* names the byte at fault */
+            refused += o == -1;
+            tried++;
+        }
+    /* only the landmark text's other lines are without effect */
+    ASSERT_TRUE(refused * 10 > tried * 9);
+    for (size_t n = 0; n < len; n += step)
+        ASSERT_EQ(outcome(&F, b, n, real), -1);
+    mtc_staple_free(real);
+    free(m);
+    free(b);
+    fx_free(&F);
+}
+
 static const test_case tests[] = {
     {"round_trip_is_canonical", round_trip_is_canonical},
     {"encoder_refuses_what_the_decoder_would", encoder_refuses_what_the_decoder_would},
@@ -240,6 +444,10 @@ static const test_case tests[] = {
      every_mutation_and_truncation_is_refused_or_canonical},
     {"carried_in_a_certificate_and_found_again", carried_in_a_certificate_and_found_again},
     {"request_names_ca_log_and_landmark", request_names_ca_log_and_landmark},
+    {"proof_set_makes_its_landmark_acceptable_and_only_it",
+     proof_set_makes_its_landmark_acceptable_and_only_it},
+    {"every_proof_set_mutation_is_refused_or_harmless",
+     every_proof_set_mutation_is_refused_or_harmless},
 };
 
 TEST_MAIN(tests)

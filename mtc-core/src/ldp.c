@@ -97,6 +97,9 @@ int mtc_ldp_ext_append(mtc_slice exts, const mtc_ldp *d, uint8_t *out,
     /* the existing Extension elements (contents of the inner SEQUENCE) */
     mtc_slice list = {NULL, 0};
     if (exts.len > 0) {
+        /* copied unchanged into a certificate: it must be DER throughout */
+        if (mtc_der_validate(exts.p, exts.len) != MTC_OK)
+            return MTC_ERR_CERT;
         mtc_der_reader r, outer, l;
         mtc_der_reader_init(&r, exts.p, exts.len);
         if (mtc_der_enter(&r, MTC_DER_CONTEXT | MTC_DER_CONSTRUCTED | 3, &outer, NULL) !=

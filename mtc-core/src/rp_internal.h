@@ -7,6 +7,7 @@
 #define MTC_RP_INTERNAL_H
 
 #include "mtc/rp.h"
+#include "mtc/update.h"
 
 struct rp_cosigner {
     mtc_taid id;
@@ -49,6 +50,14 @@ struct mtc_rp_ca {
     struct rp_logstate *logs;    /* logs some update was applied to */
     size_t n_logs;
 };
+
+/* Verifies one log record as the proof set of one landmark (its
+ * subtrees exactly that landmark's, the draft's "Trusted Subtrees" checks
+ * otherwise) and adds them to rp's trusted subtrees; rp unchanged on
+ * error. rp_update.c; mtc_rp_ca_apply_proof_set's core. */
+int mtc__rp_apply_landmark(mtc_rp_ca *rp, const mtc_taid *ca_id,
+                           const mtc_update_log *lg, uint64_t landmark,
+                           mtc_update_result *res);
 
 /* Index of the cosigner with this binary ID, or -1. */
 long mtc__rp_find_cosigner(const mtc_rp_ca *rp, const uint8_t *id, size_t len);

@@ -33,6 +33,50 @@ int mtc_rp_ca_apply_staple(mtc_rp_ca *rp, const mtc_staple *s,
     return rc;
 }
 
+int mtc_rp_ca_apply_proof_set(mtc_rp_ca *rp, const mtc_staple *s, uint64_t landmark,
+                              mtc_update_result *res)
+{
+    mtc_update_cosig one, *cs = s->n_cosigs > 1 ? calloc(s->n_cosigs, sizeof *cs) : &one;
+    if (!cs)
+        return MTC_ERR_NOMEM;
+    for (size_t i = 0; i < s->n_cosigs; i++)
+        cs[i] = (mtc_update_cosig){s->cosigs[i].cosigner_id, s->timestamp,
+                                   s->tree_size, s->root, s->cosigs[i].signature,
+                                   NULL, 0};
+    mtc_update_log lg = {s->log_number, s->landmarks, s->tree_size, s->root,
+                         cs, s->n_cosigs, s->subtrees, s->n_subtrees};
+    int rc = mtc__rp_apply_landmark(rp, &s->ca_id, &lg, landmark, res);
+    if (cs != &one)
+        free(cs);
+    return rc;
+}
+
+int mtc_staple_landmark(const mtc_staple *s, const mtc_landmarks *lm, uint64_t landmark,
+                        mtc_staple *out, mtc_update_subtree subs[2])
+{
+    mtc_subtree t[2];
+    if (landmark == 0 || landmark <= mtc_landmarks_first_kept(lm) ||
+        landmark > mtc_landmarks_last(lm) ||
+        mtc_landmarks_subtrees(lm, landmark, &t[0], &t[1]) != MTC_OK)
+        return MTC_ERR_RANGE;
+    size_t n = 0;
+    for (int j = 0; j < 2; j++) {
+        if (t[j].start == t[j].end)
+            continue;
+        size_t i = 0;
+        while (i < s->n_subtrees &&
+               !(s->subtrees[i].start == t[j].start && s->subtrees[i].end == t[j].end))
+            i++;
+        if (i == s->n_subtrees)
+            return MTC_ERR_RANGE;
+        subs[n++] = s->subtrees[i];
+    }
+    *out = *s;
+    out->subtrees = subs;
+    out->n_subtrees = n;
+    return MTC_OK;
+}
+
 static void *dup(const void *p, size_t n)
 {
     if (n == 0)

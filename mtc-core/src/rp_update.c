@@ -176,6 +176,36 @@ static int check_log(const mtc_rp_ca *rp, const mtc_update_log *lg,
     return MTC_OK;
 }
 
+/* The non-empty subtrees of landmark `landmark` of lm are exactly lg's,
+ * in order, each consistent with the reference checkpoint; appended to
+ * *table. */
+static int check_landmark_subtrees(const mtc_landmarks *lm, uint64_t landmark,
+                                   const mtc_update_log *lg, struct rp_subtree *table,
+                                   size_t *n, mtc_update_result *res)
+{
+    mtc_subtree s[2];
+    if (landmark <= mtc_landmarks_first_kept(lm) || landmark > mtc_landmarks_last(lm) ||
+        mtc_landmarks_subtrees(lm, landmark, &s[0], &s[1]) != MTC_OK)
+        return fail(res, MTC_UPDATE_LANDMARKS, MTC_ERR_LANDMARK);
+    size_t k = 0;
+    for (int j = 0; j < 2; j++) {
+        if (s[j].start == s[j].end)
+            continue;
+        if (k == lg->n_subtrees || lg->subtrees[k].start != s[j].start ||
+            lg->subtrees[k].end != s[j].end)
+            return fail(res, MTC_UPDATE_SUBTREES, MTC_ERR_PROOF);
+        const mtc_update_subtree *st = &lg->subtrees[k++];
+        if (mtc_subtree_consistency_verify(st->start, st->end, lg->ref_size, &st->hash,
+                                           &lg->ref_root, st->consistency,
+                                           st->n_consistency) != MTC_OK)
+            return fail(res, MTC_UPDATE_SUBTREE_PROOF, MTC_ERR_PROOF);
+        table[(*n)++] = (struct rp_subtree){lg->log_number, st->start, st->end, st->hash};
+    }
+    if (k != lg->n_subtrees)
+        return fail(res, MTC_UPDATE_SUBTREES, MTC_ERR_PROOF);
+    return MTC_OK;
+}
+
 static int sub_cmp(const void *a, const void *b)
 {
     const struct rp_subtree *x = a, *y = b;
@@ -194,6 +224,46 @@ static int updated(const mtc_update *u, uint64_t log)
         if (u->logs[i].log_number == log)
             return 1;
     return 0;
+}
+
+int mtc__rp_apply_landmark(mtc_rp_ca *rp, const mtc_taid *ca_id,
+                           const mtc_update_log *lg, uint64_t landmark,
+                           mtc_update_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (!mtc_taid_equal(ca_id, &rp->ca_id))
+        return fail(res, MTC_UPDATE_WRONG_CA, MTC_ERR_CONFIG);
+    if (lg->log_number == 0 || lg->log_number > MTC_LOG_NUMBER_MAX)
+        return fail(res, MTC_UPDATE_MALFORMED, MTC_ERR_ARG);
+    mtc_landmarks *lm;
+    if (mtc_landmarks_parse((const char *)lg->landmarks.p, lg->landmarks.len, 0,
+                            lg->ref_size, &lm, NULL) != MTC_OK)
+        return fail(res, MTC_UPDATE_LANDMARKS, MTC_ERR_LANDMARK);
+    struct rp_subtree *table = malloc((rp->n_subtrees + 3) * sizeof *table);
+    size_t n = rp->n_subtrees;
+    int rc = table ? check_cosigners(rp, lg, res) : MTC_ERR_NOMEM;
+    if (rc == MTC_OK) {
+        if (rp->n_subtrees)
+            memcpy(table, rp->subtrees, rp->n_subtrees * sizeof *table);
+        rc = check_landmark_subtrees(lm, landmark, lg, table, &n, res);
+    }
+    mtc_landmarks_free(lm);
+    if (rc != MTC_OK) {
+        free(table);
+        return rc;
+    }
+    /* added beside what it trusts (a subtree it held already once) */
+    qsort(table, n, sizeof *table, sub_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        if (w == 0 || sub_cmp(&table[w - 1], &table[i]) != 0)
+            table[w++] = table[i];
+    res->n_subtrees = w - rp->n_subtrees;
+    free(rp->subtrees);
+    rp->subtrees = table;
+    rp->n_subtrees = w;
+    rp->cap_subtrees = rp->n_subtrees;
+    return MTC_OK;
 }
 
 int mtc_rp_ca_apply_update(mtc_rp_ca *rp, const mtc_update *u,

@@ -66,6 +66,9 @@ typedef struct pki_ca_config {
     int64_t tile_height;
     sim_time prune_interval;
     int staple;                 /* what-if: staple landmarks (pki_staple.c) */
+    int64_t ldp;                /* distribution points its certificates name
+                                   (draft-gray-plants-mtc-ldp); 0: none */
+    double ldp_fail_prob;       /* a fetch from them fails */
 } pki_ca_config;
 
 typedef struct pki_cosigner_config {
@@ -358,6 +361,10 @@ struct pki_ca {
     uint64_t next_ticket;
     uint64_t nsites_total;
     struct pki_staple *staple;  /* newest landmark staple (cfg->staple) */
+    struct pki_ldp *ldp;        /* proof sets of its active landmarks */
+    uint8_t *ldp_exts;          /* scratch: a site's extensions with the
+                                   distribution points (cfg->ldp > 0) */
+    size_t ldp_exts_cap;
     int unreachable;            /* ca_unreachable periods in force: update
                                    services cannot fetch from it */
 };
@@ -510,6 +517,9 @@ void pki_job_response(pki_job *job, size_t slot, int view, int ok,
 /* pki_staple.c: a new staple of log l after a landmark was allocated
  * (what-if; MTC_OK when there is nothing to staple yet). */
 int pki_staple_refresh(pki_ca *ca, pki_log *l);
+/* pki_staple.c: the proof set of log l's newest landmark, served by the
+ * CA's Landmark Distribution Points (cfg->ldp > 0). */
+int pki_ldp_refresh(pki_ca *ca, pki_log *l);
 void pki_staple_free(pki_ca *ca);
 
 /* pki_cosigner.c */

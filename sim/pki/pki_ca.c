@@ -106,6 +106,8 @@ int pki_ca_setup(pki_state *ps, pki_ca *ca, char *err, size_t errlen)
     ca->info.ca_cert_len = ca->ca_cert_len;
     ca->info.ca_pk = ca->signer.pk;
     ca->info.ca_pk_len = ca->signer.pk_len;
+    ca->info.ldp = (unsigned)c->ldp;
+    ca->info.ldp_fail_prob = c->ldp_fail_prob;
     ca->min_serial = mtc_serial(1, 0);
     ca->next_log_number = 1;
     sim_stream_init(&ca->arr_stream, PKI_STREAM_ARRIVALS, ca->index);
@@ -160,6 +162,7 @@ void pki_ca_free(pki_ca *ca)
     pki_signer_free(&ca->signer);
     free(ca->ca_cert);
     free(ca->rev);
+    free(ca->ldp_exts);
     pki_staple_free(ca);
 }
 

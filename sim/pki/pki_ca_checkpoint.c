@@ -190,6 +190,8 @@ static int job_complete(pki_ca *ca, pki_job *job)
             return rc;
         if (alloc && ca->cfg->staple && (rc = pki_staple_refresh(ca, l)) != MTC_OK)
             return rc;
+        if (alloc && ca->cfg->ldp > 0 && (rc = pki_ldp_refresh(ca, l)) != MTC_OK)
+            return rc;
     }
     /* The caller releases the job (job_release) once nothing refers to
      * it; until then it waits among the zombies. */

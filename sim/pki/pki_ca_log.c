@@ -20,11 +20,13 @@
  * Only what a checkpoint, a landmark or a certificate needs is signed or
  * proved, and every such signature, proof and certificate is real.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mtc/der.h"
 #include "mtc/error.h"
+#include "mtc/ldp.h"
 #include "pki.h"
 #include "pki_ca_internal.h"
 
@@ -322,6 +324,37 @@ static int append_bg(pki_ca *ca, pki_log *l, sim_time arrival)
     return MTC_OK;
 }
 
+/* The distribution points of a CA with `ldp`: http://ldp<i>.<name>.example/
+ * (the length of a CA's access URLs today, e.g. Let's Encrypt's
+ * http://r11.i.lencr.org/ of 23 octets). Appended to e's extensions in the
+ * CA's own scratch, which e then borrows; background entries are hashed
+ * from their template without it (their length enters no figure). */
+static int ldp_extensions(pki_ca *ca, mtc_tbs_entry *e)
+{
+    char urls[MTC_LDP_MAX_URIS][SIM_PARAM_NAME_MAX + 32];
+    mtc_ldp d = {0, {{NULL, 0}}};
+    for (int64_t i = 0; i < ca->cfg->ldp && i < MTC_LDP_MAX_URIS; i++) {
+        int n = snprintf(urls[i], sizeof urls[i], "http://ldp%lld.%s.example/",
+                         (long long)i + 1, ca->cfg->name);
+        if (n < 0 || (size_t)n >= sizeof urls[i])
+            return MTC_ERR_LIMIT;
+        d.uri[d.n++] = (mtc_slice){(const uint8_t *)urls[i], (size_t)n};
+    }
+    size_t need = 0;
+    int rc = mtc_ldp_ext_append(e->extensions, &d, ca->ldp_exts, ca->ldp_exts_cap, &need);
+    if (rc == MTC_ERR_LIMIT) {
+        uint8_t *p = realloc(ca->ldp_exts, need);
+        if (!p)
+            return MTC_ERR_NOMEM;
+        ca->ldp_exts = p;
+        ca->ldp_exts_cap = need;
+        rc = mtc_ldp_ext_append(e->extensions, &d, ca->ldp_exts, ca->ldp_exts_cap, &need);
+    }
+    if (rc == MTC_OK)
+        e->extensions = (mtc_slice){ca->ldp_exts, need};
+    return rc;
+}
+
 /* Builds the site's entry into *e (borrowing ps->scratch). */
 int pki__site_entry(pki_ca *ca, const pki_site_req *s, mtc_tbs_entry *e)
 {
@@ -334,6 +367,8 @@ int pki__site_entry(pki_ca *ca, const pki_site_req *s, mtc_tbs_entry *e)
         e->subject = (mtc_slice){s->subject, s->subject_len};
         e->extensions = (mtc_slice){s->exts, s->exts_len};
     }
+    if (rc == MTC_OK && ca->cfg->ldp > 0)
+        rc = ldp_extensions(ca, e);
     return rc;
 }
 

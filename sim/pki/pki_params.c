@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mtc/error.h"
+#include "mtc/ldp.h"
 #include "pki.h"
 
 const char *const pki_alg_names[] = {"ed25519", "ecdsa-p256", "ml-dsa-44",
@@ -118,6 +119,12 @@ static const sim_param_desc ca_params[] = {
     {"staple", SIM_PARAM_BOOL, offsetof(pki_ca_config, staple), 0, 0, 1, NULL,
      "", "what-if, not in the draft: the CA's sites staple its newest cosigned "
          "checkpoint and landmark subtrees beside a standalone certificate"},
+    {"ldp", SIM_PARAM_INT, offsetof(pki_ca_config, ldp), 0, 0, MTC_LDP_MAX_URIS, NULL,
+     "", "Landmark Distribution Points (draft-gray-plants-mtc-ldp) its certificates "
+         "name, each serving the proof set of every active landmark (0: none)"},
+    {"ldp_fail_prob", SIM_PARAM_REAL, offsetof(pki_ca_config, ldp_fail_prob), 0, 0, 1,
+     NULL, "", "per fetch, the distribution points answer with an error (the "
+               "client then falls back to a standalone certificate)"},
 };
 
 static int ca_defaults(void *p)

@@ -33,8 +33,9 @@ static int cosig_cmp(const void *a, const void *b)
 }
 
 /* The encoded staple of log l at its reference checkpoint into *out
- * (malloc'd), or an error (then nothing is allocated). */
-static int build(pki_ca *ca, pki_log *l, uint8_t **out, size_t *len)
+ * (malloc'd), or an error (then nothing is allocated); only > 0: the
+ * proof set of that landmark alone (its subtrees only). */
+static int build(pki_ca *ca, pki_log *l, uint64_t only, uint8_t **out, size_t *len)
 {
     const mtc_landmarks *lm = l->lm;
     uint64_t last = mtc_landmarks_last(lm), last_size;
@@ -62,7 +63,7 @@ static int build(pki_ca *ca, pki_log *l, uint8_t **out, size_t *len)
     mtc_node_source src;
     mtc_tree_source(l->tree, &src);
     size_t n = 0;
-    for (uint64_t k = first; k <= last && rc == MTC_OK; k++) {
+    for (uint64_t k = only ? only : first; k <= (only ? only : last) && rc == MTC_OK; k++) {
         mtc_subtree s[2];
         rc = mtc_landmarks_subtrees(lm, k, &s[0], &s[1]);
         for (int j = 0; j < 2 && rc == MTC_OK; j++) {
@@ -105,7 +106,7 @@ int pki_staple_refresh(pki_ca *ca, pki_log *l)
 {
     uint8_t *b;
     size_t len;
-    int rc = build(ca, l, &b, &len);
+    int rc = build(ca, l, 0, &b, &len);
     if (rc == MTC_ERR_RANGE)
         return MTC_OK; /* nothing to staple yet: the next landmark will */
     if (rc == MTC_ERR_PRUNED)
@@ -128,8 +129,84 @@ int pki_staple_refresh(pki_ca *ca, pki_log *l)
     return MTC_OK;
 }
 
+/* ---- Landmark Distribution Points (draft-gray-plants-mtc-ldp) -------------------- */
+
+/* A CA with `ldp` serves, per active landmark, the proof set it made when
+ * the landmark was allocated: the landmark's subtrees with their
+ * consistency proofs to that (cosigned) checkpoint. Made once, when the
+ * subtrees' entries are all in the tree (a staple of every active
+ * landmark can no longer be made once the oldest ones are pruned), and
+ * kept for the landmark's active life. */
+typedef struct pki_ldp_set {
+    sim_ca_proof_set pub;
+    uint8_t *bytes;
+} pki_ldp_set;
+
+struct pki_ldp {
+    pki_ldp_set *set;        /* ring of cap, newest at (head + n - 1) */
+    size_t cap, head, n;
+};
+
+int pki_ldp_refresh(pki_ca *ca, pki_log *l)
+{
+    uint64_t last = mtc_landmarks_last(l->lm);
+    uint8_t *b;
+    size_t len;
+    int rc = build(ca, l, last, &b, &len);
+    if (rc == MTC_ERR_RANGE || rc == MTC_ERR_PRUNED)
+        return MTC_OK; /* no quorum on it yet: that landmark is not served */
+    if (rc != MTC_OK)
+        return rc;
+    struct pki_ldp *r = ca->ldp;
+    if (!r) {
+        size_t cap = (size_t)ca->max_active + 2;
+        r = calloc(1, sizeof *r);
+        if (r && !(r->set = calloc(cap, sizeof *r->set))) {
+            free(r);
+            r = NULL;
+        }
+        if (!r) {
+            free(b);
+            return MTC_ERR_NOMEM;
+        }
+        r->cap = cap;
+        ca->ldp = r;
+    }
+    if (r->n == r->cap) { /* the oldest is no longer active */
+        free(r->set[r->head].bytes);
+        r->head = (r->head + 1) % r->cap;
+        r->n--;
+    }
+    pki_ldp_set *e = &r->set[(r->head + r->n++) % r->cap];
+    e->bytes = b;
+    e->pub = (sim_ca_proof_set){b, len, l->number, last};
+    return MTC_OK;
+}
+
+const sim_ca_proof_set *sim_world_ca_proof_set(const sim_world *w, size_t ca,
+                                               uint64_t log_number, uint64_t landmark)
+{
+    pki_state *ps = pki_state_of(w);
+    if (!ps || ca >= ps->nca || !ps->ca[ca].ldp)
+        return NULL;
+    const struct pki_ldp *r = ps->ca[ca].ldp;
+    for (size_t i = 0; i < r->n; i++) {
+        const pki_ldp_set *e = &r->set[(r->head + i) % r->cap];
+        if (e->pub.log_number == log_number && e->pub.landmark == landmark)
+            return &e->pub;
+    }
+    return NULL;
+}
+
 void pki_staple_free(pki_ca *ca)
 {
+    if (ca->ldp) {
+        for (size_t i = 0; i < ca->ldp->n; i++)
+            free(ca->ldp->set[(ca->ldp->head + i) % ca->ldp->cap].bytes);
+        free(ca->ldp->set);
+        free(ca->ldp);
+        ca->ldp = NULL;
+    }
     if (ca->staple)
         free(ca->staple->bytes);
     free(ca->staple);

@@ -404,6 +404,7 @@ typedef struct hs_result {
     int ok;
     uint32_t cert;          /* the certificate finally accepted (or tried) */
     uint32_t stp_copy, stp_bytes; /* a staple beside it (web_staple.c) */
+    web_ldp_fetch ldp;      /* a proof set fetched on demand (web_ldp.c) */
     uint32_t ch_ta;         /* first ClientHello's trust_anchors bytes */
     /* per attempt, for the latency (web_path.c): trust_anchors bytes in
      * the ClientHello, bytes after the ServerHello */
@@ -667,11 +668,22 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
         else
             slow_check(wb, co, apub, &wb->sites[site], id, matched, adv);
     }
+    /* a client signalling that it fetches landmarks on demand gets the
+     * site's landmark-relative certificate when its CA has distribution
+     * points (web_ldp.c) */
+    if (adv && wb->ldp && co->cfg.ldp != WEB_LDP_OFF && id != WEB_NO_CERT &&
+        wb->certh[id].kind != WEB_LR) {
+        uint32_t lr = web__ldp_offer(wb, s);
+        if (lr != WEB_NO_CERT) {
+            id = lr;
+            matched = 0;
+        }
+    }
     if (id == WEB_NO_CERT)
         return;
     /* read before web__pubinfo below, which may move the table */
     r->ch_ta = adv ? adv->ch_ext_len : 0;
-    uint32_t ch_len = r->ch_ta + web__staple_signal(wb, co);
+    uint32_t ch_len = r->ch_ta + web__staple_signal(wb, co) + web__ldp_signal(wb, co);
     int ta_sent = adv != NULL;
     const web_cert_hot *c = &wb->certh[id];
     /* the publication the client holds: its views verify */
@@ -684,6 +696,14 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     if (c->kind == WEB_LR && own && !lr_matches(wb, own, c))
         wb->st.lr_unadvertised++;
     int reason = attempt(wb, views, co, id, matched, ch_len, ta_sent, s->name_len, now, r);
+    /* lacking the landmark: a proof set it holds or fetches now, then
+     * verify again against the state it gives */
+    if (reason == MTC_RP_COSIGNERS && c->kind == WEB_LR && co->cfg.ldp == WEB_LDP_FETCH &&
+        views) {
+        const sim_ca_view *lv = web__ldp_resolve(wb, cl, co, id, views[c->ca], now, &r->ldp);
+        if (lv)
+            reason = check_time(wb, c, now, verify_memo(wb, id, co->us, lv));
+    }
     /* draft-ietf-tls-trust-anchor-ids 5.6 recovers from signalling
      * failures: the server chose from what the client said it trusts,
      * and the client finds it does not hold that landmark (verification
@@ -707,7 +727,7 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
             r->retried = 1;
             const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, c->ca);
             uint32_t ch1 = (uint32_t)tls_ext_trust_anchors_len(&ci->ca_id, 1) +
-                           web__staple_signal(wb, co);
+                           web__staple_signal(wb, co) + web__ldp_signal(wb, co);
             /* New connection: TCP handshake + TLS flight; QUIC: one. */
             r->rtt_tcp += 2;
             r->rtt_quic += 1;
@@ -761,6 +781,8 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
         sim_counter_add(wb->m.sigless, k, 1);
         sim_counter_add(wb->m.sigless_ca, c->ca, 1);
     }
+    if (wb->ldp)
+        web__ldp_after(wb, k, &r.ldp, r.sigless, r.retried);
     if (r.retried) {
         wb->st.retries++;
         sim_counter_add(wb->m.retry, k, 1);
@@ -784,7 +806,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
                 wb->st.base_auth_sum[i] += web__base_auth(wb, site, k, i);
     }
     if (co->path)
-        web__path_full(wb, cl, co, site, rank, r.cert, now, r.n, r.ch_ext, r.enc);
+        web__path_full(wb, cl, co, site, rank, r.cert, now, r.n, r.ch_ext, r.enc, &r.ldp);
     if (!r.ok) {
         wb->st.failures++;
         return;

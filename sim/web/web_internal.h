@@ -405,6 +405,7 @@ struct web {
                                pointed at */
     web_stats st;
     struct web_staple *stp; /* learning from staples (web_staple.c); NULL: off */
+    struct web_ldp *ldp;    /* landmark fetching on demand (web_ldp.c); NULL: off */
     int64_t epoch;
     /* Scratch for an extension encoded only for its length (the
      * ClientHello's trust_anchors): WEB_WIRE_SCRATCH bytes, owned here,
@@ -626,6 +627,35 @@ uint32_t web__staple_offer(web *wb, const web_cohort *co, uint32_t ca,
  * when a staple came (copy != 0), its verification and learning. */
 void web__staple_after(web *wb, web_client *c, size_t us, uint32_t ca,
                        uint32_t copy, uint32_t bytes, int sigless);
+/* web_ldp.c: Landmark Distribution Points (draft-gray-plants-mtc-ldp):
+ * a client lacking a landmark fetches the proof set on demand. All no-ops
+ * when no cohort has ldp set. */
+typedef struct web_ldp web_ldp;
+typedef struct web_ldp_fetch {
+    uint8_t state;          /* WEB_LDPF_*: what happened in this handshake */
+    uint32_t req, resp;     /* HTTP payload bytes each way */
+    double u;               /* the fetch's loss uniform (web_latency_ms_u) */
+} web_ldp_fetch;
+enum { WEB_LDPF_NONE = 0, WEB_LDPF_OK = 1, WEB_LDPF_FAILED = 2, WEB_LDPF_CACHED = 3 };
+int web__ldp_create(web *wb, char *err, size_t errlen);
+void web__ldp_destroy(web *wb);
+/* ClientHello bytes of the support signal (0 unless the cohort signals). */
+uint32_t web__ldp_signal(const web *wb, const web_cohort *co);
+/* The certificate a server sends a client signalling support that no
+ * landmark-relative certificate matched: its newest landmark-relative
+ * certificate of a CA with distribution points, else WEB_NO_CERT. */
+uint32_t web__ldp_offer(const web *wb, const web_site_hot *s);
+/* A client of cohort co lacking the landmark of certificate id, whose
+ * view of the CA is base: the view to verify it against, from a proof set
+ * it holds (f->state WEB_LDPF_CACHED) or has just fetched (WEB_LDPF_OK),
+ * or NULL (nothing, or the fetch failed: WEB_LDPF_FAILED). */
+const sim_ca_view *web__ldp_resolve(web *wb, web_client *c, const web_cohort *co,
+                                    uint32_t id, const sim_ca_view *base, sim_time now,
+                                    web_ldp_fetch *f);
+/* After a full handshake of cohort k. */
+void web__ldp_after(web *wb, size_t k, const web_ldp_fetch *f, int sigless, int retried);
+/* The fetch's latency (web_path.c), recorded per cohort. */
+void web__ldp_observe_ms(web *wb, size_t k, double ms);
 /* web_path.c: handshake latency over a client's network path */
 static inline web_path *web__path(const struct web *wb, const web_client *c,
                                   const web_cohort *co)
@@ -664,7 +694,8 @@ void web__path_init(web *wb, web_path *p, const web_cohort *co, uint64_t cid);
  * handshake_ms, its baselines and their verification parts. */
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
                     uint32_t site, uint32_t rank, uint32_t cert, sim_time now,
-                    unsigned n, const uint32_t *ch_ext, const uint32_t *enc);
+                    unsigned n, const uint32_t *ch_ext, const uint32_t *enc,
+                    const web_ldp_fetch *fetch);
 /* Prices a resumed handshake (no Certificate, no signature). */
 void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,
                        uint32_t site);

@@ -314,7 +314,8 @@ static void vcache_put(web_path *p, uint32_t rank, uint64_t obj, uint32_t now_s)
 
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
                     uint32_t site, uint32_t rank, uint32_t cert, sim_time now,
-                    unsigned n, const uint32_t *ch_ext, const uint32_t *enc)
+                    unsigned n, const uint32_t *ch_ext, const uint32_t *enc,
+                    const web_ldp_fetch *fetch)
 {
     web_path *p = web__path(wb, c, co);
     sim_stream ps = {web__client_id(wb, c), p->n, WEB_STREAM_CLIENT_PATH, 0};
@@ -355,13 +356,30 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     if (sim_metrics_recording(wb->env.metrics))
         wb->vpend[((k * wb->nprof + prof) * 8 + (sh->alg & 7u)) * 2 + (slot >= 0)]++;
     vcache_put(p, rank, ch->obj, now_s);
+    /* a proof set fetched on demand (web_ldp.c): plain HTTP on a new TCP
+     * connection over the same path (set-up, request, the answer in slow
+     * start from the initial window), with its own loss uniform; its
+     * verification: the checkpoint's signatures under the policy and
+     * every hash it carries */
+    double fetch_ms = 0.0, fetch_v = 0.0;
+    if (fetch && (fetch->state == WEB_LDPF_OK || fetch->state == WEB_LDPF_FAILED)) {
+        web_lat_flights ff = {fetch->req, fetch->resp, 0, 0.0};
+        fetch_ms = web_latency_ms_u(WEB_LAT_TCP_TLS13, &co->fl.t, &path, &ff, NULL, NULL,
+                                    fetch->u);
+        if (fetch_ms >= 0)
+            web__ldp_observe_ms(wb, k, fetch_ms);
+        else
+            fetch_ms = 0.0;
+        if (fetch->state == WEB_LDPF_OK)
+            fetch_v = us_ms * (vp->sa_us[ch->ca] + (double)(fetch->resp / 32) * vp->node_us);
+    }
     double ms[4];
     if (web_latency_ms_paired(proto_of(co), &co->fl.t, &path, &f[0],
                               n > 1 ? &f[1] : NULL, b, 3, r, -1.0, ms) == 0) {
         if (ms[0] >= 0) {
-            sim_hist_observe(wb->m.lat, k, ms[0] + v);
-            sim_hist_observe(wb->m.lat_network, k, ms[0]);
-            sim_hist_observe(wb->m.lat_verify, k, v);
+            sim_hist_observe(wb->m.lat, k, ms[0] + fetch_ms + v + fetch_v);
+            sim_hist_observe(wb->m.lat_network, k, ms[0] + fetch_ms);
+            sim_hist_observe(wb->m.lat_verify, k, v + fetch_v);
         }
         for (int i = 0; i < 3; i++)
             if (ms[1 + i] >= 0)

@@ -11,6 +11,7 @@
 #include "mtc/cert.h"
 #include "mtc/error.h"
 #include "mtc/ilog.h"
+#include "mtc/ldp.h"
 #include "mtc/staple.h"
 
 #define WFX_MAX_CA 4
@@ -58,6 +59,8 @@ typedef struct wfx_ca {
     size_t fmt_len;
     int fmt_valid;
     sim_ca_staple staple;       /* cfg.staple: the newest (bytes owned) */
+    uint8_t ldp_exts[1024];     /* cfg.ldp: an entry's extensions with them */
+    sim_ca_proof_set psets[64]; /* cfg.ldp: proof set of landmark i + 1 */
 } wfx_ca;
 
 struct wfx {
@@ -212,7 +215,7 @@ static int publish(wfx *f, sim_time at)
 /* ---- issuance ------------------------------------------------------------------ */
 
 /* The request's entry, with its own subject and extensions when it gave them. */
-static int req_entry(const wfx_ca *c, const wfx_req *q, mtc_entry_scratch *s,
+static int req_entry(wfx_ca *c, const wfx_req *q, mtc_entry_scratch *s,
                      mtc_tbs_entry *e)
 {
     int rc = mtc_tbs_entry_tls_server(e, s, (mtc_slice){c->issuer, c->issuer_len}, q->nb,
@@ -220,6 +223,15 @@ static int req_entry(const wfx_ca *c, const wfx_req *q, mtc_entry_scratch *s,
     if (rc == MTC_OK && q->subject) {
         e->subject = (mtc_slice){q->subject, q->subject_len};
         e->extensions = (mtc_slice){q->exts, q->exts_len};
+    }
+    if (rc == MTC_OK && c->info.ldp > 0) {
+        static const char u[] = "http://ldp1.ca.example/";
+        mtc_ldp d = {1, {{(const uint8_t *)u, sizeof u - 1}}};
+        size_t n = 0;
+        rc = mtc_ldp_ext_append(e->extensions, &d, (uint8_t *)c->ldp_exts,
+                                sizeof c->ldp_exts, &n);
+        if (rc == MTC_OK)
+            e->extensions = (mtc_slice){c->ldp_exts, n};
     }
     return rc;
 }
@@ -382,6 +394,50 @@ static int make_staple(wfx *f, wfx_ca *c)
     return MTC_OK;
 }
 
+/* The proof set of c's newest landmark (its subtrees only) at the last
+ * signed checkpoint. */
+static int make_proof_set(wfx_ca *c)
+{
+    uint64_t last = mtc_landmarks_last(c->lm);
+    if (last == 0 || last > 64)
+        return MTC_ERR_RANGE;
+    const mtc_landmarks *lm = c->lm;
+    mtc_update *u;
+    mtc_staple s, one;
+    mtc_staple_cosig cs[1 + WFX_MAX_W];
+    mtc_update_subtree subs[2];
+    int rc = mtc_update_from_ilogs(&c->info.ca_id, &c->log, &lm, 1, &u);
+    if (rc)
+        return rc;
+    size_t len = 0;
+    uint8_t *b = NULL;
+    rc = mtc_staple_from_update(u, 0, &s, cs);
+    if (rc == MTC_OK)
+        rc = mtc_staple_landmark(&s, c->lm, last, &one, subs);
+    if (rc == MTC_OK && mtc_staple_encode(&one, NULL, 0, &len) == MTC_ERR_LIMIT &&
+        (b = malloc(len)))
+        rc = mtc_staple_encode(&one, b, len, &len);
+    else if (rc == MTC_OK)
+        rc = MTC_ERR_NOMEM;
+    mtc_update_free(u);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    c->psets[last - 1] = (sim_ca_proof_set){b, len, 1, last};
+    return MTC_OK;
+}
+
+static const sim_ca_proof_set *f_proof_set(void *ctx, size_t ca, uint64_t log,
+                                           uint64_t landmark)
+{
+    wfx *f = ctx;
+    if (ca >= f->cfg.nca || log != 1 || landmark == 0 || landmark > 64 ||
+        !f->ca[ca].psets[landmark - 1].bytes)
+        return NULL;
+    return &f->ca[ca].psets[landmark - 1];
+}
+
 static const sim_ca_staple *f_staple(void *ctx, size_t ca)
 {
     wfx *f = ctx;
@@ -421,6 +477,8 @@ static void lm_event(sim_engine *sim, sim_event *e)
             continue;
         if (f->cfg.staple)
             make_staple(f, c);
+        if (f->cfg.staple && f->cfg.ldp)
+            make_proof_set(c);
         for (size_t i = 0; i < f->nreqs; i++) {
             wfx_req *q = f->reqs[i];
             if (q->ca != ca || q->lr_done)
@@ -556,6 +614,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
         mtc_taid_from_text(idt, strlen(idt), &c->info.ca_id);
         snprintf(c->name, sizeof c->name, "ca%zu", ca);
         c->info.name = c->name;
+        c->info.ldp = cfg->ldp;
+        c->info.ldp_fail_prob = cfg->ldp_fail_prob;
         c->info.alg = cfg->alg;
         c->info.max_lifetime = cfg->lifetime;
         c->info.ncosigners = cfg->witnesses;
@@ -621,7 +681,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        f_pub_time,
                        cfg->staple ? f_staple : NULL,
                        NULL,
-                       NULL}; /* cosigners priced with the CA's algorithm */
+                       NULL, /* cosigners priced with the CA's algorithm */
+                       cfg->ldp ? f_proof_set : NULL};
     *out = f;
     return MTC_OK;
 }
@@ -655,6 +716,8 @@ void wfx_destroy(wfx *f)
         mtc_ilog_free(f->ca[ca].log);
         mtc_landmarks_free(f->ca[ca].lm);
         free((uint8_t *)f->ca[ca].staple.bytes);
+        for (size_t i = 0; i < 64; i++)
+            free((uint8_t *)f->ca[ca].psets[i].bytes);
     }
     free(f);
 }

@@ -33,6 +33,10 @@ typedef struct wfx_config {
     int staple;                 /* what-if: checkpoints are signed (at the
                                    epoch + sim time in seconds) and every
                                    landmark makes a staple (mtc/staple.h) */
+    unsigned ldp;               /* > 0 (with staple): certificates name that
+                                   many Landmark Distribution Points, which
+                                   serve each landmark's proof set */
+    double ldp_fail_prob;       /* a fetch from them fails */
 } wfx_config;
 
 void wfx_defaults(wfx_config *c);

@@ -10,6 +10,9 @@
 --   - bulk update proofs (include_proofs, proofs = "bulk"; --set
 --     proofs=per_subtree for the comparison);
 --   - landmark staples: two CAs staple, one cohort learns from them;
+--   - Landmark Distribution Points: the second CA's certificates name two,
+--     which fail 5 % of fetches; a lagging cohort on a lossy path fetches
+--     missing landmarks on demand (ldp = "fetch"), another retries;
 --   - a witness outage, a network path with loss (handshake latency), a
 --     cohort that never updates.
 -- The world starts steady by default: the clients' installed landmarks at
@@ -38,7 +41,8 @@ for i = 1, 4 do
   cas[i] = mtcsim.ca{ name = "ca" .. i, algorithm = "ed25519", rate = per_day(2e4 / i),
                       lifetime = hours(8), checkpoint_interval = 60,
                       landmark_interval = hours(1), cosigners = cos, quorum = #cos,
-                      staple = (i == 1 or i == 4) }
+                      staple = (i == 1 or i == 4),
+                      ldp = i == 2 and 2 or 0, ldp_fail_prob = i == 2 and 0.05 or 0 }
 end
 mtcsim.update_service{ name = "updates", fetch_interval = minutes(10),
                        publication_delay = minutes(5), include_proofs = true, proofs = proofs,
@@ -57,6 +61,12 @@ mtcsim.browsers{ name = "updaters", count = n,
                  visits_per_hour = 10, zipf_exponent = 1.2, update_interval = hours(1) }
 mtcsim.browsers{ name = "frozen", count = math.max(20, math.floor(n / 4)), never_updates = true,
                  learn_staples = true, visits_per_hour = 10, zipf_exponent = 1.2 }
+mtcsim.browsers{ name = "fetchers", count = math.max(20, math.floor(n / 4)), ldp = "fetch",
+                 update_interval = hours(12), update_apply_delay = lognormal{ median = hours(6), sigma = 0.5 },
+                 visits_per_hour = 10, zipf_exponent = 1.2,
+                 rtt = lognormal{ median = 80, sigma = 0.5 }, loss_prob = 0.02 }
+mtcsim.browsers{ name = "retriers", count = math.max(20, math.floor(n / 8)), ldp = "retry",
+                 never_updates = true, visits_per_hour = 10, zipf_exponent = 1.2 }
 sim:at(warm + hours(2), "ca_unreachable", cas[3], hours(6))
 sim:at(warm + hours(1), "cosigner_outage", witness, hours(2))
 

@@ -19,9 +19,11 @@
  * certificate as the MTC draft says). The OID's last arc stands for the
  * draft's unassigned one: an id-pe OID has 8 content octets, the size any
  * assignment under id-pe would have. The proof set an LDP answers with is
- * a LandmarkStaple (mtc/staple.h): a signed, cosigned target checkpoint,
- * the log's landmarks and each active landmark subtree with its subtree
- * consistency proof to that checkpoint.
+ * encoded as a LandmarkStaple (mtc/staple.h) holding only the requested
+ * landmark's subtrees: the cosigned target checkpoint, the log's
+ * landmarks, and the landmark's (at most two) subtrees each with its
+ * subtree consistency proof to that checkpoint (mtc_staple_landmark,
+ * verified by mtc_rp_ca_apply_proof_set).
  *
  * The request names what the relying party needs, and so what the LDP
  * learns: the CA, the log and the landmark of the certificate, as an HTTP
@@ -72,7 +74,8 @@ int mtc_ldp_decode(const uint8_t *in, size_t len, mtc_ldp *out);
  * Appends the extension (non-critical) for d to a certificate's
  * extensions: exts is the whole [3] EXPLICIT Extensions element, or empty
  * for none; out gets the whole new [3] element. MTC_ERR_CERT when exts is
- * not such an element or already has the extension; MTC_ERR_LIMIT when
+ * not such an element, not DER throughout (mtc_der_validate), or already
+ * has the extension; MTC_ERR_LIMIT when
  * cap is short (*out_len then has the length needed); MTC_ERR_ARG as for
  * mtc_ldp_encode.
  */

@@ -121,6 +121,31 @@ int mtc_rp_ca_apply_staple(mtc_rp_ca *rp, const mtc_staple *s,
                            mtc_update_result *res);
 
 /*
+ * The proof set of one landmark (what a Landmark Distribution Point
+ * answers with, mtc/ldp.h): a staple whose subtrees are exactly the
+ * non-empty subtrees of `landmark` (the draft's "Landmark-Relative
+ * Certificates": at most two), each with its consistency proof to the
+ * staple's checkpoint. Server side: from a staple s of every active
+ * landmark (its landmarks parsed as lm), *out borrows from s with subs
+ * (room for 2) as its subtrees; MTC_ERR_RANGE when landmark is not active
+ * in lm or s lacks one of its subtrees.
+ */
+int mtc_staple_landmark(const mtc_staple *s, const mtc_landmarks *lm, uint64_t landmark,
+                        mtc_staple *out, mtc_update_subtree subs[2]);
+
+/*
+ * Client side: verifies s as the proof set of `landmark` against rp's
+ * cosigners and policy (the CA ID, the landmarks within the checkpoint,
+ * `landmark` active among them, the cosigner policy, the subtrees exactly
+ * that landmark's with valid proofs) and only then adds its subtrees to
+ * rp's trusted subtrees, beside those it holds. res as for updates
+ * (n_subtrees: the subtrees added). Returns MTC_OK or the update's error
+ * codes; rp is unchanged on error.
+ */
+int mtc_rp_ca_apply_proof_set(mtc_rp_ca *rp, const mtc_staple *s, uint64_t landmark,
+                              mtc_update_result *res);
+
+/*
  * A deep copy of rp (cosigners, policy, trusted subtrees, revoked ranges,
  * update state), e.g. to apply a staple to a shared relying-party state.
  * NULL when out of memory.

@@ -46,6 +46,9 @@
  *                           then per connection its jitter and loss draws
  *                           (only in cohorts with an rtt; a stream of its
  *                           own for the same reason)
+ *   WEB_STREAM_CLIENT_LDP (70) id = client id: two draws per fetch from
+ *                           a Landmark Distribution Point (its failure,
+ *                           its loss); a stream of its own likewise
  * A client's draws depend only on its own stream and on the PKI timeline,
  * which every shard replays identically, so a client behaves the same
  * whichever shard simulates it. Sites are simulated on every shard (their
@@ -110,8 +113,15 @@ enum {
     WEB_STREAM_SITEKEY = 66,
     WEB_STREAM_CLIENT_POLICY = 67,
     WEB_STREAM_CLIENT_PATH = 68,
-    WEB_STREAM_SITE_CHAIN = 69
+    WEB_STREAM_SITE_CHAIN = 69,
+    WEB_STREAM_CLIENT_LDP = 70
 };
+
+/* ldp: what a client lacking a certificate's landmark does (web_ldp.c):
+ * nothing (the draft: it never signals, servers send it standalone
+ * certificates), fetch the proof set from the certificate's Landmark
+ * Distribution Points, or signal but retry with a standalone certificate */
+enum { WEB_LDP_OFF = 0, WEB_LDP_FETCH = 1, WEB_LDP_RETRY = 2 };
 
 /* update_on_start: when a session start triggers a check */
 enum { WEB_START_IF_DUE = 0, WEB_START_ALWAYS = 1 };
@@ -152,6 +162,11 @@ typedef struct web_pki {
      * order of its policy; NULL member: taken as the CA's own (sim_ca_info
      * alg). Prices a client's verification (docs/model.md). */
     mtc_sig_alg (*cosigner_alg)(void *ctx, size_t ca, size_t i);
+    /* What CA ca's Landmark Distribution Points answer for a landmark
+     * (draft-gray-plants-mtc-ldp), NULL when nothing (also when this
+     * pointer is NULL). */
+    const sim_ca_proof_set *(*proof_set)(void *ctx, size_t ca, uint64_t log_number,
+                                         uint64_t landmark);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */
@@ -222,6 +237,7 @@ typedef struct web_browsers_config {
     int64_t tcp_initial_window; /* server's initial window, segments */
     int64_t client_hello_extra; /* unmodelled ClientHello extension bytes */
     int learn_staples;          /* what-if: learns landmarks from staples */
+    int ldp;                    /* WEB_LDP_*: a missing landmark on demand */
     /* Network path (handshake latency, sim/web_latency.h); off when rtt
      * is NULL: then nothing below is drawn or recorded. */
     sim_dist *rtt;              /* ms, one draw per client */

@@ -287,6 +287,9 @@ typedef struct sim_ca_info {
     size_t ca_cert_len;
     const uint8_t *ca_pk;       /* CA cosigner public key (raw) */
     size_t ca_pk_len;
+    unsigned ldp;               /* distribution points its certificates name
+                                   (mtc/ldp.h); 0: none */
+    double ldp_fail_prob;       /* a fetch from them fails */
 } sim_ca_info;
 
 /* ca < sim_world_count(w, "ca"); NULL otherwise or before start. */
@@ -456,6 +459,21 @@ typedef struct sim_ca_staple {
     uint32_t seq;
     uint64_t log_number, last_landmark, max_active;
 } sim_ca_staple;
+
+/* What a Landmark Distribution Point of a CA with `ldp` answers for one
+ * landmark (draft-gray-plants-mtc-ldp; mtc/ldp.h): the encoded proof set
+ * (mtc_staple format, that landmark's subtrees only). */
+typedef struct sim_ca_proof_set {
+    const uint8_t *bytes;
+    size_t len;
+    uint64_t log_number, landmark;
+} sim_ca_proof_set;
+
+/* NULL when the CA serves no proof set for that landmark (no `ldp`, no
+ * cosigned checkpoint at it, or no longer active). Valid until the next
+ * event runs. */
+const sim_ca_proof_set *sim_world_ca_proof_set(const sim_world *w, size_t ca,
+                                               uint64_t log_number, uint64_t landmark);
 
 /* NULL when the CA does not staple or has not stapled yet. Valid until
  * the next event runs. */
