@@ -18,6 +18,19 @@
 
 BUILD   ?= build
 SAN     ?= 0
+
+# Quiet by default, as Linux's and Lua's builds are: one short line per
+# step ("  CC      lua/host/lhost.c"); `make V=1` prints every command.
+# Q prefixes a recipe's command, $(say) prints its short line (and does
+# nothing with V=1, where the command itself is printed).
+V ?= 0
+ifeq ($(V),1)
+Q   :=
+say := @true
+else
+Q   := @
+say := @printf '  %-7s %s\n'
+endif
 CC      ?= cc
 PKGS    := libcrypto gsl sqlite3 lua5.4 libbrotlienc libbrotlidec libzstd
 
@@ -79,27 +92,33 @@ deps:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIBMTC): $(call obj,$(MTC_SRC))
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(say) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(LIBSIM): $(call obj,$(SIM_SRC))
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(say) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/mtc: $(call obj,$(CLI_SRC)) $(LIBMTC)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/mtcsim: $(call obj,$(HOST_SRC)) $(LIBSIM) $(LIBMTC) $(HOST_EXTRA_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS) $(HOST_EXTRA_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS) $(HOST_EXTRA_LIBS)
 
 # Objects first, archives last: extra prerequisites that mk/*.mk fragments
 # add (host modules for tests/test_lua_*) may need symbols from libsim.
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(LIBMTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
 
 # The user-facing targets: install what is missing, then build in a fresh make
 # so that the pkg-config flags above see the installed packages.

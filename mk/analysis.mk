@@ -13,13 +13,15 @@ ANALYSIS_GEN := $(BUILD)/gen/analysis_scripts.c
 
 $(ANALYSIS_GEN): $(ANALYSIS_GP) mk/embed.sh
 	@mkdir -p $(dir $@)
-	sh mk/embed.sh $(ANALYSIS_GP) > $@.tmp && mv $@.tmp $@
+	$(say) GEN $@
+	$(Q)sh mk/embed.sh $(ANALYSIS_GP) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/mtcsim: $(call obj,$(ANALYSIS_GEN))
 
 $(BUILD)/tests/results_driver: $(BUILD)/obj/tests/results_driver.o \
         $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(LIBMTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 all: $(BUILD)/tests/results_driver

@@ -34,14 +34,16 @@ $(BUILD)/tests/fuzz-replay/fuzz_%: $(BUILD)/obj/tests/fuzz_%.o \
         $(BUILD)/obj/tests/fuzz/replay_main.o $(call obj,$(TESTLIB_SRC)) \
         $(LIBSIM) $(LIBMTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
 
 # The fuzz objects see tests/ on the include path like the test files do.
 $(BUILD)/obj/tests/fuzz_%.o: CPPFLAGS += -Itests
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz_%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(LDLIBS)
+	$(say) FUZZ $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(LDLIBS)
 
 # fuzz_host runs scenarios: it also links the scenario host (lua/host,
 # lua/bindings) and the embedded library, whose rules are in mk/lua.mk
@@ -57,7 +59,8 @@ $(BUILD)/tests/fuzz-replay/fuzz_host: $(FUZZ_HOST_OBJS)
 $(FUZZ_DIR)/fuzz_host: tests/fuzz_host.c $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) \
         $(BUILD)/gen/lua_embed.c mk/fuzz_host.ignorelist
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) \
+	$(say) FUZZ $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) \
 	  -fsanitize-coverage-ignorelist=mk/fuzz_host.ignorelist -o $@ $< \
 	  $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) $(BUILD)/gen/lua_embed.c $(LDLIBS)
 

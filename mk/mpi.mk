@@ -4,7 +4,8 @@ all: $(BUILD)/tests/mpi/shard_driver
 
 $(BUILD)/tests/mpi/shard_driver: $(BUILD)/obj/tests/mpi/shard_driver.o $(LIBSIM) $(LIBMTC)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 .PHONY: bench-mpi
 bench-mpi: all

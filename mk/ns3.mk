@@ -9,7 +9,8 @@ NS3_LIBS := $(shell pkg-config --libs ns3-core 2>/dev/null)
 
 $(BUILD)/ns3-hold: sim/bench/ns3_hold.cc
 	@mkdir -p $(dir $@)
-	g++ -std=c++17 -O2 -o $@ $< $(NS3_LIBS)
+	$(say) CXX $@
+	$(Q)g++ -std=c++17 -O2 -o $@ $< $(NS3_LIBS)
 
 all: $(BUILD)/ns3-hold
 endif

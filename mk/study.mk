@@ -4,7 +4,8 @@
 # from the same run's counts at unit costs measured in the same invocation
 # (build/bench_study_rates, build/bench_web). About 10 minutes of one core.
 $(BUILD)/bench_study_rates: $(BUILD)/obj/sim/bench/study_rates.o $(LIBMTC)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 all: $(BUILD)/bench_study_rates
 

@@ -7,7 +7,8 @@ VALIDATE_SRC := $(wildcard validate/*.c)
 VALIDATE     := $(BUILD)/validate
 
 $(VALIDATE): $(call obj,$(VALIDATE_SRC)) $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(LIBMTC)
-	$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS)
 
 $(call obj,$(VALIDATE_SRC)): CPPFLAGS += -Itests
 

@@ -3,7 +3,8 @@
 BENCH_WEB := $(BUILD)/bench_web
 
 $(BENCH_WEB): $(BUILD)/obj/tests/bench_web.o $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(LIBMTC)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/tests/bench_web.o: CPPFLAGS += -Itests
 

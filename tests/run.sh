@@ -23,12 +23,12 @@ set -u
 # together they reach every layer the C tests do not: the mtc and mtcsim
 # command lines, the Lua API and its errors, the sandbox and its limits, the
 # results database's readers on damaged and read-only files, a sharded
-# engine run under MPI, the tree's layout, and the docs' agreement with the
-# tree. Left to make test: the scenario runs, the reports, compare, the
+# engine run under MPI, the tree's layout, the build's quiet output, and
+# the docs' agreement with the tree. Left to make test: the scenario runs, the reports, compare, the
 # certificate demos, validation and the MPI equivalence of whole runs.
 CHECK_SH="sh_layout sh_units sh_mtc_inputs sh_mtc_tree sh_mldsa_cli sh_mtcsim_cli
           sh_lua_api sh_lua_errors sh_lua_sandbox sh_lua_hardening
-          sh_harden_results sh_mpi_shard sh_docs_paths"
+          sh_harden_results sh_mpi_shard sh_docs_paths sh_make_quiet"
 
 # The sanitized pass's shell tests. The C tests already run sanitized; these
 # are the shell tests that drive C code no C test reaches: the fuzz corpora
