@@ -299,14 +299,17 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
             printf("%-44s %16s\n", "metric", "value");
         if (first->leaf_key[0])
             printf("# like for like: MTC and the classical and ML-DSA-44 chains "
-                   "all use the sites' leaf key (%s); \"today\" is an ECDSA "
-                   "P-256 key and chain with two SCTs\n", first->leaf_key);
+                   "all use the sites' leaf key (%s); the chains are each site's "
+                   "profile of today's (2-4 certificates, 2-3 SCTs), the ML-DSA-44 "
+                   "one with every CA and log key ML-DSA-44; \"today\" is that "
+                   "chain with its own leaf key (RSA or ECDSA)\n", first->leaf_key);
         for (size_t s = 0; s < first->n; s++)
             if (!strncmp(first->s[s].name, "handshake_ms_change_", 20)) {
                 printf("# latency: handshake_ms_change_* = MTC's quantile / the "
                        "baseline's - 1, both on the same connections (each "
                        "client's rtt and jitter, bandwidth, transport, the "
-                       "site's key and signing time, the loss draw); "
+                       "loss draw; each arm its own key's signing and "
+                       "verification time); "
                        "model and simplifications in docs/model.md\n");
                 break;
             }
