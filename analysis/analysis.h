@@ -3,8 +3,9 @@
  * (lua/commands/mtcsim.c) dispatches to, and the exit codes and version
  * both halves of the program print.
  *
- * The analysis suite reads results databases through sim/results_read.h
- * and includes no Lua header and no SQL (tests/sh_layout.sh compiles this
+ * The analysis suite reads results databases through sim/results_read.h,
+ * computes every statistic with stats.h, and includes no Lua header and no
+ * SQL (tests/sh_layout.sh compiles this
  * folder without Lua's flags and fails on SQL outside sim/results/). Each command is a cmd_*.c file
  * with its own --help; exit codes: 0 success, 1 failure, 2 bad usage or
  * input (the message names the bad argument).

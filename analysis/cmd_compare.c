@@ -4,7 +4,7 @@
  *
  * For every sweep point the two share (matched by their swept values, or
  * the single point of each), every headline statistic of the run summary:
- * the mean of each side with its Student-t half-width, and the difference
+ * the mean of each side with its interval (stats.h), and the difference
  * B - A with its interval. The interval is paired when the two sides ran
  * the same replications with the same seeds (common random numbers: the
  * same streams drive both, so most noise cancels in each pair), Welch's
@@ -35,7 +35,8 @@ static void usage(FILE *f)
         "Compares two experiments (default: the latest of each file; the two\n"
         "may be in one file: r.db:1 r.db:2). For each sweep point they share\n"
         "(matched by swept values), each headline statistic: mean of A and of B\n"
-        "with 95 %% Student-t half-widths, the difference B - A with its 95 %%\n"
+        "with 95 %% intervals (Student-t half-widths; a fraction's Wilson\n"
+        "interval [lo,hi]; a 0/1 flag's count k/n), the difference B - A with its 95 %%\n"
         "interval and the relative difference. The interval is paired when both\n"
         "sides ran the same replications with the same seeds (common random\n"
         "numbers), Welch's otherwise; '*' marks an interval that excludes 0.\n\n"
@@ -154,26 +155,35 @@ static void stat_all(sim_results *db, int64_t exp, stat_list *l)
     free(m);
 }
 
-/* Values of `stat` at a point's completed runs, with replication and seed. */
+/* Values of `stat` at a point's completed runs, with replication and seed,
+ * and their interval (stats.h); *v holds the plain values. */
 static size_t values(side *d, size_t p, const char *stat, double **v,
-                     int64_t **reps, int64_t **seeds)
+                     int64_t **reps, int64_t **seeds, stats_interval *ci)
 {
-    int64_t *ids;
-    size_t nr = rdb_point_runs(d->s->r.db, d->s->r.exp, d->s->r.points[p], &ids,
-                               reps, seeds);
-    *v = malloc((nr ? nr : 1) * sizeof **v);
-    size_t n = 0;
-    for (size_t k = 0; *v && k < nr; k++) {
-        double x;
-        if (rdb_run_stat(d->s->r.db, ids[k], stat, "all", &x)) {
-            (*v)[n] = x;
-            (*reps)[n] = (*reps)[k];
-            (*seeds)[n] = (*seeds)[k];
-            n++;
-        }
-    }
-    free(ids);
+    stats_val *x;
+    size_t n = rdb_point_vals(d->s->r.db, d->s->r.exp, d->s->r.points[p], stat,
+                              "all", &x, reps, seeds);
+    *ci = stats_summarize(x, n);
+    *v = malloc((n ? n : 1) * sizeof **v);
+    for (size_t k = 0; *v && k < n; k++)
+        (*v)[k] = x[k].v;
+    free(x);
     return *v ? n : 0;
+}
+
+/* A side's interval in one column: "0.0123" (Student-t half-width),
+ * "[0.9015,0.9608]" (a fraction's Wilson interval), "2/5" (runs flagged),
+ * "-" with one run. */
+static void fmt_side(char *b, size_t n, const stats_interval *ci)
+{
+    if (ci->n < 2)
+        snprintf(b, n, "-");
+    else if (ci->kind == STATS_FLAG)
+        snprintf(b, n, "%zu/%zu", ci->flagged, ci->n);
+    else if (ci->kind == STATS_FRACTION)
+        snprintf(b, n, "[%.4g,%.4g]", ci->lo, ci->hi);
+    else
+        snprintf(b, n, "%.3g", ci->half);
 }
 
 static void fmt_num(char *b, size_t n, double v, int sign)
@@ -194,8 +204,9 @@ static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
 {
     double *va, *vb;
     int64_t *ra, *sa, *rb, *sb;
-    size_t na = values(A, pa, stat, &va, &ra, &sa);
-    size_t nb = values(B, pb, stat, &vb, &rb, &sb);
+    stats_interval ca, cb;
+    size_t na = values(A, pa, stat, &va, &ra, &sa, &ca);
+    size_t nb = values(B, pb, stat, &vb, &rb, &sb, &cb);
     int printed = 0, zero = na && nb;
     for (size_t i = 0; zero && i < na; i++)
         zero = va[i] == 0;
@@ -223,18 +234,12 @@ static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
             diffci_welch(va, na, vb, nb, CI_LEVEL, &d);
         free(pbv);
         *paired_out = paired;
-        double ma, la, ha, mb, lb, hb;
-        report__band(va, na, &ma, &la, &ha);
-        report__band(vb, nb, &mb, &lb, &hb);
-        char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], s7[32], ci[72];
+        double ma = ca.mean;
+        char s1[32], s2[48], s3[32], s4[48], s5[32], s6[32], s7[32], ci[72];
         fmt_num(s1, sizeof s1, ma, 0);
-        fmt_num(s3, sizeof s3, mb, 0);
-        snprintf(s2, sizeof s2, "%s", na > 1 ? "" : "-");
-        snprintf(s4, sizeof s4, "%s", nb > 1 ? "" : "-");
-        if (na > 1)
-            snprintf(s2, sizeof s2, "%.3g", (ha - la) / 2);
-        if (nb > 1)
-            snprintf(s4, sizeof s4, "%.3g", (hb - lb) / 2);
+        fmt_num(s3, sizeof s3, cb.mean, 0);
+        fmt_side(s2, sizeof s2, &ca);
+        fmt_side(s4, sizeof s4, &cb);
         fmt_num(s5, sizeof s5, d.diff, 1);
         if (d.method != DIFF_NONE) {
             fmt_num(s6, sizeof s6, d.lo, 1);
@@ -450,8 +455,8 @@ int cmd_compare(int argc, char **argv)
     FILE *txt = NULL;
     if (status != HOST_OK)
         goto done;
-    for (int i = 0; rdb_headline[i]; i++)
-        stat_push(&stats, rdb_headline[i]);
+    for (int i = 0; stats_headline[i]; i++)
+        stat_push(&stats, stats_headline[i]);
     if (all)
         stat_all(A.s->r.db, A.s->r.exp, &stats);
     for (size_t i = 0; i < ns; i++)

@@ -5,8 +5,9 @@
  * a statistic against the swept parameter with its interval. Separate
  * from drawing (plot_fig.c) and from options (cmd_plot.c).
  *
- * Statistics: only completed runs; bands and error bars are Student-t
- * intervals across replications (report__band, as the report draws them).
+ * Statistics: only completed runs; bands and error bars are intervals
+ * across replications (stats.h: Student-t, a fraction's Wilson interval
+ * inside [0, 1]), as the report draws them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -107,39 +108,6 @@ void plot__stat_name(const plot_sel *s, char *buf, size_t n)
         snprintf(buf, n, "%s", s->metric);
 }
 
-size_t plot__values(plot_sel *s, size_t p, const char *cohort, double **out,
-                    int64_t **reps_out, int64_t **seeds_out)
-{
-    int64_t *ids, *reps, *seeds;
-    size_t nr = rdb_point_runs(s->r.db, s->r.exp, s->r.points[p], &ids, &reps, &seeds);
-    char stat[200];
-    plot__stat_name(s, stat, sizeof stat);
-    double *v = malloc((nr ? nr : 1) * sizeof *v);
-    size_t n = 0;
-    for (size_t k = 0; v && k < nr; k++) {
-        double x;
-        if (rdb_run_stat(s->r.db, ids[k], stat, cohort, &x)) {
-            v[n] = x;
-            reps[n] = reps[k];
-            seeds[n] = seeds[k];
-            n++;
-        }
-    }
-    *out = v;
-    if (reps_out)
-        *reps_out = reps;
-    else
-        free(reps);
-    if (seeds_out)
-        *seeds_out = seeds;
-    else
-        free(seeds);
-    free(ids);
-    return v ? n : 0;
-}
-
-/* ---- series over time ---- */
-
 /* A line title: "[tag: ][point label][, cohort]". */
 static void line_title(const plot_sel *s, size_t p, const char *cohort,
                        char *buf, size_t n)
@@ -227,7 +195,7 @@ size_t plot__series(plot_sel *s, plot_fig *f)
                 if (!n)
                     continue;
                 double m, lo, hi;
-                report__band(x, n, &m, &lo, &hi);
+                stats_band(x, n, &m, &lo, &hi);
                 plot__row(l, (double)A[0].t[k] * scale, m, lo, hi);
             }
             free(x);
@@ -323,13 +291,13 @@ size_t plot__sweep(plot_sel *s, plot_fig *f)
         for (size_t i = 0; i < ncat; i++) {
             size_t p = s->points[by_cohort ? 0 : i];
             const char *coh = s->cohorts[by_cohort ? i : c];
-            double *v, m, lo, hi;
-            size_t n = plot__values(s, p, coh, &v, NULL, NULL);
-            if (n) {
-                report__band(v, n, &m, &lo, &hi);
-                plot__row(l, bars ? (double)i : s->r.xval[p] * xs, m, lo, hi);
-            }
-            free(v);
+            char stat[200];
+            stats_interval ci;
+            plot__stat_name(s, stat, sizeof stat);
+            report__point_ci(&s->r, stat, coh, s->r.points[p], &ci);
+            if (ci.n)
+                plot__row(l, bars ? (double)i : s->r.xval[p] * xs, ci.mean, ci.lo,
+                          ci.hi);
         }
         added++;
     }

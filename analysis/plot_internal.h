@@ -112,12 +112,7 @@ size_t plot__sweep(plot_sel *s, plot_fig *f);
 /* Natural units and axis labels once every line is in (all lines of f are
  * rescaled together, so overlaid experiments share one unit). */
 void plot__finish(plot_sel *s, plot_fig *f, int view);
-/* Per-run values of the selected statistic at point index p, cohort c:
- * count, values in *out (caller frees), run seeds and replications in
- * the seeds and replications when not NULL (caller frees). */
-size_t plot__values(plot_sel *s, size_t p, const char *cohort, double **out,
-                    int64_t **reps, int64_t **seeds);
-/* The statistic plot__values reads ("auth_bytes.mean", "log_entries"). */
+/* The statistic a sweep or bar view draws ("auth_bytes.mean", "log_entries"). */
 void plot__stat_name(const plot_sel *s, char *buf, size_t n);
 /* The sim:at actions recorded for the experiment's runs, as markers (time
  * scaled by `scale`); none for databases without the table. */

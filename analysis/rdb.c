@@ -68,76 +68,42 @@ void rdb_split_spec(const char *spec, char *buf, size_t n, int64_t *exp)
     *exp = x;
 }
 
-const char *const rdb_headline[] = {
-    "signatureless_fraction", "auth_bytes.mean", "auth_bytes.p99",
-    "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44",
-    "extra_rtt_tcp.mean", "extra_rtt_quic.mean", "handshake_full",
-    "handshake_resumed", "handshake_retry", "revoked_accepted",
-    "revocation_exposure.mean", "revocation_exposure.p99",
-    "issuance_delay_standalone.mean", "issuance_delay_standalone.p99",
-    "issuance_delay_landmark.mean", "issuance_delay_landmark.p99",
-    "log_entries", "signatures", "log_storage_bytes", "rp_state_bytes",
-    "update_publication_bytes.mean", "update_bytes",
-    "cosign_quorum_failures", "cosign_quorum_stall.mean",
-    "cosign_quorum_stall.p99", NULL};
-
-/* A scalar (counter or gauge) of a run and cohort. */
-static int scalar_of(sim_results *db, int64_t run, const char *metric,
-                     const char *cohort, double *v)
-{
-    int found = 0;
-    return sim_results_scalar(db, run, metric, cohort, v, &found) == 0 && found;
-}
-
-/* A column of a run's histogram (count, mean, p50, ...). */
-static int hist_of(sim_results *db, int64_t run, const char *metric,
-                   const char *col, const char *cohort, double *v)
-{
-    sim_hist_row h;
-    int found = 0;
-    if (sim_results_histogram(db, run, metric, cohort, &h, &found) != 0 || !found)
-        return 0;
-    static const char *const cols[] = {"count", "sum", "mean", "min", "max",
-                                       "p50", "p90", "p99"};
-    const double vals[] = {h.count, h.sum, h.mean, h.min, h.max, h.p50, h.p90, h.p99};
-    for (int i = 0; i < 8; i++)
-        if (!strcmp(cols[i], col)) {
-            if (isnan(vals[i]))
-                return 0;
-            *v = vals[i];
-            return 1;
-        }
-    return 0;
-}
-
 int rdb_run_stat(sim_results *db, int64_t run_id, const char *stat,
                  const char *cohort, double *v)
 {
-    double a, b;
-    if (!strcmp(stat, "signatureless_fraction")) {
-        if (!scalar_of(db, run_id, "handshake_signatureless", cohort, &a) ||
-            !scalar_of(db, run_id, "handshake_full", cohort, &b) || !(b > 0))
-            return 0;
-        *v = a / b;
-        return 1;
-    }
-    if (!strncmp(stat, "auth_bytes_ratio_vs_", 20)) {
-        char base[96];
-        snprintf(base, sizeof base, "auth_bytes_baseline_%s", stat + 20);
-        if (!hist_of(db, run_id, "auth_bytes", "mean", cohort, &a) ||
-            !hist_of(db, run_id, base, "mean", cohort, &b) || !(b > 0))
-            return 0;
-        *v = a / b;
-        return 1;
-    }
-    if (scalar_of(db, run_id, stat, cohort, v))
-        return 1;
-    const char *dot = strrchr(stat, '.');
-    if (!dot || (size_t)(dot - stat) >= 160)
+    stats_source src = stats_stored(db, run_id);
+    stats_val x;
+    if (!stats_value(&src, stat, cohort, &x))
         return 0;
-    char metric[160];
-    snprintf(metric, sizeof metric, "%.*s", (int)(dot - stat), stat);
-    return hist_of(db, run_id, metric, dot + 1, cohort, v);
+    *v = x.v;
+    return 1;
+}
+
+size_t rdb_point_vals(sim_results *db, int64_t exp, int64_t point,
+                      const char *stat, const char *cohort, stats_val **out,
+                      int64_t **reps, int64_t **seeds)
+{
+    int64_t *ids, *rp, *sd;
+    size_t nr = rdb_point_runs(db, exp, point, &ids, &rp, &sd), n = 0;
+    *out = malloc((nr ? nr : 1) * sizeof **out);
+    for (size_t k = 0; *out && k < nr; k++) {
+        stats_source src = stats_stored(db, ids[k]);
+        if (stats_value(&src, stat, cohort, &(*out)[n])) {
+            rp[n] = rp[k];
+            sd[n] = sd[k];
+            n++;
+        }
+    }
+    free(ids);
+    if (reps)
+        *reps = rp;
+    else
+        free(rp);
+    if (seeds)
+        *seeds = sd;
+    else
+        free(sd);
+    return *out ? n : 0;
 }
 
 size_t rdb_point_runs(sim_results *db, int64_t exp, int64_t point, int64_t **ids,

@@ -15,6 +15,7 @@
 
 #include "sim/results.h"
 #include "sim/results_read.h"
+#include "stats.h"
 
 /* Opens path read-only; on failure prints "mtcsim CMD: message" and
  * returns HOST_USAGE (a missing, foreign or corrupt file is bad input). */
@@ -35,20 +36,19 @@ int rdb_parse_id(const char *cmd, const char *opt, const char *v, int64_t *out);
  * path. */
 void rdb_split_spec(const char *spec, char *buf, size_t n, int64_t *exp);
 
-/*
- * A statistic of a run, by name as the run summary prints them:
- *   "METRIC"                 a counter's or gauge's final value
- *   "METRIC.count|mean|p50|p90|p99|min|max|sum"  of a histogram
- *   "signatureless_fraction" handshake_signatureless / handshake_full
- *   "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44"
- * of cohort `cohort` ("all" for the total). Writes the value of run_id
- * into *v and returns 1, or 0 when the run lacks it.
- */
+/* A statistic of a stored run by the name the run summary prints
+ * (stats_value: derived figures, metrics, histogram statistics) of cohort
+ * `cohort` ("all" for the total). Writes the value of run_id into *v and
+ * returns 1, or 0 when the run lacks it. */
 int rdb_run_stat(sim_results *db, int64_t run_id, const char *stat,
                  const char *cohort, double *v);
 
-/* The headline statistics (the run summary's short list), NULL-ended. */
-extern const char *const rdb_headline[];
+/* The values of `stat` (with their kinds and counts) at the completed runs
+ * of (exp, point) that have it, with their replication and seed (each
+ * array malloc'ed; reps and seeds may be NULL). Returns the count. */
+size_t rdb_point_vals(sim_results *db, int64_t exp, int64_t point,
+                      const char *stat, const char *cohort, stats_val **out,
+                      int64_t **reps, int64_t **seeds);
 
 /* Completed runs of (exp, point) as (run_id, replication, seed), ordered
  * by replication (a resumed replication counts once: its latest completed

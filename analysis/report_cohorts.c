@@ -254,11 +254,12 @@ void report__html_cohorts(report *r, FILE *h)
     if (n >= 2) {
         fprintf(h, "<h2>Per cohort</h2>\n<p>Each browser cohort's signatureless "
                    "fraction and mean authentication bytes per full handshake: "
-                   "mean over completed replications &plusmn; half-width of the "
-                   "%.0f %% Student-t interval.</p>\n<table>\n<tr><th>sweep "
+                   "mean over completed replications and the %.0f %% interval "
+                   "(the fraction's Wilson interval, the bytes' Student-t "
+                   "half-width).</p>\n<table>\n<tr><th>sweep "
                    "point</th><th>cohort</th><th>n</th><th>signatureless "
-                   "fraction</th><th>&plusmn; CI</th><th>auth bytes mean</th>"
-                   "<th>&plusmn; CI</th></tr>\n", 100 * CI_LEVEL);
+                   "fraction</th><th>CI</th><th>auth bytes mean</th>"
+                   "<th>CI</th></tr>\n", 100 * CI_LEVEL);
         static const char *const stats[] = {"signatureless_fraction", "auth_bytes.mean"};
         for (size_t p = 0; p < r->npoints; p++)
             for (size_t i = 0; i < n; i++) {
@@ -267,28 +268,19 @@ void report__html_cohorts(report *r, FILE *h)
                 fputs("</td><td>", h);
                 report__html_text(h, c[i]);
                 size_t nrun = 0;
-                char cells[2][96];
+                char cells[2][160];
                 for (int k = 0; k < 2; k++) {
-                    int64_t *ids, *reps, *seeds;
-                    size_t nr = rdb_point_runs(r->db, r->exp, r->points[p], &ids,
-                                               &reps, &seeds);
-                    double *v = malloc((nr ? nr : 1) * sizeof *v), m, lo, hi;
-                    size_t nv = 0;
-                    for (size_t j = 0; v && j < nr; j++)
-                        nv += rdb_run_stat(r->db, ids[j], stats[k], c[i], &v[nv]);
-                    if (nv) {
-                        report__band(v, nv, &m, &lo, &hi);
-                        snprintf(cells[k], sizeof cells[k], "<td>%.*f</td><td>%s%.*f</td>",
-                                 k ? 1 : 4, m, nv > 1 ? "" : "(n=1) ", k ? 1 : 4,
-                                 nv > 1 ? hi - m : 0.0);
-                    } else {
+                    stats_interval ci;
+                    report__point_ci(r, stats[k], c[i], r->points[p], &ci);
+                    char m[40], iv[96];
+                    stats_format_value(ci.mean, ci.kind, m, sizeof m);
+                    stats_format_ci(&ci, iv, sizeof iv);
+                    if (ci.n)
+                        snprintf(cells[k], sizeof cells[k], "<td>%s</td><td>%s</td>", m,
+                                 ci.n > 1 ? iv : "(n=1)");
+                    else
                         snprintf(cells[k], sizeof cells[k], "<td></td><td></td>");
-                    }
-                    nrun = nv > nrun ? nv : nrun;
-                    free(v);
-                    free(ids);
-                    free(reps);
-                    free(seeds);
+                    nrun = ci.n > nrun ? ci.n : nrun;
                 }
                 fprintf(h, "</td><td>%zu</td>%s%s</tr>\n", nrun, cells[0], cells[1]);
             }

@@ -62,23 +62,6 @@ int64_t report__warmup_end(report *r)
     return w;
 }
 
-/* Mean and Student-t band of x[0..n); the band collapses with n < 2. */
-void report__band(const double *x, size_t n, double *mean, double *lo,
-                  double *hi)
-{
-    sim_ci ci;
-    if (n >= 2 && sim_ci_student(x, n, CI_LEVEL, &ci) == MTC_OK) {
-        *mean = ci.mean;
-        *lo = ci.lo;
-        *hi = ci.hi;
-        return;
-    }
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += x[i];
-    *mean = *lo = *hi = n ? s / (double)n : NAN;
-}
-
 /* Time axis: days for spans of 3 days or more, else hours. */
 double report__time_scale(int64_t span_us, const char **unit)
 {
@@ -145,23 +128,15 @@ done:
 
 /* ---- values per run ---- */
 
-size_t report__per_run_values(report *r, const char *stat, int64_t point,
-                              double **out)
+void report__point_ci(report *r, const char *stat, const char *cohort,
+                      int64_t point, stats_interval *ci)
 {
-    int64_t *ids, *reps, *seeds;
-    size_t nr = rdb_point_runs(r->db, r->exp, point, &ids, &reps, &seeds), n = 0;
-    *out = malloc((nr ? nr : 1) * sizeof **out);
-    for (size_t k = 0; *out && k < nr; k++)
-        n += (size_t)rdb_run_stat(r->db, ids[k], stat, "all", &(*out)[n]);
-    free(ids);
-    free(reps);
-    free(seeds);
-    return *out ? n : 0;
+    stats_val *v;
+    size_t n = rdb_point_vals(r->db, r->exp, point, stat, cohort, &v, NULL, NULL);
+    *ci = stats_summarize(v, n);
+    free(v);
 }
 
-/* If the first swept parameter is a duration in seconds (an entity
- * parameter of duration type takes exactly its values at every point),
- * its unit for the axis: "s"; else "". */
 const char *report__swept_unit(report *r)
 {
     if (!r->x_numeric || r->npoints < 2)

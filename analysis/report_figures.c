@@ -111,7 +111,7 @@ static void fig_fraction(report *r)
                 if (n == 0)
                     continue;
                 double m, lo, hi;
-                report__band(x, n, &m, &lo, &hi);
+                stats_band(x, n, &m, &lo, &hi);
                 fprintf(f, "%.10g %.10g %.10g %.10g\n", (double)F[0].t[k] * scale,
                         m, lo < 0 ? 0 : lo, hi > 1 ? 1 : hi);
                 rows++;
@@ -260,8 +260,8 @@ static void fig_sweep(report *r, const char *name, const char *title,
     figure *g = report__fig_new(r, name, title);
     snprintf(g->caption, sizeof g->caption,
              "%s against the swept parameter %s: mean over the completed "
-             "replications of each sweep point, with %.0f %% Student-t "
-             "confidence intervals.", what, r->xname[0] ? r->xname : "(none)",
+             "replications of each sweep point, with %.0f %% confidence "
+             "intervals (Student-t; a fraction's Wilson interval).", what, r->xname[0] ? r->xname : "(none)",
              100 * CI_LEVEL);
     for (size_t i = 0; i < nneed; i++)
         if (!report__have_metric(r, need[i])) {
@@ -286,14 +286,13 @@ static void fig_sweep(report *r, const char *name, const char *title,
     if (xu[0])
         xs = plot__unit_scale(xu, xmax, &xun);
     for (size_t p = 0; p < r->npoints; p++) {
-        double *x, m, lo, hi;
-        size_t n = report__per_run_values(r, stat, r->points[p], &x);
-        if (n > 0) {
-            report__band(x, n, &m, &lo, &hi);
-            fprintf(f, "%.10g %.10g %.10g %.10g\n", r->xval[p] * xs, m, lo, hi);
+        stats_interval ci;
+        report__point_ci(r, stat, "all", r->points[p], &ci);
+        if (ci.n > 0) {
+            fprintf(f, "%.10g %.10g %.10g %.10g\n", r->xval[p] * xs, ci.mean,
+                    ci.lo, ci.hi);
             rows++;
         }
-        free(x);
     }
     fclose(f);
     if (rows < 2) {

@@ -93,18 +93,18 @@ static void html_summary(report *r, FILE *h)
     if (report__have_metric(r, "handshake_full") &&
         report__have_metric(r, "handshake_signatureless")) {
         for (size_t p = 0; p < r->npoints; p++) {
-            double *x, m, lo, hi;
-            size_t n = report__per_run_values(r, "signatureless_fraction", r->points[p],
-                                              &x);
-            if (n) {
-                report__band(x, n, &m, &lo, &hi);
+            stats_interval ci;
+            report__point_ci(r, "signatureless_fraction", "all", r->points[p], &ci);
+            if (ci.n) {
+                char m[40], c[96];
+                stats_format_value(ci.mean, ci.kind, m, sizeof m);
+                stats_format_ci(&ci, c, sizeof c);
                 fputs("<tr class=\"head\"><td>", h);
                 html_text(h, r->label[p]);
                 fprintf(h, "</td><td>signatureless fraction</td><td>ratio</td><td></td>"
-                           "<td>%zu</td><td>%.4f</td><td>%s%.4f</td></tr>\n",
-                        n, m, n > 1 ? "" : "(n=1) ", n > 1 ? hi - m : 0.0);
+                           "<td>%zu</td><td>%s</td><td>%s</td></tr>\n", ci.n, m,
+                        ci.n > 1 ? c : "(n=1)");
             }
-            free(x);
         }
     }
     size_t rows = 0, ns;

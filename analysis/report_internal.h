@@ -12,7 +12,9 @@
 
 #include "sim/results_read.h"
 
-#define CI_LEVEL 0.95   /* confidence level of every band and summary CI */
+#include "stats.h"
+
+#define CI_LEVEL STATS_LEVEL   /* of every band and interval (stats.h) */
 
 /* One figure of the page: drawn (PNG + SVG exist), or a note says why not. */
 typedef struct figure {
@@ -63,17 +65,15 @@ void report__series_free(series *s);
  * of a run; 0, or -1 when it cannot be read. */
 int report__series_read(report *r, int64_t run, const char *name,
                         const char *cohort, series *s);
-/* Mean and Student-t band of x[0..n); the band collapses with n < 2. */
-void report__band(const double *x, size_t n, double *mean, double *lo,
-                  double *hi);
 /* Time axis: days for spans of 3 days or more, else hours. */
 double report__time_scale(int64_t span_us, const char **unit);
 /* Fills r->npoints, points, label, xval, x_numeric, xname; 0 or -1. */
 int report__load_points(report *r);
-/* Values of statistic `stat` (rdb_run_stat names) of cohort "all" per
- * completed run of a point; their count, values in *out (caller frees). */
-size_t report__per_run_values(report *r, const char *stat, int64_t point,
-                              double **out);
+/* The interval over the completed runs of a point of statistic `stat`
+ * (stats_value names) of cohort `cohort` (stats_summarize: Student-t,
+ * Wilson for a fraction); ci->n = 0 when no run has it. */
+void report__point_ci(report *r, const char *stat, const char *cohort,
+                      int64_t point, stats_interval *ci);
 /* "s" when the first swept parameter is a duration in seconds (an entity
  * parameter of duration type takes exactly its values at every point),
  * else "": the unit of the sweep axis. */

@@ -1,12 +1,14 @@
 /*
- * report_transient.c - the report's steady-state check: the same MSER-5
- * verdicts the run summary prints (transient_check.h), recomputed from the
- * series in the database, as a table and, when a window still holds a
- * transient, a warning at the top of the page. Separate because it only
- * reads series and judges them.
+ * report_transient.c - the report's steady-state check: each sweep point's
+ * verdict per series, the same lines the run summary prints (stats.h:
+ * the replications' windows averaged, then MSER-5), recomputed from the
+ * series in the database; a warning at the top of the section when one
+ * still holds a transient; and each replication's own verdict as a
+ * table. Separate because it only reads series and judges them.
  */
 #include <stdlib.h>
 
+#include "rdb.h"
 #include "report_internal.h"
 #include "transient_check.h"
 
@@ -78,12 +80,54 @@ static size_t judge_runs(report *r, tc_row **rows)
     return n;
 }
 
+/* The verdict of every (point, series): the same lines, by the same
+ * function, as the run summary prints (stats_verdict_text). */
+static size_t point_verdicts(report *r, FILE *h, size_t *hits)
+{
+    int steady = stats_steady_start(r->db, r->exp);
+    size_t n = 0;
+    for (size_t p = 0; p < r->npoints; p++) {
+        int64_t *ids, *reps, *seeds;
+        size_t nr = rdb_point_runs(r->db, r->exp, r->points[p], &ids, &reps, &seeds);
+        stats_run *runs = calloc(nr ? nr : 1, sizeof *runs);
+        const stats_run **pr = calloc(nr ? nr : 1, sizeof *pr);
+        for (size_t k = 0; runs && pr && k < nr; k++) {
+            stats_source src = stats_stored(r->db, ids[k]);
+            stats_collect_steady(&src, &runs[k]);
+            pr[k] = &runs[k];
+        }
+        for (size_t k = 0; runs && pr && k < STATS_SERIES; k++) {
+            stats_verdict v = stats_point_verdict(pr, nr, k);
+            if (!v.nrep || !v.r.judged)
+                continue;
+            char line[1024];
+            stats_verdict_text(&v, steady, line, sizeof line);
+            fprintf(h, "<p class=\"verdict%s\">", v.r.transient ? " note" : "");
+            if (r->npoints > 1) {
+                fputs("[", h);
+                report__html_text(h, r->label[p]);
+                fputs("] ", h);
+            }
+            report__html_text(h, line);
+            fputs("</p>\n", h);
+            n++;
+            *hits += (size_t)v.r.transient;
+        }
+        for (size_t k = 0; runs && k < nr; k++)
+            stats_run_free(&runs[k]);
+        free(runs);
+        free(pr);
+        free(ids);
+        free(reps);
+        free(seeds);
+    }
+    return n;
+}
+
 void report__html_transients(report *r, FILE *h)
 {
     tc_row *rows;
     size_t n = judge_runs(r, &rows), hits = 0;
-    for (size_t i = 0; i < n; i++)
-        hits += (size_t)rows[i].r.transient;
     fputs("<h2 id=\"steady-state\">Steady-state check</h2>\n", h);
     if (!n) {
         fputs("<p>No headline series long enough to judge (MSER-5 needs 20 grid "
@@ -91,15 +135,27 @@ void report__html_transients(report *r, FILE *h)
         free(rows);
         return;
     }
+    /* the verdicts first: each point's replications averaged, then judged */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *vf = open_memstream(&buf, &len);
+    size_t nv = vf ? point_verdicts(r, vf, &hits) : 0;
+    if (vf)
+        fclose(vf);
     if (hits)
         fprintf(h, "<p class=\"note\"><b>Warning:</b> MSER-5 finds an initial "
-                   "transient in %zu of %zu judged series windows (rows marked "
-                   "below): those figures still describe a start-up, not the "
-                   "deployed system. Lengthen the warm-up or use "
-                   "<code>world{ start = \"steady\" }</code>.</p>\n", hits, n);
+                   "transient in %zu of %zu series (each sweep point's "
+                   "replications averaged): those figures still describe a "
+                   "start-up, not the deployed system.</p>\n", hits, nv);
     else
-        fprintf(h, "<p>MSER-5 finds no initial transient in the %zu judged series "
-                   "windows.</p>\n", n);
+        fprintf(h, "<p>MSER-5 finds no initial transient in the %zu series "
+                   "judged (each sweep point's replications averaged).</p>\n", nv);
+    if (buf)
+        fputs(buf, h);
+    free(buf);
+    fputs("<p>Each replication on its own (a burst in one replication of a "
+          "steady system can flag it; the verdicts above average the "
+          "replications first):</p>\n", h);
     fputs("<table>\n<tr class=\"head\"><td>run</td><td>point</td><td>replication"
           "</td><td>series</td><td>truncation (h into the window)</td><td>transient"
           "</td></tr>\n", h);

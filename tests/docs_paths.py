@@ -36,6 +36,7 @@ NOT_OURS = {
     'liolib.c': "Lua's io library",
     'lbaselib.c': "Lua's base library",
     'lstrlib.c': "Lua's string library",
+    'ltablib.c': "Lua's table library",
     'script_lua.c': "Redis's Lua scripting, the sandbox's model",
     'report.md': 'written by build/validate into results/validation/',
     'facts.md': 'the name tests/sh_scenarios.sh forbids a scenario to cite',

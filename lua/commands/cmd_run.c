@@ -382,7 +382,8 @@ int cmd_run(int argc, char **argv)
         if (o.resume)
             printf("\n# the summary below covers the %zu runs made now; the "
                    "database's summary table covers every completed run\n", nruns);
-        run_print_summary(&pl, runs, nruns, o.summary_all);
+        run_print_summary(&pl, runs, nruns, o.summary_all,
+                          db ? stats_steady_start(db, exp_id) : -1);
         printf("# %zu run%s in %.2f s wall%s%s\n", nruns, nruns == 1 ? "" : "s",
                host_now() - wall0, db ? "; results in " : "",
                db ? o.out : "");

@@ -13,6 +13,7 @@
 #include "lhost.h"
 #include "lworld.h"
 #include "sim/results.h"
+#include "stats.h"
 
 /* A scenario value: number (integer or float), string or boolean. */
 typedef struct sval {
@@ -64,27 +65,11 @@ typedef struct run_opts {
     lhost_account *account;
 } run_opts;
 
-/* What one completed run contributes to the summary. */
-typedef struct stat_row {
-    char name[160];
-    double v;
-} stat_row;
-
-/* One run's (point, replication) and its statistics, in collection order. */
-#define RUN_TC_SERIES 3  /* signatureless_fraction + the two levels */
-
-typedef struct run_stats {
-    size_t point, rep;
-    stat_row *s;
-    size_t n, cap;
-    char leaf_key[32];  /* the sites' key behind the ratios, "mixed", or "" */
-    /* The headline series' measured windows (transient_check.h), kept so
-     * that a sweep point's replications are averaged before they are
-     * judged: signatureless fraction, then each tc_level_names series. */
-    double *win[RUN_TC_SERIES];
-    size_t nwin[RUN_TC_SERIES];
-    double win_step_h;
-} run_stats;
+/* One run's (point, replication) and its statistics, in collection order
+ * (the statistics module's, analysis/stats.h: the same figures `compare`
+ * and `report` compute from the stored run). */
+#define RUN_TC_SERIES STATS_SERIES
+typedef stats_run run_stats;
 
 /* What the scenario declares: params, unfixed sweep axes, points, reps. */
 typedef struct plan {
@@ -185,9 +170,11 @@ void run_list_params(const plan *pl);
 /* run_summary.c */
 /* Appends one run's headline figures and every metric's statistics to rs. */
 void run_collect_stats(sim_metrics *m, run_stats *rs);
-/* Prints the per-point summary of runs[0..nruns); all: every statistic. */
+/* Prints the per-point summary of runs[0..nruns); all: every statistic;
+ * steady_start: the world starts steady (1), empty (0), unknown (-1), for
+ * the steady-state advice. */
 void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
-                       int all);
+                       int all, int steady_start);
 
 /* cmd_run.c */
 /* Room for a copy of a results error message (sim_results_errmsg). */

@@ -119,15 +119,36 @@ static void run_of(sqlite3_stmt *st, sim_run_row *r)
     rd_text(st, 16, r->error, sizeof r->error);
 }
 
+#define RUN_COLS                                                             \
+    "SELECT run_id, experiment_id, sweep_point, replication, seed, status, " \
+    "sim_reached, warmup_end, events, wall_time_s, pid, hostname, "         \
+    "started_at, scenario_path, scenario_sha256, program_version, error "   \
+    "FROM run "
+
 int sim_results_runs(sim_results *db, int64_t exp, sim_run_row **rows, size_t *n)
 {
-    RD_LIST(db, rows, n,
-            "SELECT run_id, experiment_id, sweep_point, replication, seed, "
-            "status, sim_reached, warmup_end, events, wall_time_s, pid, "
-            "hostname, started_at, scenario_path, scenario_sha256, "
-            "program_version, error FROM run WHERE experiment_id = ? "
-            "ORDER BY run_id",
+    RD_LIST(db, rows, n, RUN_COLS "WHERE experiment_id = ? ORDER BY run_id",
             sqlite3_bind_int64(st, 1, exp), run_of);
+}
+
+int sim_results_run(sim_results *db, int64_t run, sim_run_row *out)
+{
+    if (!db || !out)
+        return MTC_ERR_ARG;
+    memset(out, 0, sizeof *out);
+    out->id = -1;
+    sqlite3_stmt *st;
+    int rc = prep(db, RUN_COLS "WHERE run_id = ?", &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, run);
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW)
+        run_of(st, out);
+    else if (s != SQLITE_DONE)
+        rc = db_fail(db, "run");
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int sim_results_point_runs(sim_results *db, int64_t exp, int64_t point,

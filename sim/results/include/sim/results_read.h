@@ -74,6 +74,9 @@ typedef struct sim_run_row {
 int sim_results_runs(sim_results *db, int64_t exp, sim_run_row **rows,
                      size_t *n);
 
+/* One run by id (out->id = -1 when there is none). */
+int sim_results_run(sim_results *db, int64_t run, sim_run_row *out);
+
 /* A completed run of a sweep point, for pairing across experiments. */
 typedef struct sim_run_ref {
     int64_t run_id, replication;

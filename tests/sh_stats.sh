@@ -1,0 +1,90 @@
+#!/bin/sh
+# The statistics module (analysis/stats.h) as the commands print it
+# (usage: sh_stats.sh BUILD):
+#  - no fraction interval of the run summary leaves [0, 1], on a database
+#    where a Student-t interval of the same runs does (checked here from
+#    the database with SQL), and each is the Wilson interval recomputed
+#    here;
+#  - 0/1 flags are counted ("flagged in k of n"), not given an interval;
+#  - the run summary and the report give identical steady-state verdicts
+#    on the same database, line for line;
+#  - `compare --stat auth_bytes_ratio_vs_today` prints the statistic the
+#    run summary prints, with the same mean.
+set -u
+b=${1:-build}
+m="$b/mtcsim"
+fail() { echo "FAIL: $*"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sh_stats.XXXXXX") || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+
+# ---- fractions: Wilson intervals inside [0, 1] ----
+"$m" run tests/lua/mpi_web.lua --set scale=0.01 --set days=0.5 --replications 3 \
+  --out "$tmp/web.db" >"$tmp/web.out" 2>"$tmp/err" || fail "web run: $(cat "$tmp/err")"
+python3 - "$tmp/web.db" "$tmp/web.out" <<'PY' || fail "fraction intervals"
+import sys, sqlite3, math, statistics
+db = sqlite3.connect(sys.argv[1])
+rows = {}
+for line in open(sys.argv[2]):
+    f = line.split(None, 2)
+    if len(f) == 3 and '[' in f[2] and not line.startswith('#'):
+        rows[f[0]] = (float(f[1]), f[2].strip())
+fractions = [n for n in rows if n == 'signatureless_fraction' or n.endswith('_share')]
+assert 'signatureless_fraction' in fractions, rows.keys()
+T2 = 4.302652729911275   # t(0.975, 2): three replications
+escaped = 0
+for name in fractions:
+    mean, ci = rows[name]
+    lo, hi = (float(x) for x in ci.strip('[]').split(','))
+    assert 0 <= lo <= mean <= hi <= 1, (name, mean, lo, hi)
+    num = 'handshake_signatureless' if name == 'signatureless_fraction' else name[:-len('_share')]
+    runs = db.execute(
+        "SELECT CAST(a.value AS REAL), b.value FROM scalar_v a JOIN scalar_v b USING (run_id) "
+        "WHERE a.metric = ? AND b.metric = 'handshake_full' AND a.cohort = 'all' "
+        "AND b.cohort = 'all' ORDER BY run_id", (num,)).fetchall()
+    x = [a / b for a, b in runs]
+    p, trials = statistics.mean(x), sum(b for _, b in runs)
+    assert abs(p - mean) <= 1e-5 * max(1e-9, abs(p)), (name, p, mean)
+    s2 = statistics.variance(x)
+    t_hw = T2 * math.sqrt(s2 / len(x))
+    escaped += p - t_hw < 0 or p + t_hw > 1
+    # the Wilson interval with the replications' effective trials
+    n = min(trials, p * (1 - p) * len(x) / s2) if s2 > 0 and 0 < p < 1 else trials
+    z2 = T2 * T2
+    d = 1 + z2 / n
+    c = (p + z2 / (2 * n)) / d
+    h = T2 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / d
+    wlo, whi = (0 if p <= 0 else max(0, c - h)), (1 if p >= 1 else min(1, c + h))
+    assert abs(wlo - lo) <= 1e-5 and abs(whi - hi) <= 1e-5, (name, lo, hi, wlo, whi)
+assert escaped, "no fraction here has a Student-t interval outside [0, 1]: the test needs one (another seed)"
+PY
+
+# ---- flags counted; verdicts identical in the summary and the report ----
+"$m" run tests/lua/transient_world.lua --set start=empty --replications 2 \
+  --out "$tmp/cold.db" >"$tmp/cold.out" 2>"$tmp/err" || fail "cold run: $(cat "$tmp/err")"
+grep -Eq '^signatureless_fraction\.transient +- +flagged in [0-2] of 2$' "$tmp/cold.out" \
+  || fail "a flag with an interval: $(grep transient "$tmp/cold.out")"
+grep -Eq '^[a-z_.]+transient .*[+][-]' "$tmp/cold.out" && fail "a t-interval on a flag"
+"$m" report "$tmp/cold.db" --out "$tmp/rep" --quiet >/dev/null 2>"$tmp/err" || fail "report: $(cat "$tmp/err")"
+grep -E '^(warning: [a-z_]+: MSER-5|steady state: )' "$tmp/cold.out" > "$tmp/v.run"
+python3 - "$tmp/rep/index.html" > "$tmp/v.rep" <<'PY' || fail "verdicts in the report"
+import sys, re, html
+for m in re.finditer(r'<p class="verdict[^"]*">(.*?)</p>', open(sys.argv[1]).read()):
+    print(html.unescape(m.group(1)))
+PY
+[ -s "$tmp/v.run" ] || fail "the summary gives no verdict"
+grep -q '^warning: signatureless_fraction: MSER-5 finds an initial transient' "$tmp/v.run" \
+  || fail "the cold start is not flagged: $(cat "$tmp/v.run")"
+cmp -s "$tmp/v.run" "$tmp/v.rep" || { diff "$tmp/v.run" "$tmp/v.rep"; fail "summary and report verdicts differ"; }
+grep -q 'use world{ start = "steady" }' "$tmp/v.run" || fail "no advice for an empty start"
+# a steady start is not told to start steady
+"$m" run tests/lua/transient_world.lua --set start=steady --out "$tmp/st.db" >"$tmp/st.out" 2>"$tmp/err" \
+  || fail "steady run: $(cat "$tmp/err")"
+grep -q 'start = "steady"' "$tmp/st.out" && fail "a steady start advised to start steady"
+
+# ---- compare prints what the run summary prints ----
+"$m" compare "$tmp/web.db" "$tmp/web.db" --stat auth_bytes_ratio_vs_today >"$tmp/c.txt" 2>"$tmp/err" \
+  || fail "compare: $(cat "$tmp/err")"
+run=$(awk '$1 == "auth_bytes_ratio_vs_today" {print $2}' "$tmp/web.out")
+cmp=$(awk '$1 == "auth_bytes_ratio_vs_today" {print $2}' "$tmp/c.txt")
+[ -n "$run" ] && [ "$run" = "$cmp" ] || fail "compare's auth_bytes_ratio_vs_today '$cmp', the summary's '$run'"
+echo "stats: fraction intervals Wilson inside [0, 1], flags counted, verdicts identical in summary and report, compare = run"
