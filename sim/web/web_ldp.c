@@ -9,7 +9,8 @@
  * anyway when its CA has distribution points (web__ldp_offer). The client
  * then finds it lacks the landmark (verification fails as the draft's
  * procedure says: no trusted subtree, no signatures). With "fetch" it
- * first looks in its cache of proof sets (LDP_CACHE per CA, newest kept),
+ * first looks among the proof sets it verified before (it keeps every one
+ * while its landmark can be active, as it keeps trusted subtrees),
  * else reads the distribution points out of the certificate for real
  * (mtc_ldp_from_cert) and requests the proof set of the certificate's
  * landmark over plain HTTP (the proof set authenticates itself against
@@ -57,7 +58,9 @@
 #include "web_internal.h"
 
 #define LDP_SIGNAL_BYTES 4     /* the client's empty extension */
-#define LDP_CACHE 4            /* proof sets a client keeps per CA */
+#define LDP_RING 256           /* landmarks a client's cache spans per CA: more
+                                  than any active window of these scenarios
+                                  (hourly landmarks, 7-day certificates: 169) */
 #define LDP_VERSION_BASE 0xc0000000u /* above update-service and staple views */
 
 /* The HTTP texts around the request path and the proof set: a request as
@@ -81,9 +84,11 @@ typedef struct ldp_client {
 
 typedef struct ldp_seen {    /* per (client, CA) */
     uint32_t day;            /* the last pair revealed: day + 1, landmark */
-    uint32_t next;           /* next cache slot to replace */
+    uint32_t log;            /* the log the cache's landmarks are of */
     uint64_t landmark;
-    uint32_t cache[LDP_CACHE]; /* proof sets held: copy index + 1 */
+    uint64_t hi;             /* the newest landmark in the cache */
+    uint64_t bits[LDP_RING / 64]; /* landmark L held: bit L % LDP_RING, for
+                                     hi - LDP_RING < L <= hi */
 } ldp_seen;
 
 typedef struct ldp_copy {    /* a proof set as the distribution point sent it */
@@ -236,15 +241,33 @@ static const ldp_state *state_of(web *wb, uint32_t copy, uint32_t us,
     return s;
 }
 
-/* The proof set client slot sn holds for (log, landmark): copy index + 1,
- * or 0. */
-static uint32_t cached(const web_ldp *t, const ldp_seen *sn, uint64_t log, uint64_t landmark)
+/* Whether the client (its slot sn) holds the proof set of (log, landmark). */
+static int cached(const ldp_seen *sn, uint64_t log, uint64_t landmark)
 {
-    for (int i = 0; i < LDP_CACHE; i++)
-        if (sn->cache[i] && t->copies[sn->cache[i] - 1].landmark == landmark &&
-            t->copies[sn->cache[i] - 1].log_number == log)
-            return sn->cache[i];
-    return 0;
+    return sn->log == log && landmark <= sn->hi && landmark + LDP_RING > sn->hi &&
+           (sn->bits[(landmark % LDP_RING) / 64] >> (landmark % 64) & 1);
+}
+
+/* Keeps (log, landmark) in the client's cache; landmarks LDP_RING or more
+ * older than the newest leave it (long inactive by then). */
+static void cache_put(ldp_seen *sn, uint64_t log, uint64_t landmark)
+{
+    if (sn->log != log) {
+        memset(sn->bits, 0, sizeof sn->bits);
+        sn->log = (uint32_t)log;
+        sn->hi = 0;
+    }
+    if (landmark + LDP_RING <= sn->hi)
+        return;
+    if (landmark >= sn->hi + LDP_RING) {
+        memset(sn->bits, 0, sizeof sn->bits); /* every held one is too old */
+        sn->hi = landmark;
+    }
+    for (; sn->hi < landmark; sn->hi++) { /* slots of (hi, landmark] reused */
+        uint64_t j = (sn->hi + 1) % LDP_RING;
+        sn->bits[j / 64] &= ~(UINT64_C(1) << (j % 64));
+    }
+    sn->bits[(landmark % LDP_RING) / 64] |= UINT64_C(1) << (landmark % 64);
 }
 
 /* The request's HTTP payload: request line and Host from the real URL. */
@@ -281,9 +304,11 @@ const sim_ca_view *web__ldp_resolve(web *wb, web_client *c, const web_cohort *co
     size_t k = c->cohort;
     ldp_seen *sn = &t->seen[li * wb->nca + ch->ca];
     /* a proof set it fetched before */
-    uint32_t hit = cached(t, sn, ch->log_number, ch->landmark);
-    if (hit) {
-        const ldp_state *s = state_of(wb, hit - 1, (uint32_t)co->us, base);
+    long hit = cached(sn, ch->log_number, ch->landmark)
+                   ? copy_of(wb, ch->ca, ch->log_number, ch->landmark)
+                   : -1;
+    if (hit >= 0) {
+        const ldp_state *s = state_of(wb, (uint32_t)hit, (uint32_t)co->us, base);
         if (s && s->ok) {
             f->state = WEB_LDPF_CACHED;
             sim_counter_add(t->cache_hits, k, 1);
@@ -332,8 +357,7 @@ const sim_ca_view *web__ldp_resolve(web *wb, web_client *c, const web_cohort *co
         return NULL;
     }
     f->state = WEB_LDPF_OK;
-    sn->cache[sn->next] = (uint32_t)copy + 1;
-    sn->next = (sn->next + 1) % LDP_CACHE;
+    cache_put(sn, ch->log_number, ch->landmark);
     return &s->view;
 }
 
