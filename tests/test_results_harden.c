@@ -3,7 +3,9 @@
  *: a database corrupt past its header is refused before
  * anything is written and left byte-for-byte unchanged; several processes
  * creating the same new file all succeed (one creates, the others append);
- * a file in a directory the reader cannot write is readable (no -shm).
+ * a file in a directory the reader cannot write is readable (no -shm); a
+ * file read immutable does not change under its reader, and readers
+ * starting while writers come and go read whole files.
  */
 #include "test.h"
 
@@ -58,6 +60,20 @@ static int64_t q_int(sqlite3 *db, const char *sql)
         v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     return v;
+}
+
+/* 1 when every page of the database passes quick_check. */
+static int pages_sound(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    int ok = 0;
+    if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL) ==
+            SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *t = sqlite3_column_text(st, 0);
+        ok = t && !strcmp((const char *)t, "ok");
+    }
+    sqlite3_finalize(st);
+    return ok;
 }
 
 static int exists(const char *path, const char *suffix)
@@ -183,6 +199,150 @@ TEST(concurrent_create_same_file)
     }
 }
 
+/* ---- readers while writers come and go ---- */
+
+/* The child: appends an experiment and closes, again and again. Each
+ * close is the last connection's, so SQLite copies the log into the
+ * database file and removes -wal and -shm: a reader starting between two
+ * writers finds nothing beside the file. Exit 0 on success. */
+static void append_child(const char *path, int rounds)
+{
+    /* a long command line: each close copies many pages into the file,
+     * a window a reader may fall into */
+    static char line[256 * 1024];
+    memset(line, 'x', sizeof line - 1);
+    for (int i = 0; i < rounds; i++) {
+        sim_results *db = NULL;
+        char err[512];
+        int64_t exp;
+        sim_experiment_info ei = {"churn", line, 1, 1};
+        if (sim_results_open(path, SIM_RESULTS_APPEND, &db, err, sizeof err)) {
+            fprintf(stderr, "writer %d: open: %s\n", (int)getpid(), err);
+            _exit(1);
+        }
+        int rc = sim_results_experiment_begin(db, &ei, &exp);
+        if (sim_results_close(db) != MTC_OK || rc)
+            _exit(2);
+    }
+    _exit(0);
+}
+
+/* The child: opens the file to read, again and again, and checks that
+ * what it reads is whole: every open succeeds, the experiments never
+ * decrease, and every page is sound. */
+static void read_child(const char *path, int rounds)
+{
+    int64_t last = 0;
+    for (int i = 0; i < rounds; i++) {
+        sim_results *db = NULL;
+        char err[512];
+        if (sim_results_open(path, SIM_RESULTS_READ, &db, err, sizeof err)) {
+            fprintf(stderr, "reader %d: open: %s\n", (int)getpid(), err);
+            _exit(1);
+        }
+        sqlite3 *q = sim_results_sqlite(db);
+        int64_t n = q_int(q, "SELECT count(*) FROM experiment");
+        int sound = pages_sound(q);
+        sim_results_close(db);
+        if (n < last || !sound) {
+            fprintf(stderr, "reader %d: %lld experiments after %lld, %s\n",
+                    (int)getpid(), (long long)n, (long long)last,
+                    sound ? "sound" : "pages unsound");
+            _exit(2);
+        }
+        last = n;
+    }
+    _exit(0);
+}
+
+/* The child: appends one experiment and closes (the last connection).
+ * Exit 0 on success. */
+static void append_once(const char *path)
+{
+    sim_results *db = NULL;
+    int64_t exp;
+    sim_experiment_info ei = {"later", NULL, 1, 1};
+    if (sim_results_open(path, SIM_RESULTS_APPEND, &db, NULL, 0))
+        _exit(1);
+    int rc = sim_results_experiment_begin(db, &ei, &exp);
+    _exit(sim_results_close(db) != MTC_OK || rc ? 2 : 0);
+}
+
+static int run_child_append(const char *path)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0)
+        append_once(path);
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A file read immutable does not change under its reader: a writer that
+ * starts meanwhile leaves its log beside the file, and the next writer
+ * after the reader copies it in. */
+TEST(writer_leaves_immutable_reader_alone)
+{
+    const char *path = tmp_path("still.db");
+    ASSERT_OK(make_db(path));
+    ASSERT_FALSE(exists(path, "-wal"));
+    sim_results *rd;
+    ASSERT_OK(sim_results_open(path, SIM_RESULTS_READ, &rd, NULL, 0));
+    ASSERT_FALSE(exists(path, "-shm"));         /* read immutable */
+    char before[65], after[65];
+    ASSERT_OK(sim_sha256_file_hex(path, before));
+    ASSERT_EQ(run_child_append(path), 0);
+    ASSERT_OK(sim_sha256_file_hex(path, after));
+    ASSERT_STR_EQ(before, after);               /* the main file as read */
+    ASSERT_TRUE(exists(path, "-wal"));          /* the commit is in the log */
+    ASSERT_EQ(q_int(sim_results_sqlite(rd), "SELECT count(*) FROM experiment"), 1);
+    sim_results_close(rd);
+    /* a reader now reads the log too (a writer's log is beside the file) */
+    ASSERT_OK(sim_results_open(path, SIM_RESULTS_READ, &rd, NULL, 0));
+    ASSERT_EQ(q_int(sim_results_sqlite(rd), "SELECT count(*) FROM experiment"), 2);
+    sim_results_close(rd);
+    /* the next writer alone copies both commits in and removes the log */
+    ASSERT_EQ(run_child_append(path), 0);
+    ASSERT_FALSE(exists(path, "-wal"));
+    ASSERT_FALSE(exists(path, "-shm"));
+    ASSERT_OK(sim_results_open(path, SIM_RESULTS_READ, &rd, NULL, 0));
+    ASSERT_EQ(q_int(sim_results_sqlite(rd), "SELECT count(*) FROM experiment"), 3);
+    ASSERT_TRUE(pages_sound(sim_results_sqlite(rd)));
+    sim_results_close(rd);
+}
+
+TEST(readers_while_writers_come_and_go)
+{
+    enum { WRITERS = 3, READERS = 3 };
+    int rounds = (int)(60 * test_scale()) + 5;
+    const char *path = tmp_path("churn.db");
+    ASSERT_OK(make_db(path));
+    pid_t kids[WRITERS + READERS];
+    for (int k = 0; k < WRITERS + READERS; k++) {
+        kids[k] = fork();
+        ASSERT_TRUE(kids[k] >= 0);
+        if (kids[k] == 0) {
+            if (k < WRITERS)
+                append_child(path, rounds);
+            read_child(path, 3 * rounds);
+        }
+    }
+    int ok = 0;
+    for (int k = 0; k < WRITERS + READERS; k++) {
+        int st;
+        waitpid(kids[k], &st, 0);
+        ok += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    ASSERT_EQ(ok, WRITERS + READERS);
+    sim_results *db;
+    ASSERT_OK(sim_results_open(path, SIM_RESULTS_READ, &db, NULL, 0));
+    int64_t n = q_int(sim_results_sqlite(db), "SELECT count(*) FROM experiment");
+    sim_results_close(db);
+    ASSERT_EQ(n, 1 + WRITERS * rounds);
+}
+
 /* ---- a directory the reader cannot write ---- */
 
 /* The child: drops the right to write the directory (another user when
@@ -243,6 +403,8 @@ TEST(read_only_directory)
 static const test_case tests[] = {
     {"corrupt_past_header_refused", corrupt_past_header_refused},
     {"concurrent_create_same_file", concurrent_create_same_file},
+    {"writer_leaves_immutable_reader_alone", writer_leaves_immutable_reader_alone},
+    {"readers_while_writers_come_and_go", readers_while_writers_come_and_go},
     {"read_only_directory", read_only_directory},
 };
 

@@ -45,7 +45,12 @@ struct sim_results {
     open_run *runs;
     size_t nruns, capruns;
     char errmsg[ERRMSG_MAX];
-    int lock_fd;        /* the file, for experiment claims; -1: not open */
+    int lock_fd;        /* the file, for the locks of results_lock.c
+                         * (claims; a writer's presence; an immutable
+                         * reader's); -1: not open. Closed after SQLite's
+                         * connection: closing any descriptor of a file
+                         * drops the process's POSIX locks on it, SQLite's
+                         * included */
     uint64_t max_text, max_points;  /* per run (SIM_RESULTS_MAX_*) */
 };
 
@@ -53,6 +58,26 @@ struct sim_results {
  * (results_lock.c): 1 claimed, 0 free (or claimed by this handle), -1
  * unknown (no locks on this file system, or the file cannot be opened). */
 int results__claim_state(sim_results *r, int64_t exp);
+
+/*
+ * Immutable readers and writers of one file (results_lock.c). fd is a
+ * descriptor of the database file; the locks belong to it and end when
+ * it is closed.
+ * results__reader_lock: 1 when the file may be read immutable (no writer
+ * at work; no writer will change the main file until the descriptor is
+ * closed or results__reader_unlock), 0 when a writer is at work (nothing
+ * held), -1 when the file system has no locks.
+ * results__writer_lock: marks a writer at work for the descriptor's life;
+ * 0, or -1 on an unexpected lock error.
+ * results__main_file_lock: before a writer changes the main file; 0 when
+ * it may (unlock after), 1 when an immutable reader holds it (waited for
+ * up to 30 s when wait is set).
+ */
+int results__reader_lock(int fd);
+void results__reader_unlock(int fd);
+int results__writer_lock(int fd);
+int results__main_file_lock(int fd, int wait);
+void results__main_file_unlock(int fd);
 
 /* Formats the handle's error message; returns rc. */
 static inline int fail(sim_results *r, int rc, const char *fmt, ...)

@@ -8,6 +8,7 @@
  * file is never touched.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,29 +102,77 @@ static int has_wal(const char *path)
     return stat(wal, &sb) == 0 && sb.st_size > 0;
 }
 
+/* An immutable connection to path: SQLite reads the main file only, takes
+ * no lock and creates nothing beside it. SQLITE_OK or an SQLite code. */
+static int open_immutable(const char *path, sqlite3 **out)
+{
+    char uri[8400];
+    sqlite3 *db = NULL;
+    *out = NULL;
+    if (immutable_uri(path, uri, sizeof uri))
+        return SQLITE_CANTOPEN;
+    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
+                                           SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_extended_result_codes(db, 1);
+        rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+                          NULL);
+    }
+    if (rc == SQLITE_OK)
+        *out = db;
+    else
+        sqlite3_close(db);
+    return rc;
+}
+
 /*
  * A read-only connection to an existing file, with the busy timeout set.
- * A WAL reader needs the -shm index beside the file and SQLite creates
- * it there; in a directory the reader cannot write (another user's
- * results, read-only media) that fails. Without a writer there is no
- * -shm, and the file is then opened immutable: nothing beside it is
- * created or needed. A -wal left beside it (a writer that crashed) holds
- * commits an immutable reader would not see: that is refused instead.
- * With neither -wal nor -shm beside the file no process is writing it,
- * and it is read immutable at once: a reader (of a damaged file above
- * all) creates nothing beside it.
+ * When neither -wal nor -shm is beside the file and no writer is at work
+ * (results__reader_lock), it is read immutable at once: a reader (of a
+ * damaged file above all) creates nothing beside it, and the reader's
+ * lock keeps writers that start meanwhile from changing the main file
+ * under it (results_lock.c). *lock_fd is then the descriptor holding
+ * that lock, to be closed after the connection; else -1.
+ * Otherwise SQLite's usual WAL reader is used, which needs the -shm index
+ * beside the file and creates it there; in a directory the reader cannot
+ * write (another user's results, read-only media) that fails, and the
+ * file is opened immutable after all. A -wal left beside it (a writer
+ * that crashed) holds commits an immutable reader would not see: that is
+ * refused instead.
  * SQLITE_OK with *out, or an SQLite code with the message in err (*out
  * NULL).
  */
-static int open_readonly(const char *path, sqlite3 **out, char *err,
-                         size_t errlen)
+static int open_readonly(const char *path, int *lock_fd, sqlite3 **out,
+                         char *err, size_t errlen)
 {
     sqlite3 *db = NULL;
     *out = NULL;
+    *lock_fd = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int locked = fd >= 0 ? results__reader_lock(fd) : -1;
     int quiet = !beside(path, "-wal") && !beside(path, "-shm");
-    int rc = quiet ? SQLITE_CANTOPEN
-                   : sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY |
-                                                    SQLITE_OPEN_NOMUTEX, NULL);
+    int rc;
+    if (quiet && locked != 0) {
+        /* locked < 0: a file system without locks, where nothing can be
+         * coordinated; the file is read as found */
+        rc = open_immutable(path, &db);
+        if (rc == SQLITE_OK) {
+            *out = db;
+            if (locked > 0)
+                *lock_fd = fd;
+            else if (fd >= 0)
+                close(fd);
+            return SQLITE_OK;
+        }
+        if (fd >= 0)
+            close(fd);
+        put_err(err, errlen, "%s: cannot open: %s", path, sqlite3_errstr(rc));
+        return rc;
+    }
+    if (fd >= 0)
+        close(fd);      /* before SQLite's connection, which it would unlock */
+    rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                         NULL);
     if (rc == SQLITE_OK) {
         sqlite3_extended_result_codes(db, 1);
         sqlite3_busy_timeout(db, BUSY_MS);
@@ -138,11 +187,7 @@ static int open_readonly(const char *path, sqlite3 **out, char *err,
     put_err(err, errlen, "%s: cannot open: %s", path,
             db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     sqlite3_close(db);
-    db = NULL;
     if (prim != SQLITE_CANTOPEN && prim != SQLITE_READONLY)
-        return rc;
-    char uri[8400];
-    if (immutable_uri(path, uri, sizeof uri))
         return rc;
     if (has_wal(path)) {
         put_err(err, errlen, "%s: cannot open read-only: its write-ahead log "
@@ -152,22 +197,14 @@ static int open_readonly(const char *path, sqlite3 **out, char *err,
                 "folds the log in", path);
         return rc;
     }
-    rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
-                                       SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_extended_result_codes(db, 1);
-        rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
-                          NULL);
-    }
+    rc = open_immutable(path, &db);
     if (rc == SQLITE_OK) {
         *out = db;
         if (err && errlen)
             err[0] = '\0';     /* the first attempt's message is moot */
         return SQLITE_OK;
     }
-    put_err(err, errlen, "%s: cannot open: %s", path,
-            db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-    sqlite3_close(db);
+    put_err(err, errlen, "%s: cannot open: %s", path, sqlite3_errstr(rc));
     return rc;
 }
 
@@ -281,7 +318,8 @@ static int check_pages(sqlite3 *db, const char *path, char *err,
 static int inspect(const char *path, int writer, char *err, size_t errlen)
 {
     sqlite3 *db = NULL;
-    int sqlrc = open_readonly(path, &db, err, errlen);
+    int fd;
+    int sqlrc = open_readonly(path, &fd, &db, err, errlen);
     if (sqlrc != SQLITE_OK) {
         int prim = sqlrc & 0xff;
         if (prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT) {
@@ -303,6 +341,8 @@ static int inspect(const char *path, int writer, char *err, size_t errlen)
     if (rc == MTC_OK && writer)
         rc = check_pages(db, path, err, errlen);
     sqlite3_close(db);      /* ends the read transaction */
+    if (fd >= 0)
+        close(fd);          /* after SQLite's connection: ends the lock */
     return rc;
 }
 
@@ -312,7 +352,7 @@ static int inspect(const char *path, int writer, char *err, size_t errlen)
  * another process creates the same new file it fails with "database is
  * locked": retry for up to BUSY_MS.
  */
-static int set_wal(sim_results *r)
+static int set_wal_now(sim_results *r)
 {
     for (int waited = 0;; waited += 10) {
         sqlite3_stmt *st = NULL;
@@ -335,6 +375,49 @@ static int set_wal(sim_results *r)
                                           "mode" : sqlite3_errmsg(r->db));
         sqlite3_sleep(10);
     }
+}
+
+/* 1 when the file's header says WAL (read and write versions 2): the
+ * switch then writes nothing. */
+static int header_is_wal(int fd)
+{
+    unsigned char h[20];
+    return fd >= 0 && pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h &&
+           h[18] == 2 && h[19] == 2;
+}
+
+/* WAL mode; a switch writes the main file, so it waits for immutable
+ * readers to end (results_lock.c). */
+static int set_wal(sim_results *r)
+{
+    if (r->lock_fd < 0 || header_is_wal(r->lock_fd))
+        return set_wal_now(r);
+    if (results__main_file_lock(r->lock_fd, 1))
+        return fail(r, MTC_ERR_DB, "cannot switch to WAL mode: another "
+                    "process has read the file for more than %d s", BUSY_MS / 1000);
+    int rc = set_wal_now(r);
+    results__main_file_unlock(r->lock_fd);
+    return rc;
+}
+
+/*
+ * SQLite's automatic checkpoint, replaced: the log is copied into the
+ * main file (after 1000 pages, as SQLite does) only while no immutable
+ * reader holds the file; otherwise it waits for a later commit or writer.
+ */
+#define CHECKPOINT_PAGES 1000
+
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+    sim_results *r = arg;
+    if (pages < CHECKPOINT_PAGES)
+        return SQLITE_OK;
+    if (r->lock_fd >= 0 && results__main_file_lock(r->lock_fd, 0))
+        return SQLITE_OK;
+    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    if (r->lock_fd >= 0)
+        results__main_file_unlock(r->lock_fd);
+    return SQLITE_OK;
 }
 
 /*
@@ -418,7 +501,7 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
     r->max_points = SIM_RESULTS_MAX_SERIES_POINTS;
     r->readonly = mode == SIM_RESULTS_READ;
     if (r->readonly) {
-        if (open_readonly(path, &r->db, err, errlen) != SQLITE_OK) {
+        if (open_readonly(path, &r->lock_fd, &r->db, err, errlen) != SQLITE_OK) {
             rc = MTC_ERR_DB;
             goto fail;
         }
@@ -433,6 +516,14 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
         }
         sqlite3_extended_result_codes(r->db, 1);
         sqlite3_busy_timeout(r->db, BUSY_MS);
+        /* a writer is at work from here to its close (results_lock.c) */
+        r->lock_fd = open(path, O_RDWR | O_CLOEXEC);
+        if (r->lock_fd < 0 || results__writer_lock(r->lock_fd)) {
+            put_err(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
+            rc = MTC_ERR_IO;
+            goto fail;
+        }
+        sqlite3_wal_hook(r->db, wal_hook, r);
     }
     if ((rc = exec(r, "PRAGMA foreign_keys = ON")))
         goto fail_msg;
@@ -449,6 +540,8 @@ fail_msg:
     put_err(err, errlen, "%s: %s", path, r->errmsg);
 fail:
     sqlite3_close(r->db);
+    if (r->lock_fd >= 0)
+        close(r->lock_fd);
     free(r);
     return rc;
 }
@@ -491,6 +584,12 @@ int sim_results_close(sim_results *db)
     if (!db)
         return MTC_OK;
     int rc = sim_results_flush(db);
+    /* the last connection's close copies the log into the main file: not
+     * under an immutable reader, the log then stays for the next writer */
+    int keep_log = !db->readonly && db->lock_fd >= 0 &&
+                   results__main_file_lock(db->lock_fd, 0);
+    if (keep_log)
+        sqlite3_db_config(db->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
     sqlite3_close_v2(db->db);
     if (db->lock_fd >= 0)
         close(db->lock_fd);     /* after SQLite's: the claim ends last */

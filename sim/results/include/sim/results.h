@@ -74,8 +74,11 @@ const char *sim_run_status_name(int status);   /* "running", ...; "?" */
  * must pass PRAGMA quick_check; otherwise nothing is written to it and
  * the error says what it is. A file another process is creating at the
  * same moment is waited for (up to 30 s) and appended to. READ mode
- * needs no write access to the directory: without a -shm beside the file
- * it opens it immutable (refused if a -wal is left beside it). Errors
+ * needs no write access to the directory: without a -wal or -shm beside
+ * the file and with no mtcsim writer at work it opens it immutable, and
+ * writers leave the main file as it is until it is closed (advisory
+ * locks, results_lock.c); where the -shm cannot be created it is opened
+ * immutable too (refused if a -wal is left beside it). Errors
  * (message in err, which may be NULL):
  * MTC_ERR_ARG, MTC_ERR_DB_NOT_FOUND (READ/APPEND of a missing file),
  * MTC_ERR_DB_NOT_SQLITE (not an SQLite file, or corrupt anywhere), MTC_ERR_DB_FOREIGN
