@@ -28,7 +28,8 @@ set -u
 # certificate demos, validation and the MPI equivalence of whole runs.
 CHECK_SH="sh_layout sh_units sh_mtc_inputs sh_mtc_tree sh_mldsa_cli sh_mtcsim_cli
           sh_lua_api sh_lua_errors sh_lua_sandbox sh_lua_hardening
-          sh_harden_results sh_mpi_shard sh_docs_paths sh_make_quiet"
+          sh_harden_results sh_mpi_shard sh_docs_paths sh_make_quiet
+          sh_docs_params sh_docs_stutter"
 
 # The sanitized pass's shell tests. The C tests already run sanitized; these
 # are the shell tests that drive C code no C test reaches: the fuzz corpora

@@ -91,7 +91,6 @@ static const sim_param_desc browser_params[] = {
     {"loss_prob", SIM_PARAM_REAL, BO(loss_prob), 0, 0, 0.5, NULL, "", "per-packet loss probability on the client's path (each packet lost independently and repaired selectively: docs/model.md, \"Loss recovery\")"},
     {"cpu_slowdown", SIM_PARAM_REAL, BO(cpu_slowdown), 0, 0.01, 1000, NULL, "", "client's certificate verification time as a multiple of the development machine's measured costs (desktop: 1; docs/model.md \"Client verification time\")"},
     {"tcp_rto_min", SIM_PARAM_REAL, BO(tcp_rto_min), 0, 0, 60000, NULL, "ms", "TCP's minimum retransmission timeout (Linux: 200 ms; RFC 6298 (2.4): 1 s)"},
-    {"loss_prob", SIM_PARAM_REAL, BO(loss_prob), 0, 0, 0.5, NULL, "", "per-packet loss probability on the client's path (a lost flight is resent after RTO / PTO)"},
     {"cert_compression", SIM_PARAM_LIST, BO(cert_compression), 0, 0, 0, NULL, "", "certificate compression algorithms the client offers (RFC 8879): \"brotli\", \"zstd\"; empty: none (docs/model.md \"Web side: certificate compression\")"},
 };
 

@@ -1,0 +1,17 @@
+#!/bin/sh
+# The parameter reference of docs/scenarios.md is what the model's schemas
+# print (usage: sh_docs_params.sh BUILD): `mtcsim params --markdown`
+# between the reference's two marker lines, byte for byte
+# (mk/params_doc.sh; `make params-doc` rewrites it), and that listing names
+# no parameter twice within a kind (a repeated schema entry would be set
+# and recorded twice under one name).
+set -u
+build=${1:-build}
+fail() { echo "FAIL: $*"; exit 1; }
+[ -x "$build/mtcsim" ] || fail "$build/mtcsim is not built"
+sh mk/params_doc.sh "$build" check || fail "docs/scenarios.md's parameter reference has drifted from the code"
+dups=$("$build/mtcsim" params --markdown | awk '
+  /^### / { kind = $0 }
+  /^\| `/ { split($0, f, "`"); k = kind " " f[2]; if (seen[k]++) print k }')
+[ -z "$dups" ] || fail "parameters listed twice: $dups"
+echo "ok: parameter reference generated, no parameter twice"
