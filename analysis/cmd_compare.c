@@ -20,8 +20,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diffci.h"
 #include "analysis.h"
+#include "compare_match.h"
+#include "diffci.h"
 #include "plot_internal.h"
 #include "rdb.h"
 
@@ -31,7 +32,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: mtcsim compare A.db[:EXP] B.db[:EXP] [--out DIR] [--metric NAME ...]\n"
-        "                      [--stat NAME ...] [--all]\n\n"
+        "                      [--stat NAME ...] [--axis NAME ...] [--all]\n\n"
         "Compares two experiments (default: the latest of each file; the two\n"
         "may be in one file: r.db:1 r.db:2). For each sweep point they share\n"
         "(matched by swept values), each headline statistic: mean of A and of B\n"
@@ -40,11 +41,19 @@ static void usage(FILE *f)
         "interval and the relative difference. The interval is paired when both\n"
         "sides ran the same replications with the same seeds (common random\n"
         "numbers), Welch's otherwise; '*' marks an interval that excludes 0.\n\n"
+        "Points are paired on every effective parameter that varies between\n"
+        "sweep points of either side (not only on the swept marks); each pair\n"
+        "says what it paired and every parameter in which B differs from A.\n"
+        "A difference in a parameter not declared with --axis is a WARNING;\n"
+        "with --axis, it is refused (exit 2).\n\n"
         "  --out DIR      also write DIR/compare.txt and overlaid figures of A and\n"
         "                 B (signatureless fraction, auth bytes, issuance delays)\n"
         "  --metric NAME  one more overlaid figure (repeatable; as mtcsim plot)\n"
         "  --stat NAME    one more table row, e.g. update_bytes, auth_bytes.p90\n"
         "                 (repeatable)\n"
+        "  --axis NAME    a parameter the comparison is about: it may differ\n"
+        "                 between A and B and points pair across it (NAME,\n"
+        "                 ENTITY.NAME or KIND.ENTITY.NAME; repeatable)\n"
         "  --all          every statistic the runs have, not only the headline\n\n"
         "Exit status 0, 1 when a figure fails, 2 for bad usage or input.\n");
 }
@@ -264,42 +273,43 @@ static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
     return printed;
 }
 
-/* Pairs of point indices (A, B) to compare; their count. */
-static size_t match_points(side *A, side *B, size_t (*pairs)[2], size_t max,
-                           int *by_index)
+/* The parameters of both sides' points and the declared axes. */
+typedef struct match_ctx {
+    cmp_side a, b;
+    const char *const *axes;
+    size_t naxes;
+} match_ctx;
+
+/* Completed runs of a side's point (for "what was paired"). */
+static size_t point_nruns(side *d, size_t p)
 {
-    report *a = &A->s->r, *b = &B->s->r;
-    size_t n = 0;
-    *by_index = 0;
-    /* one point against one, or against every point of a sweep (a
-     * baseline against the variants) */
-    if (a->npoints == 1 || b->npoints == 1) {
-        size_t m = a->npoints > b->npoints ? a->npoints : b->npoints;
-        for (size_t i = 0; i < m && n < max; i++, n++) {
-            pairs[n][0] = a->npoints == 1 ? 0 : i;
-            pairs[n][1] = b->npoints == 1 ? 0 : i;
-        }
-        return n;
-    }
-    for (size_t i = 0; i < a->npoints && n < max; i++)
-        for (size_t j = 0; j < b->npoints; j++)
-            if (!strcmp(a->label[i], b->label[j])) {
-                pairs[n][0] = i;
-                pairs[n++][1] = j;
-                break;
-            }
-    if (n == 0 && a->npoints == b->npoints) {
-        *by_index = 1;
-        for (size_t i = 0; i < a->npoints && n < max; i++) {
-            pairs[n][0] = pairs[n][1] = i;
-            n++;
-        }
-    }
+    int64_t *ids, *reps, *seeds;
+    size_t n = rdb_point_runs(d->s->r.db, d->s->r.exp, d->s->r.points[p], &ids,
+                              &reps, &seeds);
+    free(ids);
+    free(reps);
+    free(seeds);
     return n;
 }
 
+/* Points of one side that no pair uses, as a note. */
+static void print_unpaired(FILE *f, const char *tag, side *d, size_t (*pairs)[2],
+                           size_t npairs, int which)
+{
+    for (size_t i = 0; i < d->s->r.npoints; i++) {
+        int used = 0;
+        for (size_t k = 0; k < npairs && !used; k++)
+            used = pairs[k][which] == i;
+        if (!used)
+            fprintf(f, "not compared: %s [%s]: no point of the other side has the "
+                       "same values of the parameters that vary between sweep "
+                       "points (declare one with --axis NAME to compare across "
+                       "it)\n", tag, d->s->r.label[i]);
+    }
+}
+
 static void print_table(FILE *f, side *A, side *B, size_t (*pairs)[2],
-                        size_t npairs, int by_index, const stat_list *stats)
+                        size_t npairs, const match_ctx *mc, const stat_list *stats)
 {
     fprintf(f, "A: %s experiment %lld (%s): %zu sweep point%s, %lld replication%s\n",
             A->path, (long long)A->s->r.exp, A->name, A->s->r.npoints,
@@ -307,13 +317,30 @@ static void print_table(FILE *f, side *A, side *B, size_t (*pairs)[2],
     fprintf(f, "B: %s experiment %lld (%s): %zu sweep point%s, %lld replication%s\n",
             B->path, (long long)B->s->r.exp, B->name, B->s->r.npoints,
             B->s->r.npoints == 1 ? "" : "s", (long long)B->reps, B->reps == 1 ? "" : "s");
-    if (by_index)
-        fprintf(f, "note: no sweep point has the same swept values on both sides; "
-                   "points are matched by index\n");
+    print_unpaired(f, "A", A, pairs, npairs, 0);
+    print_unpaired(f, "B", B, pairs, npairs, 1);
     for (size_t k = 0; k < npairs; k++) {
         size_t pa = pairs[k][0], pb = pairs[k][1];
         const char *la = A->s->r.label[pa], *lb = B->s->r.label[pb];
         fprintf(f, "\n== A [%s] vs B [%s]\n", la, lb);
+        char diff[2048];
+        size_t nd, und;
+        cmp_differences(&mc->a, pa, &mc->b, pb, mc->axes, mc->naxes, diff,
+                        sizeof diff, &nd, &und);
+        fprintf(f, "paired: A sweep point %lld (%zu completed runs) with B sweep "
+                   "point %lld (%zu completed runs), matched on every parameter "
+                   "that varies between sweep points\n",
+                (long long)A->s->r.points[pa], point_nruns(A, pa),
+                (long long)B->s->r.points[pb], point_nruns(B, pb));
+        if (nd == 0)
+            fprintf(f, "parameters: the same on both sides\n");
+        else if (und == 0)
+            fprintf(f, "parameters: B differs from A in the declared axis: %s\n", diff);
+        else
+            fprintf(f, "WARNING: B differs from A in %zu parameter%s%s: %s; a "
+                       "difference below is the effect of all of them (declare "
+                       "the ones under study with --axis NAME)\n", nd,
+                    nd == 1 ? "" : "s", mc->naxes ? " not all declared" : "", diff);
         fprintf(f, "%-36s %12s %9s %12s %9s %12s %-28s %c %9s\n", "statistic",
                 "A mean", "+-95%", "B mean", "+-95%", "B - A", "95% CI of B - A",
                 ' ', "B/A - 1");
@@ -411,7 +438,8 @@ static int overlay(side *A, side *B, const char *metric, size_t (*pairs)[2],
 int cmd_compare(int argc, char **argv)
 {
     const char *spec[2] = {NULL, NULL}, *out = NULL;
-    const char *extra_m[MAX_EXTRA], *extra_s[MAX_EXTRA];
+    const char *extra_m[MAX_EXTRA], *extra_s[MAX_EXTRA], *axes[MAX_EXTRA];
+    size_t naxes = 0;
     size_t nm = 0, ns = 0;
     int all = 0;
     for (int i = 1; i < argc; i++) {
@@ -424,6 +452,8 @@ int cmd_compare(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(a, "--metric") && has_v && nm < MAX_EXTRA) {
             extra_m[nm++] = argv[++i];
+        } else if (!strcmp(a, "--axis") && has_v && naxes < MAX_EXTRA) {
+            axes[naxes++] = argv[++i];
         } else if (!strcmp(a, "--stat") && has_v && ns < MAX_EXTRA) {
             extra_s[ns++] = argv[++i];
         } else if (!strcmp(a, "--all")) {
@@ -453,6 +483,8 @@ int cmd_compare(int argc, char **argv)
     stat_list stats = {NULL, 0, 0};
     size_t(*pairs)[2] = NULL;
     FILE *txt = NULL;
+    match_ctx mc;
+    memset(&mc, 0, sizeof mc);
     if (status != HOST_OK)
         goto done;
     for (int i = 0; stats_headline[i]; i++)
@@ -461,11 +493,41 @@ int cmd_compare(int argc, char **argv)
         stat_all(A.s->r.db, A.s->r.exp, &stats);
     for (size_t i = 0; i < ns; i++)
         stat_push(&stats, extra_s[i]);
-    size_t maxp = A.s->r.npoints > B.s->r.npoints ? A.s->r.npoints : B.s->r.npoints;
+    size_t maxp = A.s->r.npoints * B.s->r.npoints;
     pairs = calloc(maxp ? maxp : 1, sizeof *pairs);
-    int by_index = 0;
-    size_t npairs = pairs ? match_points(&A, &B, pairs, maxp, &by_index) : 0;
-    print_table(stdout, &A, &B, pairs, npairs, by_index, &stats);
+    mc.axes = axes;
+    mc.naxes = naxes;
+    if (cmp_side_load(A.s->r.db, A.s->r.exp, A.s->r.points, A.s->r.npoints, &mc.a) ||
+        cmp_side_load(B.s->r.db, B.s->r.exp, B.s->r.points, B.s->r.npoints, &mc.b)) {
+        fprintf(stderr, "mtcsim compare: cannot read the parameters: %s\n",
+                sim_results_errmsg(A.res));
+        status = HOST_FAIL;
+        goto done;
+    }
+    size_t npairs = pairs ? cmp_match(&mc.a, &mc.b, axes, naxes, pairs, maxp) : 0;
+    /* differences nobody declared: a warning, or with --axis a refusal */
+    size_t worst = 0;
+    for (size_t k = 0; k < npairs; k++) {
+        char diff[2048];
+        size_t nd, und;
+        cmp_differences(&mc.a, pairs[k][0], &mc.b, pairs[k][1], axes, naxes, diff,
+                        sizeof diff, &nd, &und);
+        if (und > worst)
+            worst = und;
+        if (und && naxes) {
+            fprintf(stderr, "mtcsim compare: refused: A [%s] and B [%s] differ in "
+                            "parameters that are not the declared axis (%s); a "
+                            "difference would mix their effects\n",
+                    A.s->r.label[pairs[k][0]], B.s->r.label[pairs[k][1]], diff);
+            status = HOST_USAGE;
+            goto done;
+        }
+    }
+    if (worst)
+        fprintf(stderr, "mtcsim compare: warning: the paired points differ in "
+                        "parameters nobody declared (see WARNING lines); declare "
+                        "the ones under study with --axis NAME\n");
+    print_table(stdout, &A, &B, pairs, npairs, &mc, &stats);
     if (out) {
         if (mkdir(out, 0777) != 0 && errno != EEXIST) {
             fprintf(stderr, "mtcsim compare: cannot create %s: %s\n", out, strerror(errno));
@@ -479,7 +541,7 @@ int cmd_compare(int argc, char **argv)
             status = HOST_FAIL;
             goto done;
         }
-        print_table(txt, &A, &B, pairs, npairs, by_index, &stats);
+        print_table(txt, &A, &B, pairs, npairs, &mc, &stats);
         printf("\n%s\n", p);
         static const char *const figs[] = {"signatureless_fraction", "auth_bytes",
                                            "issuance_delay_landmark",
@@ -497,6 +559,8 @@ int cmd_compare(int argc, char **argv)
 done:
     if (txt && fclose(txt) != 0)
         status = HOST_FAIL;
+    cmp_side_free(&mc.a);
+    cmp_side_free(&mc.b);
     free(stats.name);
     free(pairs);
     close_side(&A);

@@ -6,7 +6,10 @@
 #    the database (paired t, 1 degree of freedom); a real effect starred;
 #  - another seed: Welch intervals; an experiment against itself: no
 #    difference, nothing starred;
-#  - a single point against a sweep: compared with every point;
+#  - pairing on every effective parameter: a point fixed with --set pairs
+#    with the sweep point of its value only, unless declared with --axis;
+#    each pair says what it paired and in what B differs; a difference
+#    nobody declared is a WARNING, one outside --axis is refused (exit 2);
 #  - --out DIR: compare.txt (the table printed) and overlaid figures;
 #  - errors: one argument, a missing file, an unknown experiment: exit 2.
 set -u
@@ -55,9 +58,29 @@ grep -Eq ' \* ' "$tmp/same.txt" && fail "a difference of an experiment with itse
 grep -Eq '^log_entries +[0-9.]+ +[0-9.e+]+ +[0-9.]+ +[0-9.e+]+ +\+0 \[\+0, \+0\]' "$tmp/same.txt" \
   || fail "self difference: $(grep log_entries "$tmp/same.txt")"
 
-# ---- a single point against a sweep ----
-"$m" compare "$tmp/one.db" "$tmp/r.db:1" >"$tmp/o.txt" || fail "compare one vs sweep"
-[ "$(grep -c '^== A \[point 0\] vs B \[landmark_interval=' "$tmp/o.txt")" = 2 ] || fail "one vs each point: $(cat "$tmp/o.txt")"
+# ---- safe pairing: on every effective parameter, not on the swept marks ----
+# one.db fixed landmark_interval=10800 with --set (its swept mark is gone):
+# it pairs with the sweep's 10800 point only, and says the 3600 point has
+# no partner; declared as the axis, it pairs with every point
+"$m" compare "$tmp/one.db" "$tmp/r.db:1" >"$tmp/o.txt" 2>"$tmp/oerr" || fail "compare one vs sweep"
+[ "$(grep -c '^== A \[point 0\] vs B \[landmark_interval=' "$tmp/o.txt")" = 1 ] || fail "one vs sweep paired more than the matching point: $(cat "$tmp/o.txt")"
+grep -q '^== A \[point 0\] vs B \[landmark_interval=10800\]$' "$tmp/o.txt" || fail "not paired with its own value: $(cat "$tmp/o.txt")"
+grep -q '^not compared: B \[landmark_interval=3600\]' "$tmp/o.txt" || fail "the unpaired point is not named"
+grep -q '^paired: A sweep point 0 (2 completed runs) with B sweep point 1 (2 completed runs)' "$tmp/o.txt" || fail "what was paired"
+"$m" compare "$tmp/one.db" "$tmp/r.db:1" --axis landmark_interval >"$tmp/o2.txt" || fail "compare --axis"
+[ "$(grep -c '^== A \[point 0\] vs B \[landmark_interval=' "$tmp/o2.txt")" = 2 ] || fail "one vs each point with --axis: $(cat "$tmp/o2.txt")"
+grep -q '^parameters: B differs from A in the declared axis: .*landmark_interval 10800 vs 3600' "$tmp/o2.txt" || fail "the axis difference is not named"
+# a difference nobody declared: a loud warning; declared: none; another
+# axis declared: refused, exit 2, nothing printed
+grep -q '^WARNING: B differs from A in 2 parameters: ca.ca1.rate' "$tmp/p.txt" || fail "undeclared rate difference not warned: $(grep -i differ "$tmp/p.txt")"
+"$m" compare "$tmp/r.db:1" "$tmp/r.db:2" >/dev/null 2>"$tmp/werr"
+grep -q 'warning: the paired points differ in parameters nobody declared' "$tmp/werr" || fail "no warning on stderr"
+"$m" compare "$tmp/r.db:1" "$tmp/r.db:2" --axis rate >"$tmp/ax.txt" 2>"$tmp/err" || fail "--axis rate: $(cat "$tmp/err")"
+grep -q WARNING "$tmp/ax.txt" && fail "a declared axis still warned"
+"$m" compare "$tmp/r.db:1" "$tmp/r.db:2" --axis landmark_interval >"$tmp/ref.txt" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "a difference outside the declared axis must be refused (exit 2)"
+grep -q 'refused: .*differ in parameters that are not the declared axis (ca.ca1.rate' "$tmp/err" || fail "refusal message: $(cat "$tmp/err")"
+[ -s "$tmp/ref.txt" ] && fail "a refused comparison printed a table"
 
 # ---- figures ----
 "$m" compare "$tmp/r.db:1" "$tmp/r.db:2" --out "$tmp/cmp" --metric signatures >"$tmp/f.txt" 2>"$tmp/err" \
