@@ -1,5 +1,5 @@
 #!/bin/sh
-# A rank killed in the middle of a sweep spread over ranks (usage:
+# A rank killed in the middle of a sweep, spread over ranks and sharded (usage:
 # sh_mpi_dead_rank.sh BUILD). Rank 1 is sent SIGKILL once it has finished
 # its first run; mpirun then stops rank 0 with SIGTERM. Checks that the
 # runs rank 1 completed are in the database (each reached rank 0 when it
@@ -76,3 +76,46 @@ n=$(q "select count(distinct sweep_point||'/'||replication) from run where statu
 [ "$n" -eq 9 ] || fail "after --resume $n of 9 runs completed"
 echo "rank 1 killed: $ndone run(s) kept ($c1 from rank 1), $nint interrupted with a reason" \
      "('$why1'); --resume completed all 9"
+
+# ---- the same in a sharded run (the default mode) ----
+# 3 runs, each over both ranks: rank 1 is killed while the second run is
+# under way. Rank 0 used to wait for it inside the collective merge, where
+# a signal could not stop it, and the run stayed 'running' with no reason.
+# Now: the first run is kept, the second is 'interrupted' with a reason
+# naming rank 1 (it sent no shard) and stores no metrics (they would be
+# rank 0's half of the population), and --resume finishes the rest.
+rm -f "$tmp"/d.db* "$tmp/out" "$tmp/err"
+sh2="tests/lua/mpi_sweep.lua --set scale=0.02 --set days=1 --replications 1 --seed 5"
+mpirun --oversubscribe -np 2 "$M" run $sh2 --out "$tmp/d.db" > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+r1=""; i=0
+while [ $i -lt 2400 ]; do
+  if [ -z "$r1" ]; then
+    for p in $(pgrep -P "$pid" 2>/dev/null); do
+      tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && r1=$p
+    done
+  fi
+  # the first run recorded and the second begun
+  [ -n "$r1" ] && [ "$(sqlite3 "$tmp/d.db" "select count(*) from run where status='completed'" 2>/dev/null || echo 0)" = 1 ] &&
+    [ "$(sqlite3 "$tmp/d.db" "select count(*) from run where status='running'" 2>/dev/null || echo 0)" = 1 ] && break
+  sleep 0.05; i=$((i + 1))
+done
+[ -n "$r1" ] || fail "sharded: rank 1's process not found"
+[ "$(q "select count(*) from run where status='running'")" = 1 ] || fail "sharded: the second run did not begin in 120 s"
+sleep 0.5     # rank 1 at work on its shard of the second run
+kill -9 "$r1"
+wait "$pid"; rc=$?; pid=""
+[ $rc -ne 0 ] || fail "sharded: mpirun exited 0 although a rank was killed"
+running=$(q "select count(*) from run where status='running'")
+[ "$running" -eq 0 ] || fail "sharded: $running run(s) left 'running'"
+[ "$(q "select count(*) from run where status='completed' and sweep_point=0")" = 1 ] ||
+  fail "sharded: the first run is not kept"
+why=$(q "select error from run where status='interrupted' and sweep_point=1")
+echo "$why" | grep -q 'rank 1 sent no shard of this run' ||
+  fail "sharded: the stopped run's reason does not name rank 1: '$why'"
+nm=$(q "select count(*) from metric m join run r on r.run_id=m.run_id where r.status='interrupted'")
+[ "$nm" -eq 0 ] || fail "sharded: the stopped run stored $nm metrics of part of its population"
+"$M" run $sh2 --resume "$tmp/d.db" > "$tmp/out2" 2> "$tmp/err2" || { cat "$tmp/err2"; fail "sharded: --resume failed"; }
+n=$(q "select count(distinct sweep_point) from run where status='completed'")
+[ "$n" -eq 3 ] || fail "sharded: after --resume $n of 3 runs completed"
+echo "sharded run, rank 1 killed: the first run kept, the second interrupted ('$why'); --resume completed all 3"

@@ -40,7 +40,9 @@ typedef struct lworld_param {
  * this process) makes the world one shard of a run spread over MPI ranks
  * (sim/shard.h): this process simulates its rank's browsers, and
  * lworld_run() merges all ranks' metrics into rank 0's before the
- * on_finish functions, which run on rank 0 only; `shard` must outlive lw. MTC_OK, or MTC_ERR_CONFIG
+ * on_finish functions, which run on rank 0 only (point-to-point messages
+ * that a signal can interrupt, lworld_shards.c); `shard` must outlive lw.
+ * MTC_OK, or MTC_ERR_CONFIG
  * with a message (prefixed by the declaring file:line when known), or
  * MTC_ERR_SIM_STATE when the host's interrupt flag (lhost_set_interrupt)
  * ended the start (the steady warm-up): *out then has its parameters
@@ -83,6 +85,11 @@ sim_time lworld_duration(const lworld *lw);
 sim_metrics *lworld_metrics(lworld *lw);
 /* Sharded runs, rank 0: bytes of metrics gathered from the other ranks. */
 size_t lworld_merge_bytes(const lworld *lw);
+/* 0 on rank 0 of a sharded run that a signal stopped before every rank's
+ * shard arrived: its metrics are then rank 0's part of the population
+ * only, not the run's, and lworld_run's message names the ranks that
+ * sent nothing. 1 otherwise. */
+int lworld_shards_whole(const lworld *lw);
 sim_world *lworld_world(lworld *lw);
 sim_engine *lworld_engine(lworld *lw);
 /* Events the run executed, once lworld_run returned: on a sharded run,

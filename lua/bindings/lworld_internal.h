@@ -64,6 +64,10 @@ struct lworld {
     lhost *h;
     const sim_shard *shard; /* NULL: not sharded */
     size_t merge_bytes;     /* metrics bytes gathered from other ranks */
+    int shards_missing;     /* rank 0: a signal stopped it before every
+                             * rank's shard arrived (lworld_shards.c) */
+    char shard_why[600];    /* rank 0: which ranks sent nothing, or why
+                             * another rank stopped; "" */
     sim_rng *rng;
     sim_engine *engine;
     sim_metrics *metrics;
@@ -98,6 +102,19 @@ void lworld__append_reg(lua_State *L, const char *key);
 void lworld__where(lua_State *L, int level, char *out);
 /* ": " after a non-empty where, "" otherwise. */
 const char *lworld__wsep(const char *w);
+
+/* ---- lworld_shards.c ----------------------------------------------------- */
+
+/* The end of a sharded run, on every rank, without collectives (a dead
+ * rank must not hold rank 0 where a signal cannot stop it). gather: the
+ * other ranks send rank 0 their shard's report (end, events, metrics);
+ * rank 0 merges them in rank order into lw->metrics and lw->events, and
+ * sets lw->failed/err, *interrupted and lw->shard_why from them; stopped
+ * by a signal, it waits 0.3 s more and names the ranks that sent nothing
+ * (lw->shards_missing). answer, after rank 0's on_finish: rank 0 tells
+ * the others how the run ended, and they end it the same way. */
+void lworld__shards_gather(lworld *lw, int *interrupted);
+void lworld__shards_answer(lworld *lw, int *interrupted);
 
 /* ---- lworld_value.c ------------------------------------------------------ */
 

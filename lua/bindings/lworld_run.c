@@ -298,38 +298,6 @@ static int stop_pred(sim_engine *sim, void *arg)
     return lw->failed || (lw->interrupt && *lw->interrupt);
 }
 
-/* Sharded: rank 0 learns the events of every rank (each replays the PKI
- * timeline and simulates its own browsers), so a run records the work
- * of the whole job, not of rank 0 alone. Collective. On failure rank 0
- * keeps its own count and the run fails (the shards' counts are lost). */
-static void sum_events(lworld *lw)
-{
-    const sim_shard *sh = lw->shard;
-    size_t *lens = calloc((size_t)sh->size, sizeof *lens);
-    uint8_t *all = NULL;
-    uint64_t mine = lw->events;
-    int rc = lens ? sim_shard_gather(sh, &mine, sizeof mine, &all, lens)
-                  : MTC_ERR_NOMEM;
-    if (rc == MTC_OK && sh->rank == 0) {
-        uint64_t sum = 0;
-        size_t off = 0;
-        for (int r = 0; r < sh->size; r++) {
-            uint64_t v = 0;
-            if (lens[r] == sizeof v)
-                memcpy(&v, all + off, sizeof v);
-            off += lens[r];
-            sum += v;
-        }
-        lw->events = sum;
-    } else if (rc != MTC_OK && !lw->failed) {
-        lw->failed = 1;
-        snprintf(lw->err, sizeof lw->err, "gathering the shards' event "
-                 "counts: %s", mtc_strerror(rc));
-    }
-    free(all);
-    free(lens);
-}
-
 int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
                lworld_progress_fn progress, void *progress_ctx, char *err,
                size_t errlen)
@@ -361,19 +329,13 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
     }
     sim_world_finish(lw->world);
     sim_prof_leave(lw->prof, prev);
-    /* Sharded: every rank reaches this merge (it is collective), whatever
-     * happened to its own shard; rank 0 then holds the whole run. */
-    if (lw->shard && lw->shard->size > 1) {
-        int mrc = sim_shard_merge_metrics(lw->shard, lw->metrics, &lw->merge_bytes);
-        if (mrc != MTC_OK && !lw->failed && !interrupted) {
-            lw->failed = 1;
-            snprintf(lw->err, sizeof lw->err, "merging the shards' metrics: %s",
-                     mtc_strerror(mrc));
-        }
-    }
-    lw->events = sim_engine_events_executed(lw->engine);
-    if (lw->shard && lw->shard->size > 1)
-        sum_events(lw);
+    /* Sharded: every rank reports its shard to rank 0, whatever happened
+     * to it; rank 0 then holds the whole run (lworld_shards.c). */
+    int sharded = lw->shard && lw->shard->size > 1;
+    if (sharded)
+        lworld__shards_gather(lw, &interrupted);
+    else
+        lw->events = sim_engine_events_executed(lw->engine);
     int finish_here = !lw->shard || lw->shard->rank == 0;
     if (!lw->failed && !interrupted && finish_here) {
         sim_prof_enter(lw->prof, SIM_PART_SCENARIO);
@@ -392,6 +354,8 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
         lua_pop(L, 1);
         sim_prof_leave(lw->prof, prev);
     }
+    if (sharded)
+        lworld__shards_answer(lw, &interrupted);
     lw->running = 0;
     lw->done = 1;
     if (lw->failed) {
@@ -399,8 +363,9 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
         return MTC_ERR_CALLBACK;
     }
     if (interrupted) {
-        snprintf(err, errlen, "interrupted at simulated time %.6g s",
-                 sim_time_to_sec(sim_now(lw->engine)));
+        snprintf(err, errlen, "interrupted at simulated time %.6g s%s%.600s",
+                 sim_time_to_sec(sim_now(lw->engine)),
+                 lw->shard_why[0] ? "; " : "", lw->shard_why);
         return MTC_ERR_SIM_STATE;
     }
     return MTC_OK;
@@ -408,6 +373,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
 
 sim_metrics *lworld_metrics(lworld *lw) { return lw->metrics; }
 size_t lworld_merge_bytes(const lworld *lw) { return lw->merge_bytes; }
+int lworld_shards_whole(const lworld *lw) { return !lw->shards_missing; }
 sim_time lworld_duration(const lworld *lw) { return lw->wc.duration; }
 sim_world *lworld_world(lworld *lw) { return lw->world; }
 sim_engine *lworld_engine(lworld *lw) { return lw->engine; }

@@ -182,7 +182,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
                  : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
                                            : SIM_RUN_FAILED;
-        if (rs == SIM_RUN_INTERRUPTED && shard->size > 1) {
+        if (rs == SIM_RUN_INTERRUPTED && shard->size > 1 && *c->interrupt) {
             /* say which rank stopped and why: rank 0 records it */
             char why[600];
             snprintf(why, sizeof why, "rank %d stopped by %s: %.400s",
@@ -210,7 +210,10 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         sim_prof_phase(prof, SIM_PHASE_RESULTS);
         int pprev = sim_prof_enter(prof, SIM_PART_RESULTS);
         if (c->db && c->status == HOST_OK) {
-            if (run_store(c->db, o->out, run_id, lworld_metrics(lw), rs,
+            /* a run that lost shards of its population stores none of
+             * its metrics: they would describe part of it */
+            if (run_store(c->db, o->out, run_id,
+                          lworld_shards_whole(lw) ? lworld_metrics(lw) : NULL, rs,
                           sim_now(eng), lworld_events(lw), err) != MTC_OK) {
                 c->status = HOST_FAIL;
                 c->db_failed = 1;

@@ -126,17 +126,24 @@ int sim_shard_all_ok(const sim_shard *s, int ok)
 
 int sim_shard_send(const sim_shard *s, int tag, const void *buf, size_t len)
 {
+    return sim_shard_send_to(s, 0, tag, buf, len);
+}
+
+int sim_shard_send_to(const sim_shard *s, int dest, int tag, const void *buf,
+                      size_t len)
+{
 #ifdef MTCSIM_HAVE_MPI
-    if (!s->mpi || s->size == 1)
+    if (!s->mpi || s->size == 1 || dest < 0 || dest >= s->size)
         return SIM_ERR_UNSUPPORTED;
     if (len > (size_t)INT32_MAX)
         return SIM_ERR_LIMIT;
-    if (MPI_Send(len ? buf : NULL, (int)len, MPI_BYTE, 0, tag,
+    if (MPI_Send(len ? buf : NULL, (int)len, MPI_BYTE, dest, tag,
                  MPI_COMM_WORLD) != MPI_SUCCESS)
         return SIM_ERR_IO;
     return SIM_OK;
 #else
     (void)s;
+    (void)dest;
     (void)tag;
     (void)buf;
     (void)len;
@@ -144,18 +151,15 @@ int sim_shard_send(const sim_shard *s, int tag, const void *buf, size_t len)
 #endif
 }
 
-int sim_shard_poll(const sim_shard *s, int *from, int *tag, uint8_t **buf,
-                   size_t *len)
-{
-    *buf = NULL;
-    *len = 0;
+/* One waiting message matching (source, tag), either of which may be
+ * MPI_ANY_*: 1 with it, 0 when none waits, or a negative SIM_ERR_*. */
 #ifdef MTCSIM_HAVE_MPI
-    if (!s->mpi || s->size == 1)
-        return 0;
+static int poll_match(int source, int tag, int *from, int *gottag,
+                      uint8_t **buf, size_t *len)
+{
     int flag = 0, n = 0;
     MPI_Status st;
-    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) !=
-        MPI_SUCCESS)
+    if (MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS)
         return SIM_ERR_IO;
     if (!flag)
         return 0;
@@ -169,11 +173,42 @@ int sim_shard_poll(const sim_shard *s, int *from, int *tag, uint8_t **buf,
         free(b);
         return SIM_ERR_IO;
     }
-    *from = st.MPI_SOURCE;
-    *tag = st.MPI_TAG;
+    if (from)
+        *from = st.MPI_SOURCE;
+    if (gottag)
+        *gottag = st.MPI_TAG;
     *buf = b;
     *len = (size_t)n;
     return 1;
+}
+#endif
+
+int sim_shard_poll_from(const sim_shard *s, int from, int tag, uint8_t **buf,
+                        size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+#ifdef MTCSIM_HAVE_MPI
+    if (!s->mpi || s->size == 1 || from < 0 || from >= s->size)
+        return 0;
+    return poll_match(from, tag, NULL, NULL, buf, len);
+#else
+    (void)s;
+    (void)from;
+    (void)tag;
+    return 0;
+#endif
+}
+
+int sim_shard_poll(const sim_shard *s, int *from, int *tag, uint8_t **buf,
+                   size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+#ifdef MTCSIM_HAVE_MPI
+    if (!s->mpi || s->size == 1)
+        return 0;
+    return poll_match(MPI_ANY_SOURCE, MPI_ANY_TAG, from, tag, buf, len);
 #else
     (void)s;
     (void)from;

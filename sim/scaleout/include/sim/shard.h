@@ -73,6 +73,14 @@ int sim_shard_gather(const sim_shard *s, const void *buf, size_t len,
 int sim_shard_send(const sim_shard *s, int tag, const void *buf, size_t len);
 int sim_shard_poll(const sim_shard *s, int *from, int *tag, uint8_t **buf,
                    size_t *len);
+/* The same between any two ranks: sim_shard_send_to sends to rank dest;
+ * sim_shard_poll_from takes one waiting message of rank `from` with tag
+ * `tag` only (1, 0 or a negative SIM_ERR_*, as sim_shard_poll). Messages
+ * of one sender and tag arrive in the order sent. */
+int sim_shard_send_to(const sim_shard *s, int dest, int tag, const void *buf,
+                      size_t len);
+int sim_shard_poll_from(const sim_shard *s, int from, int tag, uint8_t **buf,
+                        size_t *len);
 
 /* Logical AND of `ok` over all ranks: every rank learns whether all are
  * fine, so that a failure on one rank fails the run on all. */
