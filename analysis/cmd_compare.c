@@ -32,7 +32,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: mtcsim compare A.db[:EXP] B.db[:EXP] [--out DIR] [--metric NAME ...]\n"
-        "                      [--stat NAME ...] [--axis NAME ...] [--all]\n\n"
+        "                      [--stat NAME ...] [--axis NAME ...] [--all]\n"
+        "                      [--cohort NAME | --by-cohort]\n\n"
         "Compares two experiments (default: the latest of each file; the two\n"
         "may be in one file: r.db:1 r.db:2). For each sweep point they share\n"
         "(matched by swept values), each headline statistic: mean of A and of B\n"
@@ -54,7 +55,9 @@ static void usage(FILE *f)
         "  --axis NAME    a parameter the comparison is about: it may differ\n"
         "                 between A and B and points pair across it (NAME,\n"
         "                 ENTITY.NAME or KIND.ENTITY.NAME; repeatable)\n"
-        "  --all          every statistic the runs have, not only the headline\n\n"
+        "  --all          every statistic the runs have, not only the headline\n"
+        "  --cohort NAME  the statistics of one browser cohort instead of the total\n"
+        "  --by-cohort    the total, then each browser cohort\n\n"
         "Exit status 0, 1 when a figure fails, 2 for bad usage or input.\n");
 }
 
@@ -166,12 +169,12 @@ static void stat_all(sim_results *db, int64_t exp, stat_list *l)
 
 /* Values of `stat` at a point's completed runs, with replication and seed,
  * and their interval (stats.h); *v holds the plain values. */
-static size_t values(side *d, size_t p, const char *stat, double **v,
-                     int64_t **reps, int64_t **seeds, stats_interval *ci)
+static size_t values(side *d, size_t p, const char *stat, const char *cohort,
+                     double **v, int64_t **reps, int64_t **seeds, stats_interval *ci)
 {
     stats_val *x;
     size_t n = rdb_point_vals(d->s->r.db, d->s->r.exp, d->s->r.points[p], stat,
-                              "all", &x, reps, seeds);
+                              cohort, &x, reps, seeds);
     *ci = stats_summarize(x, n);
     *v = malloc((n ? n : 1) * sizeof **v);
     for (size_t k = 0; *v && k < n; k++)
@@ -209,13 +212,13 @@ static void fmt_num(char *b, size_t n, double v, int sign)
  * interval. Returns 1 when printed, 2 when every value of both sides is 0
  * (left out of the table, named below it), 0 when a side lacks it. */
 static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
-                       const char *stat, int *paired_out)
+                       const char *stat, const char *cohort, int *paired_out)
 {
     double *va, *vb;
     int64_t *ra, *sa, *rb, *sb;
     stats_interval ca, cb;
-    size_t na = values(A, pa, stat, &va, &ra, &sa, &ca);
-    size_t nb = values(B, pb, stat, &vb, &rb, &sb, &cb);
+    size_t na = values(A, pa, stat, cohort, &va, &ra, &sa, &ca);
+    size_t nb = values(B, pb, stat, cohort, &vb, &rb, &sb, &cb);
     int printed = 0, zero = na && nb;
     for (size_t i = 0; zero && i < na; i++)
         zero = va[i] == 0;
@@ -273,11 +276,14 @@ static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
     return printed;
 }
 
-/* The parameters of both sides' points and the declared axes. */
+/* The parameters of both sides' points, the declared axes, and the
+ * cohorts whose tables are printed ("all": the total). */
 typedef struct match_ctx {
     cmp_side a, b;
     const char *const *axes;
     size_t naxes;
+    char (*cohorts)[64];
+    size_t ncohorts;
 } match_ctx;
 
 /* Completed runs of a side's point (for "what was paired"). */
@@ -306,6 +312,82 @@ static void print_unpaired(FILE *f, const char *tag, side *d, size_t (*pairs)[2]
                        "points (declare one with --axis NAME to compare across "
                        "it)\n", tag, d->s->r.label[i]);
     }
+}
+
+/* The rows of one pair and cohort. */
+static void print_rows(FILE *f, side *A, side *B, size_t pa, size_t pb,
+                       const stat_list *stats, const char *cohort)
+{
+    if (strcmp(cohort, "all"))
+        fprintf(f, "-- cohort %s\n", cohort);
+    fprintf(f, "%-36s %12s %9s %12s %9s %12s %-28s %c %9s\n", "statistic",
+            "A mean", "+-95%", "B mean", "+-95%", "B - A", "95% CI of B - A",
+            ' ', "B/A - 1");
+    int paired = 0, any_paired = 0, rows = 0, zeros = 0;
+    char zl[1024] = "";
+    for (size_t i = 0; i < stats->n; i++) {
+        int got = compare_row(f, A, B, pa, pb, stats->name[i], cohort, &paired);
+        if (got == 1) {
+            rows++;
+            any_paired |= paired;
+        } else if (got == 2) {
+            size_t l = strlen(zl);
+            snprintf(zl + l, sizeof zl - l, "%s%s", zeros++ ? ", " : "",
+                     stats->name[i]);
+        }
+    }
+    if (zeros)
+        fprintf(f, "0 on both sides: %s\n", zl);
+    if (!rows)
+        fprintf(f, "(no statistic is present on both sides)\n");
+    else
+        fprintf(f, "intervals of B - A: %s\n",
+                any_paired ? "paired (same replications and seeds: common "
+                             "random numbers)"
+                           : "Welch (independent runs)");
+}
+
+/* The cohorts to print: "all", or --cohort NAME (one of A's browser
+ * cohorts), or with --by-cohort "all" and each of them. */
+static int pick_cohorts(side *A, const char *cohort, int by_cohort, match_ctx *mc)
+{
+    char have[64][64];
+    size_t nh = 0;
+    int64_t *ids, *reps, *seeds;
+    size_t nr = rdb_point_runs(A->s->r.db, A->s->r.exp, A->s->r.points[0], &ids,
+                               &reps, &seeds);
+    if (nr) {
+        stats_source src = stats_stored(A->s->r.db, ids[0]);
+        nh = stats_cohorts(&src, have, 64);
+    }
+    free(ids);
+    free(reps);
+    free(seeds);
+    mc->cohorts = calloc(nh + 1, sizeof *mc->cohorts);
+    if (!mc->cohorts)
+        return HOST_FAIL;
+    if (cohort) {
+        int found = 0;
+        for (size_t i = 0; i < nh; i++)
+            found |= !strcmp(have[i], cohort);
+        if (!found) {
+            char list[1024] = "";
+            for (size_t i = 0; i < nh; i++) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", have[i]);
+            }
+            fprintf(stderr, "mtcsim compare: --cohort %s: A has no such browser "
+                            "cohort (its cohorts: %s)\n", cohort,
+                    list[0] ? list : "none");
+            return HOST_USAGE;
+        }
+        snprintf(mc->cohorts[mc->ncohorts++], 64, "%s", cohort);
+        return HOST_OK;
+    }
+    snprintf(mc->cohorts[mc->ncohorts++], 64, "all");
+    for (size_t i = 0; by_cohort && nh > 1 && i < nh; i++)
+        snprintf(mc->cohorts[mc->ncohorts++], 64, "%s", have[i]);
+    return HOST_OK;
 }
 
 static void print_table(FILE *f, side *A, side *B, size_t (*pairs)[2],
@@ -341,31 +423,8 @@ static void print_table(FILE *f, side *A, side *B, size_t (*pairs)[2],
                        "difference below is the effect of all of them (declare "
                        "the ones under study with --axis NAME)\n", nd,
                     nd == 1 ? "" : "s", mc->naxes ? " not all declared" : "", diff);
-        fprintf(f, "%-36s %12s %9s %12s %9s %12s %-28s %c %9s\n", "statistic",
-                "A mean", "+-95%", "B mean", "+-95%", "B - A", "95% CI of B - A",
-                ' ', "B/A - 1");
-        int paired = 0, any_paired = 0, rows = 0, zeros = 0;
-        char zl[1024] = "";
-        for (size_t i = 0; i < stats->n; i++) {
-            int got = compare_row(f, A, B, pa, pb, stats->name[i], &paired);
-            if (got == 1) {
-                rows++;
-                any_paired |= paired;
-            } else if (got == 2) {
-                size_t l = strlen(zl);
-                snprintf(zl + l, sizeof zl - l, "%s%s", zeros++ ? ", " : "",
-                         stats->name[i]);
-            }
-        }
-        if (zeros)
-            fprintf(f, "0 on both sides: %s\n", zl);
-        if (!rows)
-            fprintf(f, "(no statistic is present on both sides)\n");
-        else
-            fprintf(f, "intervals of B - A: %s\n",
-                    any_paired ? "paired (same replications and seeds: common "
-                                 "random numbers)"
-                               : "Welch (independent runs)");
+        for (size_t c = 0; c < mc->ncohorts; c++)
+            print_rows(f, A, B, pa, pb, stats, mc->cohorts[c]);
     }
     if (npairs == 0)
         fprintf(f, "\nno sweep point of A matches one of B (compare the swept "
@@ -440,6 +499,8 @@ int cmd_compare(int argc, char **argv)
     const char *spec[2] = {NULL, NULL}, *out = NULL;
     const char *extra_m[MAX_EXTRA], *extra_s[MAX_EXTRA], *axes[MAX_EXTRA];
     size_t naxes = 0;
+    const char *cohort = NULL;
+    int by_cohort = 0;
     size_t nm = 0, ns = 0;
     int all = 0;
     for (int i = 1; i < argc; i++) {
@@ -452,6 +513,10 @@ int cmd_compare(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(a, "--metric") && has_v && nm < MAX_EXTRA) {
             extra_m[nm++] = argv[++i];
+        } else if (!strcmp(a, "--cohort") && has_v) {
+            cohort = argv[++i];
+        } else if (!strcmp(a, "--by-cohort")) {
+            by_cohort = 1;
         } else if (!strcmp(a, "--axis") && has_v && naxes < MAX_EXTRA) {
             axes[naxes++] = argv[++i];
         } else if (!strcmp(a, "--stat") && has_v && ns < MAX_EXTRA) {
@@ -468,6 +533,10 @@ int cmd_compare(int argc, char **argv)
             fprintf(stderr, "mtcsim compare: unexpected argument '%s'\n", a);
             return HOST_USAGE;
         }
+    }
+    if (cohort && by_cohort) {
+        fprintf(stderr, "mtcsim compare: --cohort and --by-cohort exclude each other\n");
+        return HOST_USAGE;
     }
     if (!spec[1]) {
         fprintf(stderr, "mtcsim compare: expected two experiments, A.db[:EXP] B.db[:EXP]\n");
@@ -497,6 +566,10 @@ int cmd_compare(int argc, char **argv)
     pairs = calloc(maxp ? maxp : 1, sizeof *pairs);
     mc.axes = axes;
     mc.naxes = naxes;
+    if (pick_cohorts(&A, cohort, by_cohort, &mc) != HOST_OK) {
+        status = HOST_USAGE;
+        goto done;
+    }
     if (cmp_side_load(A.s->r.db, A.s->r.exp, A.s->r.points, A.s->r.npoints, &mc.a) ||
         cmp_side_load(B.s->r.db, B.s->r.exp, B.s->r.points, B.s->r.npoints, &mc.b)) {
         fprintf(stderr, "mtcsim compare: cannot read the parameters: %s\n",
@@ -561,6 +634,7 @@ done:
         status = HOST_FAIL;
     cmp_side_free(&mc.a);
     cmp_side_free(&mc.b);
+    free(mc.cohorts);
     free(stats.name);
     free(pairs);
     close_side(&A);

@@ -450,6 +450,7 @@ static void leaf_key(const stats_source *s, stats_run *r)
 
 void stats_collect(const stats_source *src, const char *cohort, stats_run *out)
 {
+    snprintf(out->cohort, sizeof out->cohort, "%s", cohort);
     for (size_t i = 0; i < NDEFS; i++) {
         stats_val v;
         if (derived_value(src, &defs[i], cohort, &v))
@@ -517,8 +518,58 @@ void stats_collect(const stats_source *src, const char *cohort, stats_run *out)
     free(m);
 }
 
+size_t stats_cohorts(const stats_source *src, char (*out)[64], size_t max)
+{
+    size_t n = 0;
+    if (src->live) {
+        const sim_metric *mt = sim_metrics_find(src->live, "handshake_full");
+        for (size_t c = 0; mt && c < sim_metric_cohorts(mt) && n < max; c++) {
+            const char *l = sim_metric_cohort_label(mt, c);
+            snprintf(out[n++], 64, "%s", l ? l : "");
+        }
+        return n;
+    }
+    sim_cohort_row *c;
+    size_t nc;
+    if (sim_results_cohorts(src->db, src->run, "handshake_full", &c, &nc) != 0)
+        return 0;
+    for (size_t i = 0; i < nc && n < max; i++)
+        snprintf(out[n++], 64, "%s", c[i].label);
+    free(c);
+    return n;
+}
+
+void stats_collect_cohorts(const stats_source *src, stats_run *out)
+{
+    stats_collect(src, "all", out);
+    char labels[64][64];
+    size_t n = stats_cohorts(src, labels, 64);
+    if (n < 2)   /* one cohort is the total */
+        return;
+    out->cohorts = calloc(n, sizeof *out->cohorts);
+    for (size_t i = 0; out->cohorts && i < n; i++) {
+        out->cohorts[i].point = out->point;
+        out->cohorts[i].rep = out->rep;
+        stats_collect(src, labels[i], &out->cohorts[i]);
+        out->ncohorts++;
+    }
+}
+
+const stats_run *stats_run_cohort(const stats_run *r, const char *cohort)
+{
+    if (!strcmp(cohort, "all"))
+        return r;
+    for (size_t i = 0; i < r->ncohorts; i++)
+        if (!strcmp(r->cohorts[i].cohort, cohort))
+            return &r->cohorts[i];
+    return NULL;
+}
+
 void stats_run_free(stats_run *r)
 {
+    for (size_t i = 0; i < r->ncohorts; i++)
+        stats_run_free(&r->cohorts[i]);
+    free(r->cohorts);
     free(r->s);
     for (size_t k = 0; k < STATS_SERIES; k++)
         free(r->win[k]);

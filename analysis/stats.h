@@ -89,6 +89,7 @@ typedef struct stats_row {
 
 typedef struct stats_run {
     size_t point, rep;          /* the caller's */
+    char cohort[64];            /* "all", or the cohort these statistics are of */
     stats_row *s;
     size_t n, cap;
     char leaf_key[32];          /* the sites' key behind the ratios, "mixed", or "" */
@@ -97,6 +98,9 @@ typedef struct stats_run {
     double *win[STATS_SERIES];
     size_t nwin[STATS_SERIES];
     double win_step_h;
+    /* stats_collect_cohorts: the same statistics of each browser cohort */
+    struct stats_run *cohorts;
+    size_t ncohorts;
 } stats_run;
 
 /* Every statistic of a run for cohort `cohort`: the derived figures, the
@@ -104,7 +108,15 @@ typedef struct stats_run {
  * histograms: count, mean, p50, p99). Appends to out (zeroed first by
  * the caller). */
 void stats_collect(const stats_source *src, const char *cohort, stats_run *out);
+/* stats_collect of the total, then of each browser cohort (the cohorts of
+ * handshake_full) into out->cohorts. */
+void stats_collect_cohorts(const stats_source *src, stats_run *out);
+/* The cohort statistics of r labelled `cohort`, or NULL. */
+const stats_run *stats_run_cohort(const stats_run *r, const char *cohort);
 void stats_run_free(stats_run *r);
+/* The browser cohorts of a source (the cohort labels of handshake_full), at
+ * most max into out; their count. */
+size_t stats_cohorts(const stats_source *src, char (*out)[64], size_t max);
 
 /* ---- over replications ---- */
 

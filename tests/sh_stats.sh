@@ -9,7 +9,9 @@
 #  - the run summary and the report give identical steady-state verdicts
 #    on the same database, line for line;
 #  - `compare --stat auth_bytes_ratio_vs_today` prints the statistic the
-#    run summary prints, with the same mean.
+#    run summary prints, with the same mean;
+#  - --cohort NAME: the run summary's and compare's figures of one cohort
+#    equal SQL's on the same database; --by-cohort prints each cohort.
 set -u
 b=${1:-build}
 m="$b/mtcsim"
@@ -87,4 +89,32 @@ grep -q 'start = "steady"' "$tmp/st.out" && fail "a steady start advised to star
 run=$(awk '$1 == "auth_bytes_ratio_vs_today" {print $2}' "$tmp/web.out")
 cmp=$(awk '$1 == "auth_bytes_ratio_vs_today" {print $2}' "$tmp/c.txt")
 [ -n "$run" ] && [ "$run" = "$cmp" ] || fail "compare's auth_bytes_ratio_vs_today '$cmp', the summary's '$run'"
-echo "stats: fraction intervals Wilson inside [0, 1], flags counted, verdicts identical in summary and report, compare = run"
+# ---- one cohort: the summary, compare and SQL agree ----
+"$m" run tests/lua/mpi_whatif.lua --set scale=0.01 --set days=0.25 --replications 2 \
+  --out "$tmp/wi.db" --cohort frozen >"$tmp/wi.out" 2>"$tmp/err" || fail "cohort run: $(cat "$tmp/err")"
+grep -q '^== summary cohort frozen: 2 replications$' "$tmp/wi.out" || fail "no cohort table: $(grep '==' "$tmp/wi.out")"
+"$m" compare "$tmp/wi.db" "$tmp/wi.db" --cohort frozen >"$tmp/wc.txt" 2>"$tmp/err" || fail "compare --cohort: $(cat "$tmp/err")"
+python3 - "$tmp/wi.db" "$tmp/wi.out" "$tmp/wc.txt" <<'PY' || fail "cohort figures differ from SQL"
+import sys, sqlite3, statistics
+db = sqlite3.connect(sys.argv[1])
+x = [s / f for s, f in db.execute(
+    "SELECT CAST(s.value AS REAL), f.value FROM scalar_v s JOIN scalar_v f USING (run_id) "
+    "WHERE s.metric = 'handshake_signatureless' AND f.metric = 'handshake_full' "
+    "AND s.cohort = 'frozen' AND f.cohort = 'frozen' ORDER BY run_id")]
+assert len(x) == 2, x
+want = statistics.mean(x)
+def first(path, name):
+    for line in open(path):
+        if line.split()[:1] == [name]:
+            return float(line.split()[1])
+for path in sys.argv[2:]:
+    got = first(path, 'signatureless_fraction')
+    assert abs(got - want) <= 1e-5 * want, (path, got, want)
+PY
+"$m" run tests/lua/mpi_whatif.lua --set scale=0.01 --set days=0.25 --out "$tmp/wb.db" --by-cohort \
+  >"$tmp/wb.out" 2>"$tmp/err" || fail "--by-cohort: $(cat "$tmp/err")"
+[ "$(grep -c '^== summary cohort ' "$tmp/wb.out")" -ge 2 ] || fail "--by-cohort printed no cohort tables"
+"$m" run tests/lua/mpi_whatif.lua --cohort a --by-cohort >/dev/null 2>&1; [ $? -eq 2 ] || fail "--cohort with --by-cohort must exit 2"
+"$m" compare "$tmp/wi.db" "$tmp/wi.db" --cohort nosuch >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "compare --cohort nosuch must exit 2"
+grep -q 'its cohorts: .*frozen' "$tmp/err" || fail "the cohorts are not listed: $(cat "$tmp/err")"
+echo "stats: fraction intervals Wilson inside [0, 1], flags counted, verdicts identical in summary and report, compare = run, cohorts = SQL"

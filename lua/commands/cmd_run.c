@@ -382,7 +382,7 @@ int cmd_run(int argc, char **argv)
         if (o.resume)
             printf("\n# the summary below covers the %zu runs made now; the "
                    "database's summary table covers every completed run\n", nruns);
-        run_print_summary(&pl, runs, nruns, o.summary_all,
+        run_print_summary(&pl, runs, nruns, &o,
                           db ? stats_steady_start(db, exp_id) : -1);
         printf("# %zu run%s in %.2f s wall%s%s\n", nruns, nruns == 1 ? "" : "s",
                host_now() - wall0, db ? "; results in " : "",
@@ -391,11 +391,8 @@ int cmd_run(int argc, char **argv)
 done:
     if (db && sim_results_close(db) != MTC_OK && status == HOST_OK)
         status = HOST_FAIL;
-    for (size_t i = 0; runs && i < nruns; i++) {
-        free(runs[i].s);
-        for (size_t k = 0; k < RUN_TC_SERIES; k++)
-            free(runs[i].win[k]);
-    }
+    for (size_t i = 0; runs && i < nruns; i++)
+        stats_run_free(&runs[i]);
     free(runs);
     free(todo);
     free(resume_args);

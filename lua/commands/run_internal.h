@@ -47,6 +47,8 @@ typedef struct run_opts {
     const char *out;
     char out_dir[LHOST_PATH_MAX];
     int quiet, unsafe, list_params, summary_all;
+    const char *summary_cohort; /* --cohort NAME: the summary of one cohort */
+    int by_cohort;              /* --by-cohort: the total, then each cohort */
     int spread;             /* under mpirun: whole runs per rank */
     int jobs;               /* -j N: local worker processes (1: none) */
     const char *resume;     /* --resume FILE.db[:EXP], or NULL */
@@ -170,11 +172,12 @@ void run_list_params(const plan *pl);
 /* run_summary.c */
 /* Appends one run's headline figures and every metric's statistics to rs. */
 void run_collect_stats(sim_metrics *m, run_stats *rs);
-/* Prints the per-point summary of runs[0..nruns); all: every statistic;
- * steady_start: the world starts steady (1), empty (0), unknown (-1), for
- * the steady-state advice. */
+/* Prints the per-point summary of runs[0..nruns): every statistic with
+ * --summary all, of one cohort with --cohort, of the total and each cohort
+ * with --by-cohort; steady_start: the world starts steady (1), empty (0),
+ * unknown (-1), for the steady-state advice. */
 void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
-                       int all, int steady_start);
+                       const run_opts *o, int steady_start);
 
 /* cmd_run.c */
 /* Room for a copy of a results error message (sim_results_errmsg). */

@@ -23,7 +23,8 @@ void run_usage(FILE *f)
         "usage: mtcsim run SCENARIO.lua [--set NAME=VALUE ...] [--seed N]\n"
         "                  [--replications R] [--out FILE.db] [--quiet] [--unsafe]\n"
         "                  [--max-instructions N] [--max-memory MIB] [--params]\n"
-        "                  [--summary short|all] [-j N] [--strict]\n"
+        "                  [--summary short|all] [--cohort NAME | --by-cohort]\n"
+        "                  [-j N] [--strict]\n"
         "       mtcsim run SCENARIO.lua --resume FILE.db[:EXP] [the experiment's\n"
         "                  --set, --seed, --replications] [other options]\n\n"
         "Runs a scenario: every sweep point it declares times R replications,\n"
@@ -39,6 +40,9 @@ void run_usage(FILE *f)
         "  --quiet             no progress line and no summary table\n"
         "  --summary all       the summary lists every metric (default: headline\n"
         "                      figures: signatureless fraction, bytes, delays...)\n"
+        "  --cohort NAME       the summary of one browser cohort (its handshakes,\n"
+        "                      bytes, fractions) instead of the total\n"
+        "  --by-cohort         the summary of the total, then of each cohort\n"
         "  --unsafe            full Lua (io, os, package, debug), no limits\n"
         "  --max-instructions N  sandbox limit per scenario entry (default 1e10)\n"
         "  --max-memory MIB    sandbox limit on the scenario's Lua memory (default 4096)\n"
@@ -171,6 +175,10 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
         } else if (!strcmp(a, "--summary")) {
             perr(errs, "mtcsim run: --summary takes 'short' or 'all'\n");
             return HOST_USAGE;
+        } else if (!strcmp(a, "--cohort") && has_v) {
+            o->summary_cohort = argv[++i];
+        } else if (!strcmp(a, "--by-cohort")) {
+            o->by_cohort = 1;
         } else if (!strcmp(a, "--set") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--replications") || !strcmp(a, "--out") ||
                    !strcmp(a, "--max-instructions") ||
@@ -248,6 +256,10 @@ int run_parse_args(int argc, char **argv, run_opts *o)
 
 int run_check_args(run_opts *o)
 {
+    if (o->summary_cohort && o->by_cohort) {
+        fprintf(stderr, "mtcsim run: --cohort and --by-cohort exclude each other\n");
+        return HOST_USAGE;
+    }
     if (!o->scenario) {
         fprintf(stderr, "mtcsim run: no scenario given\n");
         run_usage(stderr);
