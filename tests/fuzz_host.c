@@ -884,7 +884,7 @@ static void fuzz_folder_links(const uint8_t *data, size_t size)
         abort();
     fputs(prog, f);
     fclose(f);
-    lhost_config cfg = {0, path, 1, 0, 2000000, (size_t)32 << 20, folder};
+    lhost_config cfg = {0, path, 1, 0, 2000000, (size_t)32 << 20, folder, 0};
     cpu_budget(INPUT_CPU_MS);
     lhost *h = lhost_create(&cfg, err, sizeof err);
     if (h) {
@@ -933,7 +933,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     char path[300], err[4096];
     snprintf(path, sizeof path, "%s/fuzz.lua", scenario_dir());
-    lhost_config cfg = {0, path, seed, 0, 2000000, (size_t)32 << 20, NULL};
+    lhost_config cfg = {0, path, seed, 0, 2000000, (size_t)32 << 20, NULL, 0};
     run_stop = 0;
     cpu_budget(INPUT_CPU_MS);
     lhost *h = lhost_create(&cfg, err, sizeof err);

@@ -3,7 +3,8 @@
 # the offending parameter (the binding's messages one by one are in
 # tests/test_lua_host.c); bad command lines and --set values exit 2 naming
 # the argument; a failing callback during the run exits 1 with its
-# file:line.
+# file:line; the message is printed alone, Lua's traceback only with
+# --traceback or for an error inside the embedded library.
 set -u
 b=${1:-build}
 m="$b/mtcsim"
@@ -17,6 +18,9 @@ expect() {
   "$m" run "$d/s.lua" --quiet "$@" >"$d/out" 2>"$d/err"; rc=$?
   [ $rc -eq "$code" ] || fail "exit $rc, expected $code for: $(cat "$d/s.lua") $*; $(cat "$d/err")"
   [ -z "$pat" ] || grep -Eq -- "$pat" "$d/err" || fail "message '$(head -1 "$d/err")' lacks /$pat/"
+  # the message alone: Lua's traceback only with --traceback
+  case " $* " in *" --traceback "*) ;; *)
+    ! grep -q "stack traceback" "$d/err" || fail "a traceback after the message: $(cat "$d/err")" ;; esac
   # nothing was simulated: no summary on stdout
   if [ "$code" -eq 2 ]; then ! grep -q "summary" "$d/out" || fail "simulated before failing"; fi
 }
@@ -55,4 +59,21 @@ grep -q "summary" "$d/out" && fail "a run happened before the bad sweep point wa
 expect 1 "s.lua:1: boom" 'sim:at(hours(1), function() error("boom") end)'
 expect 1 "s.lua:1: cosigner_outage on 'w'" \
   'mtcsim.cosigner{ name = "w" } sim:at(hours(1), function() sim:cosigner_outage("w", -5) end)'
+# a user error prints its message and nothing else; --traceback adds the
+# stack, whose innermost frame is the scenario's line
+expect 2 "^mtcsim run: .*s.lua:1: sim:at: time -5.0 s is out of range" \
+  'mtcsim.world{ duration = "1d" } sim:at(-5, "cosigner_down", "w1")'
+[ "$(wc -l < "$d/err")" -eq 1 ] || fail "more than the message: $(cat "$d/err")"
+expect 2 "stack traceback:" \
+  'mtcsim.world{ duration = "1d" } sim:at(-5, "cosigner_down", "w1")' --traceback
+grep -q "s.lua:1: in main chunk" "$d/err" || fail "--traceback lacks the scenario's frame: $(cat "$d/err")"
+# the same for an error in a callback during the run, with -j 2 as well
+expect 1 "s.lua:1: boom" 'sim:at(hours(1), function() error("boom") end)' -j 2
+[ "$(grep -c . "$d/err")" -eq 1 ] || fail "more than the message (-j 2): $(cat "$d/err")"
+# an error positioned in the embedded library is the library's fault: its
+# traceback is kept, and leads to the scenario's line
+printf '%s\n' 'local x = per_day(5) < 3' > "$d/s.lua"
+"$m" run "$d/s.lua" >"$d/out" 2>"$d/err"; [ $? -eq 2 ] || fail "library error must exit 2"
+grep -q "^mtcsim run: \[mtcsim library\]:[0-9]*: " "$d/err" && grep -q "stack traceback:" "$d/err" &&
+  grep -q "s.lua:1: in main chunk" "$d/err" || fail "a library error without its traceback: $(cat "$d/err")"
 echo "lua errors: ok"

@@ -44,7 +44,7 @@ static lhost *make_host(fixture *f, const char *code, uint64_t seed,
         return NULL;
     fputs(code, fp);
     fclose(fp);
-    lhost_config cfg = {0, f->path, seed, 0, max_instr, max_mem, f->out};
+    lhost_config cfg = {0, f->path, seed, 0, max_instr, max_mem, f->out, 0};
     f->h = lhost_create(&cfg, err, errlen);
     return f->h;
 }
@@ -306,7 +306,7 @@ TEST(output_folder_is_made_on_first_write)
     lhost_destroy(h);
     char folder[160];
     snprintf(folder, sizeof folder, "%s/new.files", f.dir);
-    lhost_config cfg = {0, f.path, 1, 0, 0, 0, folder};
+    lhost_config cfg = {0, f.path, 1, 0, 0, 0, folder, 0};
     f.h = lhost_create(&cfg, err, sizeof err);
     ASSERT_TRUE(f.h != NULL);
     struct stat st;
@@ -380,7 +380,7 @@ TEST(output_account_is_shared)
     lhost_set_max_output(h, 1000);
     ASSERT_OK(lhost_run_file(h, f.path, err, sizeof err));
     ASSERT_EQ_U64(acc.used, 600);
-    lhost_config cfg = {0, f.path, 1, 0, 0, 0, f.out};
+    lhost_config cfg = {0, f.path, 1, 0, 0, 0, f.out, 0};
     lhost *h2 = lhost_create(&cfg, err, sizeof err);
     ASSERT_TRUE(h2 != NULL);
     FILE *fp = fopen(f.path, "w");

@@ -55,6 +55,7 @@ typedef struct run_opts {
     int strict;             /* --strict: implausible values are errors */
     int accept_changes;     /* --resume despite other options or files */
     int profile;            /* --profile: CPU time by phase and part */
+    int traceback;          /* --traceback: Lua's stack after an error */
     char resume_db[LHOST_PATH_MAX]; /* --resume: the database (o->out) */
     uint64_t max_instr;
     uint64_t max_mem_mb;

@@ -24,7 +24,7 @@ void run_usage(FILE *f)
         "                  [--replications R] [--out FILE.db] [--quiet] [--unsafe]\n"
         "                  [--max-instructions N] [--max-memory MIB] [--params]\n"
         "                  [--summary short|all] [--cohort NAME | --by-cohort]\n"
-        "                  [-j N] [--strict]\n"
+        "                  [-j N] [--strict] [--traceback]\n"
         "       mtcsim run SCENARIO.lua --resume FILE.db[:EXP] [the experiment's\n"
         "                  --set, --seed, --replications] [other options]\n\n"
         "Runs a scenario: every sweep point it declares times R replications,\n"
@@ -62,6 +62,8 @@ void run_usage(FILE *f)
         "  --accept-changes    resume even so (the experiment then mixes the two)\n"
         "  --strict            implausible parameter values (a unit slip such as\n"
         "                      update_interval = 5) are errors, not warnings\n"
+        "  --traceback         after a scenario error, Lua's stack traceback too\n"
+        "                      (the message alone names the file:line)\n"
         "  --spread-runs       under mpirun: give whole runs (sweep points x\n"
         "                      replications) to ranks in turn, instead of sharding\n"
         "                      every run's browsers over all ranks (the default)\n\n"
@@ -151,6 +153,8 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
             o->profile = 1;
         } else if (!strcmp(a, "--strict")) {
             o->strict = 1;
+        } else if (!strcmp(a, "--traceback")) {
+            o->traceback = 1;
         } else if (!strcmp(a, "--accept-changes")) {
             o->accept_changes = 1;
         } else if ((!strcmp(a, "-j") || !strcmp(a, "--jobs")) && has_v) {

@@ -106,7 +106,8 @@ lhost *run_scenario_state(const run_opts *o, const plan *pl, size_t p,
                           uint64_t rep, char *err, size_t errlen)
 {
     lhost_config cfg = {o->unsafe, o->scenario, o->seed, rep, o->max_instr,
-                        (size_t)o->max_mem_mb << 20, o->out ? o->out_dir : NULL};
+                        (size_t)o->max_mem_mb << 20, o->out ? o->out_dir : NULL,
+                        o->traceback};
     lhost *h = lhost_create(&cfg, err, errlen);
     if (!h)
         return NULL;

@@ -585,8 +585,12 @@ static void protect_metatables(lua_State *L)
     }
 }
 
-/* The error with the scenario's file:line and a traceback. Error objects
- * that are not strings get the position Lua only adds to strings. */
+/* The error with the scenario's file:line. Error objects that are not
+ * strings get the position Lua only adds to strings. A traceback follows
+ * only when asked for (lhost_config.traceback) or when the position is in
+ * the embedded library ("[mtcsim library]:12: ...", "[mtcsim.report]"):
+ * after a scenario's mistake it only repeats, in Lua's terms, where the
+ * message already points. */
 static int l_msghandler(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
@@ -605,7 +609,10 @@ static int l_msghandler(lua_State *L)
             }
         }
     }
-    luaL_traceback(L, L, msg, 1);
+    if (lhost_of(L)->cfg.traceback || !strncmp(msg, "[mtcsim", 7))
+        luaL_traceback(L, L, msg, 1);
+    else
+        lua_pushstring(L, msg);
     return 1;
 }
 

@@ -59,6 +59,12 @@ typedef struct lhost_config {
      * exist); lhost_create fails when it is a symbolic link or not a
      * directory. */
     const char *out_dir;
+    /* 1: an error message ends with Lua's stack traceback (`mtcsim run
+     * --traceback`, for a scenario author tracing nested code). 0: the
+     * message alone, which already names the scenario's file:line; an
+     * error positioned inside the embedded library still gets one, as
+     * that is the library failing, not the scenario. */
+    int traceback;
 } lhost_config;
 
 /* Bytes a run may print, and its output folder may hold, unless
@@ -144,13 +150,14 @@ void *lhost_get_user(const lhost *h);
 
 /*
  * Loads the scenario file (text only) and calls it with a message handler
- * that adds a traceback, under a fresh instruction budget. MTC_OK, or
- * MTC_ERR_CALLBACK with the message (file:line: ... + traceback) in err.
+ * that adds the position (and the traceback, see lhost_config), under a
+ * fresh instruction budget. MTC_OK, or MTC_ERR_CALLBACK with the message
+ * (file:line: ...) in err.
  */
 int lhost_run_file(lhost *h, const char *path, char *err, size_t errlen);
 
 /* lua_pcall of the function below nargs arguments on top of the stack,
- * with traceback and a fresh instruction budget, then the finalizers that
+ * with the message handler above and a fresh instruction budget, then the finalizers that
  * became due; pops function and arguments, leaves nres results on
  * success. MTC_OK, MTC_ERR_SIM_STATE when the interrupt flag stopped it,
  * or MTC_ERR_CALLBACK, with the message (file:line: ...) in err. */
