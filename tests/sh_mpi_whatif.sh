@@ -10,7 +10,8 @@
 # for N = 1, 2, 3 as a single process, and each what-if shows in it. With
 # `proofs = "per_subtree"` instead of "bulk" the summary differs in the
 # update sizes only (update_bytes, update_publication_bytes,
-# update_snapshot_bytes). sign_cpu_us is excluded: it is measured CPU
+# update_snapshot_bytes) and among update_bytes' parts in the proofs only;
+# the parts add up to update_bytes. sign_cpu_us is excluded: it is measured CPU
 # time, not a simulated quantity.
 set -u
 M="$1/mtcsim"
@@ -48,5 +49,14 @@ grep -q '^handshake_ms_change_p50_vs_classical ' "$tmp/single" || fail "no hands
 d=$(diff "$tmp/single" "$tmp/ps" | grep '^[<>]' | grep -Ev 'update_(bytes|publication_bytes|snapshot_bytes)' | wc -l)
 [ "$d" -eq 0 ] || { echo "bulk and per_subtree differ beyond update bytes:"; diff "$tmp/single" "$tmp/ps"; exit 1; }
 ! cmp -s "$tmp/single" "$tmp/ps" || { echo "bulk and per_subtree give the same update bytes"; exit 1; }
+for f in "$tmp/single" "$tmp/ps"; do
+  awk '$1 == "update_bytes" { t = $2 } $1 ~ /^update_bytes_/ { s += $2 } END { exit !(t > 0 && s == t) }' "$f" ||
+    { echo "update_bytes' parts do not add up in $f"; grep '^update_bytes' "$f"; exit 1; }
+done
+for m in update_bytes_ref_checkpoints update_bytes_cosignatures update_bytes_proofs update_bytes_subtree_hashes; do
+  grep -q "^$m  *[1-9]" "$tmp/single" || fail "no $m"
+done
+diff "$tmp/single" "$tmp/ps" | grep '^[<>] update_bytes_' | grep -qv '^[<>] update_bytes_proofs ' &&
+  { echo "bulk and per_subtree differ in a part other than the proofs"; exit 1; }
 mpi_ranks
 echo "every what-if: identical summaries ($(wc -l < "$tmp/single") lines) with a single process and 1, 2, 3 ranks; only update bytes differ from per_subtree"

@@ -89,6 +89,55 @@ TEST(publications_and_update_sizes)
     wfx_free(&g);
 }
 
+/* The update's parts are its encoding's fields: they add up to its
+ * length; a snapshot's subtree hashes are 52 bytes per subtree (landmark,
+ * start, end, hash); without proofs there are no checkpoints, signatures
+ * or proofs, with them each reference checkpoint is 54 bytes (log, size,
+ * timestamp, root, the signatures' length) besides its signatures (an
+ * Ed25519 cosignature: its ID and the 64-byte signature with their
+ * lengths), and only the proofs differ between the two proof forms. */
+TEST(update_parts_are_the_encoding)
+{
+    wfx f, g;
+    ASSERT_OK(wfx_init(&f, 31, 0, 8 * 3600, 0, 600, 0, 1));
+    world(&f, 0, "ed25519");
+    ASSERT_OK(wfx_run(&f));
+    ASSERT_OK(wfx_init(&g, 31, 0, 8 * 3600, 0, 600, 0, 1));
+    world(&g, 1, "ed25519");
+    ASSERT_OK(wfx_run(&g));
+    uint32_t p = sim_world_pub_latest(f.w, 0);
+    size_t nsub = 0;
+    for (size_t ca = 0; ca < 2; ca++)
+        nsub += sim_world_pub_view(f.w, 0, p, ca)->nsubtrees;
+    for (int k = 0; k < 2; k++) {
+        wfx *x = k ? &g : &f;
+        for (uint32_t a = 0; a < p; a += 3) {
+            sim_update_parts pp;
+            size_t n = sim_world_update_parts(x->w, 0, a, p, &pp);
+            ASSERT_EQ(n, sim_world_update_bytes(x->w, 0, a, p));
+            ASSERT_EQ((size_t)pp.framing + pp.subtree_hashes + pp.revocations +
+                          pp.ref_checkpoints + pp.cosignatures + pp.proofs,
+                      n);
+            ASSERT_EQ(pp.subtree_hashes % 52, 0);
+            ASSERT_EQ(pp.revocations % 16, 0);
+            if (!k) {
+                ASSERT_EQ(pp.ref_checkpoints + pp.cosignatures + pp.proofs, 0);
+            } else {
+                ASSERT_TRUE(pp.ref_checkpoints > 0 && pp.ref_checkpoints % 54 == 0);
+                ASSERT_TRUE(pp.cosignatures > 0 && pp.proofs > 0);
+            }
+        }
+        sim_update_parts snap;
+        sim_world_update_parts(x->w, 0, 0, p, &snap);
+        ASSERT_EQ(snap.subtree_hashes, 52 * nsub);
+    }
+    sim_update_parts none;
+    ASSERT_EQ(sim_world_update_parts(f.w, 0, p, p, &none), 0);
+    ASSERT_EQ(none.framing + none.subtree_hashes + none.proofs, 0);
+    wfx_free(&f);
+    wfx_free(&g);
+}
+
 static void corrupt(sim_engine *sim, void *arg)
 {
     (void)sim;
@@ -283,6 +332,7 @@ TEST(configuration_errors_name_the_problem)
 }
 
 static const test_case cases[] = {
+    {"update_parts_are_the_encoding", update_parts_are_the_encoding},
     {"publications_and_update_sizes", publications_and_update_sizes},
     {"update_service_rejects_bad_cosignature", update_service_rejects_bad_cosignature},
     {"update_outage_stops_publications", update_outage_stops_publications},

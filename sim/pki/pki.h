@@ -422,6 +422,7 @@ typedef struct pki_publication {
 typedef struct pki_ucache {
     uint64_t key;               /* from << 32 | to, 0 = empty */
     size_t bytes;
+    sim_update_parts parts;
 } pki_ucache;
 
 typedef struct pki_pending_pub {
@@ -548,6 +549,8 @@ int pki_update_set_fetch_interval(pki_update *u, sim_time v);
 
 /* pki_update_encode.c */
 size_t pki_update_bytes(pki_update *u, uint32_t from, uint32_t to);
+/* The same with the encoding's parts (zero when it is 0). */
+size_t pki_update_parts(pki_update *u, uint32_t from, uint32_t to, sim_update_parts *out);
 
 /* pki_world.c */
 pki_state *pki_state_of(const sim_world *w);

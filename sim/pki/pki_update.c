@@ -306,6 +306,17 @@ const sim_ca_view *sim_world_pub_view(const sim_world *w, size_t us,
     return &pki__ver_at(u, ca, u->pub[pub].version[ca])->view;
 }
 
+size_t sim_world_update_parts(sim_world *w, size_t us, uint32_t from, uint32_t to,
+                              sim_update_parts *out)
+{
+    pki_update *u = US(w, us);
+    if (!u) {
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    return pki_update_parts(u, from, to, out);
+}
+
 size_t sim_world_update_bytes(sim_world *w, size_t us, uint32_t from,
                               uint32_t to)
 {

@@ -98,9 +98,20 @@ int pki__has_sub(const pki_version *v, const pki_tsub *t)
     return 0;
 }
 
-static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
-                      const pki_version *b, uint32_t va, uint32_t vb, pki_bw *w)
+/* Adds what w grew by since *mark to *part, and moves the mark. */
+static void part(const pki_bw *w, size_t *mark, uint32_t *to)
 {
+    *to += (uint32_t)(w->len - *mark);
+    *mark = w->len;
+}
+
+/* The parts are measured as the encoding is written: each segment's bytes
+ * go to its part, everything between to framing. */
+static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
+                      const pki_version *b, uint32_t va, uint32_t vb, pki_bw *w,
+                      sim_update_parts *pp)
+{
+    size_t mk = w->len;
     pki_ca *ca = CA(u, ci);
     pki__bw_uint(w, ca->info.ca_id.len, 1);
     pki__bw_put(w, ca->info.ca_id.b, ca->info.ca_id.len);
@@ -114,6 +125,7 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
         pki__bw_uint(w, first, 8);
         pki__bw_uint(w, last, 8);
         size_t subs = bw_open(w, 4);
+        part(w, &mk, &pp->framing);
         for (size_t i = 0; i < b->nsub; i++) {
             const pki_tsub *t = &b->sub[i];
             if (t->log != log || pki__has_sub(a, t))
@@ -124,20 +136,24 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
             pki__bw_put(w, t->hash.b, MTC_HASH_LEN);
         }
         bw_close(w, subs, 4);
+        part(w, &mk, &pp->subtree_hashes);
     }
     bw_close(w, logs, 2);
     size_t revs = bw_open(w, 4);
+    part(w, &mk, &pp->framing);
     for (size_t i = a->nrev; i < b->nrev; i++) {
         pki__bw_uint(w, b->rev[i].first, 8);
         pki__bw_uint(w, b->rev[i].last, 8);
     }
     bw_close(w, revs, 4);
+    part(w, &mk, &pp->revocations);
     if (!u->cfg->include_proofs)
         return;
     /* (the references are the same in both forms; only proofs differ) */
     /* The references and proofs of every version in (va, vb] whose new
      * subtrees are still trusted in b. */
     size_t refs = bw_open(w, 4), nref = 0;
+    part(w, &mk, &pp->framing);
     for (uint32_t k = va + 1; k <= vb; k++) {
         const pki_version *v = pki__ver_at(u, ci, k);
         for (size_t i = 0; i < v->nrefs; i++, nref++) {
@@ -147,15 +163,21 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
             pki__bw_uint(w, r->ts, 8);
             pki__bw_put(w, r->root.b, MTC_HASH_LEN);
             pki__bw_uint(w, r->sigs_len, 4);
+            part(w, &mk, &pp->ref_checkpoints);
             pki__bw_put(w, r->sigs, r->sigs_len);
+            part(w, &mk, &pp->cosignatures);
         }
     }
     bw_close(w, refs, 4);
     if (u->cfg->proofs == PKI_PROOFS_BULK) {
+        /* its vector's length prefix (4 bytes) is framing */
         pki__bulk_encode(u, ci, va, vb, w);
+        pp->framing += 4;
+        pp->proofs += (uint32_t)(w->len - mk - 4);
         return;
     }
     size_t proofs = bw_open(w, 4);
+    part(w, &mk, &pp->framing);
     size_t base = 0;
     for (uint32_t k = va + 1; k <= vb; k++) {
         const pki_version *v = pki__ver_at(u, ci, k);
@@ -174,10 +196,13 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
         base += v->nrefs;
     }
     bw_close(w, proofs, 4);
+    part(w, &mk, &pp->proofs);
 }
 
-static size_t encode_update(pki_update *u, uint32_t from, uint32_t to)
+static size_t encode_update(pki_update *u, uint32_t from, uint32_t to,
+                            sim_update_parts *pp)
 {
+    memset(pp, 0, sizeof *pp);
     pki_bw w = {0};
     pki__bw_uint(&w, from, 4);
     pki__bw_uint(&w, to, 4);
@@ -187,11 +212,19 @@ static size_t encode_update(pki_update *u, uint32_t from, uint32_t to)
         if (!u->serves[ci] || va == vb)
             continue;
         encode_ca(u, ci, pki__ver_at(u, ci, va), pki__ver_at(u, ci, vb), va,
-                  vb, &w);
+                  vb, &w, pp);
     }
     bw_close(&w, cas, 4);
     size_t len = w.oom ? 0 : w.len;
     free(w.p);
+    /* the header (from, to, the CAs' vector prefix) and what preceded each
+     * CA's first log record (ID, minSerial, logs' prefix) are framing */
+    uint32_t sum = pp->framing + pp->subtree_hashes + pp->revocations + pp->ref_checkpoints +
+                   pp->cosignatures + pp->proofs;
+    if (len == 0)
+        memset(pp, 0, sizeof *pp);
+    else
+        pp->framing += (uint32_t)len - sum;
     return len;
 }
 
@@ -204,6 +237,13 @@ static size_t slot_of(uint64_t key, size_t cap)
 
 size_t pki_update_bytes(pki_update *u, uint32_t from, uint32_t to)
 {
+    sim_update_parts pp;
+    return pki_update_parts(u, from, to, &pp);
+}
+
+size_t pki_update_parts(pki_update *u, uint32_t from, uint32_t to, sim_update_parts *out)
+{
+    memset(out, 0, sizeof *out);
     if (from >= to || to >= u->npub)
         return 0;
     uint64_t key = (uint64_t)from << 32 | to; /* never 0: to > from */
@@ -211,7 +251,7 @@ size_t pki_update_bytes(pki_update *u, uint32_t from, uint32_t to)
         size_t nc = u->cache_cap ? 2 * u->cache_cap : 1024;
         pki_ucache *c = calloc(nc <= UCACHE_MAX ? nc : u->cache_cap, sizeof *c);
         if (!c)
-            return encode_update(u, from, to);
+            return encode_update(u, from, to, out);
         if (nc <= UCACHE_MAX) { /* rehash */
             for (size_t i = 0; i < u->cache_cap; i++) {
                 if (!u->cache[i].key)
@@ -230,13 +270,16 @@ size_t pki_update_bytes(pki_update *u, uint32_t from, uint32_t to)
     }
     size_t h = slot_of(key, u->cache_cap);
     while (u->cache[h].key) {
-        if (u->cache[h].key == key)
+        if (u->cache[h].key == key) {
+            *out = u->cache[h].parts;
             return u->cache[h].bytes;
+        }
         h = (h + 1) & (u->cache_cap - 1);
     }
-    size_t bytes = encode_update(u, from, to);
+    size_t bytes = encode_update(u, from, to, out);
     u->cache[h].key = key;
     u->cache[h].bytes = bytes;
+    u->cache[h].parts = *out;
     u->cache_n++;
     return bytes;
 }

@@ -136,6 +136,12 @@ int web__metrics_create(web *wb)
     rc |= sim_metrics_histogram(m, "clienthello_trust_anchors_bytes", "bytes", nc, 0, 1, 1e5, 100, &x->ch_ta);
     rc |= sim_metrics_counter(m, "cert_message_bytes", "bytes", 2 * COMP_KINDS, 0, &x->comp_in);
     rc |= sim_metrics_counter(m, "cert_message_bytes_compressed", "bytes", 2 * COMP_KINDS, 0, &x->comp_out);
+    /* update_bytes by part, when the PKI says (the real encoding's fields) */
+    static const char *const parts[WEB_UPD_PARTS] = {
+        "update_bytes_framing", "update_bytes_subtree_hashes", "update_bytes_revocations",
+        "update_bytes_ref_checkpoints", "update_bytes_cosignatures", "update_bytes_proofs"};
+    for (int i = 0; i < WEB_UPD_PARTS && wb->pki->update_parts; i++)
+        rc |= sim_metrics_counter(m, parts[i], "bytes", nc, 0, &x->upd_part[i]);
     if (rc)
         return MTC_ERR_SIM_METRIC;
     const char *reasons[MTC_RP_REASON_COUNT];
@@ -159,6 +165,9 @@ int web__metrics_create(web *wb)
                             x->ch_ta};
         for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
             sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
+        for (int i = 0; i < WEB_UPD_PARTS; i++)
+            if (x->upd_part[i])
+                sim_metric_set_cohort_labels(x->upd_part[i], lab, wb->ncohorts);
         free(lab);
     }
     if (wb->nca) {

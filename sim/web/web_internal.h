@@ -100,6 +100,8 @@ typedef struct web_cert_hot {
 
 /* What a handshake reads of a site, densely: its certificates, and what
  * the same handshake would cost with the baseline chains (web_flight.c). */
+#define WEB_UPD_PARTS 6 /* update_bytes' parts (web_update.c) */
+
 typedef struct web_site_hot {
     uint32_t cert[WEB_SITE_CERTS]; /* = web_site.cert */
     uint8_t ncert;
@@ -326,6 +328,10 @@ typedef struct web_metrics {
     sim_metric *auth, *auth_cl, *auth_pq, *auth_today, *rtt_tcp, *rtt_quic;
     sim_metric *rtt_tcp_base[2], *rtt_quic_base[2], *full_key;
     sim_metric *verify, *upd_bytes, *upd_fetch, *revoked_acc;
+    /* update_bytes by part (WEB_UPD_PARTS; NULL when the PKI does not
+     * say): framing, subtree hashes, revocations, reference checkpoints,
+     * cosignatures, proofs */
+    sim_metric *upd_part[WEB_UPD_PARTS];
     sim_metric *no_cert, *acme_polls, *rev_exposure;
     sim_metric *ch_ta;      /* ClientHello trust_anchors bytes */
     /* certificate compression, per kind x algorithm (web_handshake.c) */

@@ -303,7 +303,24 @@ void web__update_check(web *wb, web_client *c, web_cohort *co, gsl_rng *r,
     uint32_t have = q && q->n ? q->pub[last] : c->pub;
     if (latest <= have)
         return;
-    size_t b = p->update_bytes(p->ctx, co->us, have, latest);
+    size_t b;
+    if (wb->m.upd_part[0]) {
+        /* the update's bytes by part: together its length */
+        sim_update_parts pp;
+        b = p->update_parts(p->ctx, co->us, have, latest, &pp);
+        uint32_t v[WEB_UPD_PARTS] = {pp.framing, pp.subtree_hashes, pp.revocations,
+                                     pp.ref_checkpoints, pp.cosignatures, pp.proofs};
+        uint64_t sum = 0;
+        for (int i = 0; i < WEB_UPD_PARTS; i++) {
+            sim_counter_add(wb->m.upd_part[i], c->cohort, v[i]);
+            sum += v[i];
+        }
+        if (wb->env.check_invariants &&
+            (sum != b || b != p->update_bytes(p->ctx, co->us, have, latest)))
+            wb->st.invariant_violations++;
+    } else {
+        b = p->update_bytes(p->ctx, co->us, have, latest);
+    }
     wb->st.update_bytes += b;
     sim_counter_add(wb->m.upd_bytes, c->cohort, (int64_t)b);
     if (!q || q->delay <= 0) {

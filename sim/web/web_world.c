@@ -67,6 +67,12 @@ static const sim_ca_proof_set *w_proof_set(void *ctx, size_t ca, uint64_t log,
     return sim_world_ca_proof_set(ctx, ca, log, landmark);
 }
 
+static size_t w_update_parts(void *ctx, size_t us, uint32_t from, uint32_t to,
+                             sim_update_parts *out)
+{
+    return sim_world_update_parts(ctx, us, from, to, out);
+}
+
 static int w_us_find(void *ctx, const char *name)
 {
     return sim_world_find(ctx, "update_service", name);
@@ -77,7 +83,7 @@ void web_pki_from_world(web_pki *out, sim_world *w)
     *out = (web_pki){w, w_ca_count, w_ca, w_landmarks, w_issue, w_revoke,
                      w_is_revoked, w_us_count, w_pub_latest, w_pub_available,
                      w_pub_view, w_update_bytes, w_us_find, w_pub_time,
-                     w_staple, w_us_group, w_cosigner_alg, w_proof_set};
+                     w_staple, w_us_group, w_cosigner_alg, w_proof_set, w_update_parts};
 }
 
 typedef struct web_module_state {

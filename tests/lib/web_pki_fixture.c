@@ -682,7 +682,8 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        cfg->staple ? f_staple : NULL,
                        NULL,
                        NULL, /* cosigners priced with the CA's algorithm */
-                       cfg->ldp ? f_proof_set : NULL};
+                       cfg->ldp ? f_proof_set : NULL,
+                       NULL}; /* update parts: not said */
     *out = f;
     return MTC_OK;
 }

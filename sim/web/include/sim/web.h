@@ -167,6 +167,10 @@ typedef struct web_pki {
      * pointer is NULL). */
     const sim_ca_proof_set *(*proof_set)(void *ctx, size_t ca, uint64_t log_number,
                                          uint64_t landmark);
+    /* update_bytes with the parts of the encoding (NULL: the PKI does not
+     * say; then no update_bytes_* part metric exists). */
+    size_t (*update_parts)(void *ctx, size_t us, uint32_t from, uint32_t to,
+                           sim_update_parts *out);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */

@@ -491,6 +491,24 @@ const sim_ca_view *sim_world_pub_view(const sim_world *w, size_t us,
  * checkpoint, its cosignatures and the subtree consistency proofs).
  * Memoized. Returns 0 when from >= to or out of range.
  */
+/* The parts of that update's encoding, bytes (pki_update_encode.c):
+ * together the update's length. */
+typedef struct sim_update_parts {
+    uint32_t framing;         /* from/to, CA IDs, minSerial, log records'
+                                 numbers, every length prefix */
+    uint32_t subtree_hashes;  /* new landmark subtrees: landmark, range, hash */
+    uint32_t revocations;     /* new revoked ranges */
+    uint32_t ref_checkpoints; /* reference checkpoints (log, size, timestamp,
+                                 root, their signatures' length) */
+    uint32_t cosignatures;    /* the signatures on them */
+    uint32_t proofs;          /* subtree consistency proofs: per subtree, or
+                                 the bulk proofs with their indices */
+} sim_update_parts;
+
+/* sim_world_update_bytes with the parts in *out (zero when it is 0). */
+size_t sim_world_update_parts(sim_world *w, size_t us, uint32_t from, uint32_t to,
+                              sim_update_parts *out);
+
 size_t sim_world_update_bytes(sim_world *w, size_t us, uint32_t from,
                               uint32_t to);
 
