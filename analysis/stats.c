@@ -399,6 +399,7 @@ static void add(stats_run *r, const char *name, const stats_val *v)
         r->cap = nc;
     }
     snprintf(r->s[r->n].name, sizeof r->s[r->n].name, "%s", name);
+    r->s[r->n].recorded = 0;
     r->s[r->n++].val = *v;
 }
 
@@ -475,6 +476,9 @@ void stats_collect(const stats_source *src, const char *cohort, stats_run *out)
                 break;
             case SIM_METRIC_GAUGE:
                 add_plain(out, name, sim_gauge_value(mt, k));
+                if (out->n && !strcmp(out->s[out->n - 1].name, name))
+                    out->s[out->n - 1].recorded =
+                        (sim_metric_flags(mt) & SIM_METRIC_RECORD) != 0;
                 break;
             default:
                 if (!sim_hist_count(mt, k))

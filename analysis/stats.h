@@ -85,6 +85,7 @@ extern const char *const stats_series[STATS_SERIES];
 typedef struct stats_row {
     char name[160];
     stats_val val;
+    int recorded;       /* a figure the scenario recorded (sim:record) */
 } stats_row;
 
 typedef struct stats_run {

@@ -11,7 +11,11 @@
 #  - `compare --stat auth_bytes_ratio_vs_today` prints the statistic the
 #    run summary prints, with the same mean;
 #  - --cohort NAME: the run summary's and compare's figures of one cohort
-#    equal SQL's on the same database; --by-cohort prints each cohort.
+#    equal SQL's on the same database; --by-cohort prints each cohort;
+#  - sim:record: a figure a scenario computes in on_finish is stored,
+#    summarized over replications (in the short summary), compared,
+#    plotted and exported like any metric; a model metric's name and an
+#    unknown cohort are refused with the reason.
 set -u
 b=${1:-build}
 m="$b/mtcsim"
@@ -117,4 +121,43 @@ PY
 "$m" run tests/lua/mpi_whatif.lua --cohort a --by-cohort >/dev/null 2>&1; [ $? -eq 2 ] || fail "--cohort with --by-cohort must exit 2"
 "$m" compare "$tmp/wi.db" "$tmp/wi.db" --cohort nosuch >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "compare --cohort nosuch must exit 2"
 grep -q 'its cohorts: .*frozen' "$tmp/err" || fail "the cohorts are not listed: $(cat "$tmp/err")"
-echo "stats: fraction intervals Wilson inside [0, 1], flags counted, verdicts identical in summary and report, compare = run, cohorts = SQL"
+# ---- sim:record: a figure the scenario computes is a metric like any ----
+cat > "$tmp/rec.lua" <<'LUA'
+sweep("landmark_interval", { hours(1), hours(3) })
+local li = param("landmark_interval", hours(1), "time between landmarks (s)")
+replications(2)
+mtcsim.world{ duration = hours(12), grid_step = hours(1), start = "empty" }
+local w = mtcsim.cosigner{ name = "w1", algorithm = "ed25519" }
+mtcsim.ca{ name = "ca1", algorithm = "ed25519", rate = per_day(3000), cosigners = { w },
+           quorum = 1, landmark_interval = li }
+mtcsim.update_service{ name = "us" }
+sim:on_finish(function(s) s:record("entries_per_hour", s:metric("log_entries") / 12) end)
+LUA
+"$m" run "$tmp/rec.lua" --out "$tmp/rec.db" >"$tmp/rec.out" 2>"$tmp/err" || fail "record run: $(cat "$tmp/err")"
+[ "$(grep -c '^entries_per_hour  *[0-9.]*  +-' "$tmp/rec.out")" = 2 ] || fail "recorded figure not in the short summary: $(cat "$tmp/rec.out")"
+python3 - "$tmp/rec.db" <<'PY' || fail "recorded values differ from log_entries / 12"
+import sys, sqlite3
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT e.value, r.value FROM scalar_v e JOIN scalar_v r USING (run_id) "
+                  "WHERE e.metric = 'log_entries' AND r.metric = 'entries_per_hour' "
+                  "AND e.cohort = 'all' AND r.cohort = 'all'").fetchall()
+assert len(rows) == 4, rows
+for e, r in rows:
+    assert abs(r - e / 12) <= 2 ** -31, (e, r)     # the gauge's fixed point
+assert db.execute("SELECT count(*) FROM summary WHERE metric = 'entries_per_hour'").fetchone()[0] == 2
+PY
+"$m" compare "$tmp/rec.db" "$tmp/rec.db" --stat entries_per_hour 2>/dev/null | grep -q '^entries_per_hour ' \
+  || fail "compare --stat of a recorded figure"
+"$m" plot "$tmp/rec.db" entries_per_hour --print --out "$tmp/rec.png" >"$tmp/rp.txt" 2>"$tmp/err" \
+  || fail "plot of a recorded figure: $(cat "$tmp/err")"
+[ "$(grep -c '^[13]	' "$tmp/rp.txt")" = 2 ] || fail "plot rows: $(cat "$tmp/rp.txt")"
+"$m" export "$tmp/rec.db" --csv "$tmp/csv" --metric entries_per_hour >/dev/null || fail "export"
+[ "$(grep -c entries_per_hour "$tmp/csv/scalar_v.csv")" = 4 ] || fail "export of a recorded figure"
+# a model metric's name, an unknown cohort: clear errors, exit 1
+sed 's/s:record("entries_per_hour"/s:record("log_entries"/' "$tmp/rec.lua" > "$tmp/bad.lua"
+"$m" run "$tmp/bad.lua" --out "$tmp/bad.db" >/dev/null 2>"$tmp/err"; [ $? -eq 1 ] || fail "recording a model metric's name must fail"
+grep -q "sim:record: 'log_entries' is a metric of the model" "$tmp/err" || fail "message: $(cat "$tmp/err")"
+sed 's/s:metric("log_entries") \/ 12)/1, "nosuch")/' "$tmp/rec.lua" > "$tmp/bad2.lua"
+"$m" run "$tmp/bad2.lua" --out "$tmp/bad2.db" >/dev/null 2>"$tmp/err"; [ $? -eq 1 ] || fail "an unknown cohort must fail"
+grep -q "sim:record" "$tmp/err" || fail "cohort message: $(cat "$tmp/err")"
+echo "stats: fraction intervals Wilson inside [0, 1], flags counted, verdicts identical in summary and report, compare = run, cohorts = SQL, sim:record figures are metrics"

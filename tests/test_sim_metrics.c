@@ -840,7 +840,38 @@ TEST(fixed_point_rounds_to_nearest_even)
     sim_metrics_destroy(m);
 }
 
+/* A recorded figure (SIM_METRIC_RECORD, sim:record) may be set after the
+ * registry is finished; any other gauge may not; the flag is for gauges
+ * without series only, and survives the codec. */
+TEST(recorded_after_finish)
+{
+    sim_metrics *m, *back;
+    sim_metric *recd, *plain, *x;
+    ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+    ASSERT_OK(sim_metrics_gauge(m, "rec", "", 1, SIM_METRIC_RECORD, &recd));
+    ASSERT_OK(sim_metrics_gauge(m, "plain", "", 1, 0, &plain));
+    ASSERT_EQ(sim_metrics_counter(m, "c", "", 1, SIM_METRIC_RECORD, &x), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_gauge(m, "g", "", 1, SIM_METRIC_RECORD | SIM_METRIC_SERIES, &x),
+              MTC_ERR_ARG);
+    sim_metrics_finish(m, 10);
+    sim_gauge_set(recd, 0, 42.5);
+    sim_gauge_set(plain, 0, 42.5);
+    ASSERT_TRUE(sim_gauge_value(recd, 0) == 42.5);
+    ASSERT_TRUE(sim_gauge_value(plain, 0) == 0);
+    uint8_t *buf;
+    size_t len;
+    ASSERT_OK(sim_metrics_encode(m, &buf, &len));
+    ASSERT_OK(sim_metrics_decode(&back, buf, len));
+    const sim_metric *r2 = sim_metrics_find(back, "rec");
+    ASSERT_TRUE(r2 && (sim_metric_flags(r2) & SIM_METRIC_RECORD) &&
+                sim_gauge_value(r2, 0) == 42.5);
+    free(buf);
+    sim_metrics_destroy(back);
+    sim_metrics_destroy(m);
+}
+
 static const test_case cases[] = {
+    {"recorded_after_finish", recorded_after_finish},
     {"fixed_point_rounds_to_nearest_even", fixed_point_rounds_to_nearest_even},
     {"bin_is_the_edges_bin", bin_is_the_edges_bin},
     {"observe_n_equals_repeated_observe", observe_n_equals_repeated_observe},

@@ -15,6 +15,7 @@
 #include "lplaus.h"
 #include "lunits.h"
 #include "mtc/error.h"
+#include "sim/status.h"
 
 static const char *target_name(lua_State *L, int i)
 {
@@ -382,6 +383,55 @@ static size_t cohort_arg(lua_State *L, const sim_metric *m, int i)
     return 0;
 }
 
+/* sim:record(name, value [, cohort]): a figure of the run the scenario
+ * computes (in sim:on_finish, or during the run: the last value counts),
+ * stored as a gauge flagged SIM_METRIC_RECORD, so that it gets the
+ * replication summary, compare, plot and export like any metric. With a
+ * cohort (a browser cohort's name) it is one cell of a breakdown by the
+ * browser cohorts (the cohorts of handshake_full), whose total is the sum
+ * of the cells; a name is either a total or a breakdown. */
+static int s_record(lua_State *L)
+{
+    lworld *lw = lworld__current(L);
+    const char *name = luaL_checkstring(L, 2);
+    double v = luaL_checknumber(L, 3);
+    if (!lw)
+        return luaL_error(L, "sim:record: figures are recorded once the "
+                             "simulation runs (use it in sim:on_finish)");
+    /* the gauge's 2^-32 fixed point holds |v| < 2^31 */
+    luaL_argcheck(L, isfinite(v) && fabs(v) < 2147483648.0, 3,
+                  "a finite number of magnitude below 2^31");
+    const sim_metric *full = sim_metrics_find(lw->metrics, "handshake_full");
+    size_t n = 1, cell = 0;
+    const char *labels[256];
+    if (!lua_isnoneornil(L, 4)) {
+        const char *coh = luaL_checkstring(L, 4);
+        n = full ? sim_metric_cohorts(full) : 0;
+        luaL_argcheck(L, n > 0 && n <= 256, 4, "the run has no browser cohorts");
+        cell = n;
+        for (size_t k = 0; k < n; k++) {
+            labels[k] = sim_metric_cohort_label(full, k);
+            if (!strcmp(labels[k], coh))
+                cell = k;
+        }
+        if (cell == n)
+            return luaL_error(L, "sim:record: '%s' is not a browser cohort", coh);
+    }
+    sim_metric *g;
+    int rc = sim_metrics_gauge(lw->metrics, name, "", n, SIM_METRIC_RECORD, &g);
+    if (rc == SIM_ERR_ARG)
+        return luaL_error(L, "sim:record: '%s' is not a metric name (1..127 "
+                             "printable characters, no spaces)", name);
+    if (rc != SIM_OK)
+        return luaL_error(L, "sim:record: '%s' is a metric of the model, or was "
+                             "recorded %s a cohort before", name,
+                          n > 1 ? "without" : "with");
+    if (n > 1 && sim_metric_set_cohort_labels(g, labels, n) != SIM_OK)
+        return luaL_error(L, "sim:record: cohort labels");
+    sim_gauge_set(g, cell, v);
+    return 0;
+}
+
 /* sim:metric(name [, cohort]): counter -> integer, gauge -> number,
  * histogram -> {count, sum, mean, min, max, p50, p90, p99}; nil if the
  * run has no such metric. */
@@ -473,7 +523,7 @@ void lworld__sim_register(lua_State *L)
     static const luaL_Reg sim[] = {
         {"at", s_at}, {"every", s_every}, {"now", s_now}, {"act", s_act},
         {"set", s_set}, {"metric", s_metric}, {"metrics", s_metrics},
-        {"on_finish", s_on_finish}, {NULL, NULL}};
+        {"on_finish", s_on_finish}, {"record", s_record}, {NULL, NULL}};
     luaL_newlib(L, sim);
     const lhost_config *c = lhost_get_config(lhost_of(L));
     lua_pushinteger(L, (lua_Integer)c->seed);

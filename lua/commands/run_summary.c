@@ -75,7 +75,8 @@ static void print_table(const char *lab, const char *cohort,
         any |= shown(first->s[s].name, 0, 1);
     for (size_t s = 0; s < first->n; s++) {
         const char *name = first->s[s].name;
-        if (!shown(name, all, any))
+        /* what the scenario records is its own headline */
+        if (!first->s[s].recorded && !shown(name, all, any))
             continue;
         size_t k = values_of(runs, n, name, x);
         stats_interval ci = stats_summarize(x, k);

@@ -167,7 +167,9 @@ int sim__metrics_define(sim_metrics *m, const char *name, const char *unit,
     if (!valid_token(name, 1, SIM__NAME_MAX_LEN) ||
         !valid_token(unit ? unit : "", 0, SIM__UNIT_MAX_LEN) ||
         ncells == 0 || ncells > 65536 ||
-        (flags & ~(SIM_METRIC_SERIES | SIM_METRIC_REPLICATED)))
+        (flags & ~(SIM_METRIC_SERIES | SIM_METRIC_REPLICATED | SIM_METRIC_RECORD)) ||
+        ((flags & SIM_METRIC_RECORD) &&
+         (kind != SIM_METRIC_GAUGE || (flags & SIM_METRIC_SERIES))))
         return SIM_ERR_ARG;
     sim_metric probe;
     memset(&probe, 0, sizeof probe);

@@ -101,7 +101,8 @@ void sim_gauge_set(sim_metric *g, size_t cohort, double v)
 {
     assert(g->kind == SIM_METRIC_GAUGE && cohort < g->ncells);
     sim_metrics *m = g->reg;
-    if (m->finished)
+    /* a recorded figure is set once the run is over (sim:record) */
+    if (m->finished && !(g->flags & SIM_METRIC_RECORD))
         return;
     if (sim__has_series(g))
         catch_up(g, sim__now_of(m), 0);

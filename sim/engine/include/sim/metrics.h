@@ -53,6 +53,10 @@ enum sim_metric_kind {
 /* Flags at creation. */
 #define SIM_METRIC_SERIES 1u        /* record a time series on the grid */
 #define SIM_METRIC_REPLICATED 2u    /* identical in every shard (see above) */
+/* A figure of the whole run that the scenario computes once the run is
+ * over (sim:record): a gauge without series whose value may still be set
+ * after sim_metrics_finish, and only that. */
+#define SIM_METRIC_RECORD 4u
 
 /* Pass as `cohort` to read the total over all cohorts. */
 #define SIM_ALL_COHORTS ((size_t)-1)
