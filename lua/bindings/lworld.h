@@ -102,4 +102,26 @@ const lworld_param *lworld_params(const lworld *lw, size_t *count);
 
 void lworld_destroy(lworld *lw);    /* accepts NULL */
 
+/*
+ * `--set KIND.ENTITY.PARAM=VALUE` (lworld_override.c): an entity's
+ * parameter from the command line, whatever the scenario gives it.
+ * Patterns KIND.ENTITY.PARAM, KIND.*.PARAM, *.PARAM and world.PARAM; the
+ * most specific match wins. Installed in h's state before the scenario
+ * runs (names without a '.' are scenario parameters and skipped; the
+ * arrays must outlive the state); MTC_OK, or MTC_ERR_ARG with a message
+ * naming the option (an unknown kind or parameter, a malformed or
+ * repeated pattern). Each constructor then applies them, checked as the
+ * declaration's own values are.
+ */
+int lworld_set_overrides(lhost *h, const char *const *names,
+                         const char *const *values, size_t n, char *err,
+                         size_t errlen);
+/* How many overrides are installed in h's state. */
+size_t lworld_override_count(lhost *h);
+/* How many entities override i was applied to in h's state (after the
+ * scenario ran); `what` gets the message for one that matched none
+ * ("--set browsers.x.rtt: the scenario declares no browsers named 'x'
+ * (did you mean ...)"). */
+size_t lworld_override_matched(lhost *h, size_t i, char *what, size_t n);
+
 #endif

@@ -157,17 +157,31 @@ static int l_declare(lua_State *L)
                           sg ? " (did you mean '" : "", sg ? sg : "",
                           sg ? "'?)" : "", s->kind);
     }
+    lua_createtable(L, 0, 8);       /* the keys given, for lplaus */
+    int given = lua_gettop(L);
     for (size_t i = 0; i < s->count; i++) {
         const sim_param_desc *d = &s->params[i];
         lua_getfield(L, 1, d->name);
         if (!lua_isnil(L, -1) &&
             lworld__set_value(L, d, e->cfg, -1, err, sizeof err))
             return luaL_error(L, "%s: %s", label, err);
+        if (!lua_isnil(L, -1)) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, given, d->name);
+        }
         lua_pop(L, 1);
     }
+    /* the command line's --set KIND.ENTITY.PARAM, over the declaration */
+    size_t applied;
+    if (lworld__apply_overrides(L, s, e->name, e->cfg, label, given, &applied,
+                                err, sizeof err) != MTC_OK) {
+        lua_pushstring(L, err);     /* the option is the place, not a line */
+        return lua_error(L);
+    }
     if (s->validate && s->validate(e->cfg, err, sizeof err) != MTC_OK)
-        return luaL_error(L, "%s: %s", label, err);
-    lplaus_check_entity(L, s, e->cfg, 1, label, e->where);   /* unit slips */
+        return luaL_error(L, "%s: %s%s", label, err, applied ? " (with this "
+                          "command line's --set of its parameters)" : "");
+    lplaus_check_entity(L, s, e->cfg, given, label, e->where);   /* unit slips */
 
     if (is_world) {
         if (lua_getfield(L, LUA_REGISTRYINDEX, K_WORLD) != LUA_TNIL) {

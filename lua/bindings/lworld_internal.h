@@ -127,6 +127,20 @@ int lworld__number_for(lua_State *L, const sim_param_desc *d, int idx,
 int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
                       int idx, char *err, size_t errlen);
 
+/* ---- lworld_override.c --------------------------------------------------- */
+
+/* Applies the installed --set KIND.ENTITY.PARAM overrides that match an
+ * entity of schema s named `entity` ("" for the world) to cfg, after the
+ * declaration's values: each converted as a declared value and judged
+ * against its plausible range under the option's name; its key is removed
+ * from the table at `given` (the declaration's keys, a copy, for the
+ * declaration's own plausibility check). *applied: how many. MTC_OK, or
+ * an error naming the option in err; may raise the errors of evaluating
+ * the option's value (their position is the option). */
+int lworld__apply_overrides(lua_State *L, const sim_param_schema *s,
+                            const char *entity, void *cfg, const char *label,
+                            int given, size_t *applied, char *err, size_t errlen);
+
 /* ---- lworld_entity.c ----------------------------------------------------- */
 
 /* Registers the entity metatable and one mtcsim.<kind> constructor per

@@ -138,6 +138,29 @@ typedef struct seen_list {
     size_t n, cap;
 } seen_list;
 
+/* Adds the entities each --set KIND.ENTITY.PARAM override of state h was
+ * applied to into hits (one per override; NULL: none installed). */
+static void count_override_hits(lhost *h, size_t *hits)
+{
+    char what[8];
+    for (size_t i = 0; hits && h && i < lworld_override_count(h); i++)
+        hits[i] += lworld_override_matched(h, i, what, sizeof what);
+}
+
+/* An override that matched no entity at any point executed is refused
+ * (exit 2), with what it was meant to match as h0 declares it. */
+static int check_override_hits(lhost *h0, const size_t *hits)
+{
+    for (size_t i = 0; hits && i < lworld_override_count(h0); i++)
+        if (!hits[i]) {
+            char what[512];
+            lworld_override_matched(h0, i, what, sizeof what);
+            fprintf(stderr, "mtcsim run: %s\n", what);
+            return HOST_USAGE;
+        }
+    return HOST_OK;
+}
+
 static size_t print_warnings(lhost *h, const run_opts *o, const char *point,
                              seen_list *seen)
 {
@@ -214,6 +237,7 @@ int cmd_run(int argc, char **argv)
     int64_t exp_id = 0;
     char *resume_args = NULL, **resume_argv = NULL;
     seen_list seen = {NULL, 0, 0};
+    size_t *hits = NULL;    /* per --set KIND.ENTITY.PARAM: entities matched */
     if (status != HOST_OK)
         goto done;
     if ((o.jobs > 1 || o.resume) && shard.size > 1) {
@@ -245,12 +269,26 @@ int cmd_run(int argc, char **argv)
     print_warnings(h0, &o, NULL, &seen);
     if ((status = run_make_plan(&o, h0, &pl)) != HOST_OK)
         goto done;
+    if (lworld_override_count(h0) &&
+        !(hits = calloc(lworld_override_count(h0), sizeof *hits))) {
+        status = HOST_FAIL;
+        goto done;
+    }
+    count_override_hits(h0, hits);
     /* the expected CPU time of the plan (lcost.h): each point's world
      * priced before it is built, times the replications */
     lcost cost0 = {0};
     int have_cost = lcost_estimate(h0, &cost0) == MTC_OK;
     double plan_cpu = cost0.cpu_s * (double)pl.reps;
     if (o.list_params) {
+        /* an override may be meant for an entity of another point only */
+        for (size_t p = 1; hits && p < pl.npoints; p++) {
+            lhost *h = run_scenario_state(&o, &pl, p, 0, err, sizeof err);
+            count_override_hits(h, hits);
+            lhost_destroy(h);
+        }
+        if ((status = check_override_hits(h0, hits)) != HOST_OK)
+            goto done;
         run_list_params(&pl);
         if (have_cost)
             run_print_cost(stdout, &cost0, pl.npoints, pl.reps,
@@ -273,6 +311,7 @@ int cmd_run(int argc, char **argv)
         snprintf(pt, sizeof pt, "sweep point %zu [%s]", p, lab);
         if (h)
             print_warnings(h, &o, pt, &seen);
+        count_override_hits(h, hits);
         if (!ok) {
             lsuggest_entity(h, err, sizeof err);
             fprintf(stderr, "mtcsim run: sweep point %zu [%s]: %s\n", p, lab, err);
@@ -285,6 +324,8 @@ int cmd_run(int argc, char **argv)
         lhost_destroy(h);
     }
 
+    if ((status = check_override_hits(h0, hits)) != HOST_OK)
+        goto done;
     char sha[65] = "";
     if (sim_sha256_file_hex(o.scenario, sha) != MTC_OK) {
         fprintf(stderr, "mtcsim run: cannot hash '%s'\n", o.scenario);
@@ -406,6 +447,9 @@ done:
     run_free_plan(&pl);
     free(o.set_name);
     free(o.set_value);
+    free(hits);
+    free(o.sweep_name);
+    free(o.sweep_value);
     if (o.account)
         munmap(o.account, sizeof *o.account);
     fflush(stdout);

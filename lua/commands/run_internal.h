@@ -42,6 +42,8 @@ typedef struct run_opts {
     const char *scenario;
     const char **set_name, **set_value;
     size_t nsets;
+    const char **sweep_name, **sweep_value;  /* --sweep NAME=V1,V2,... */
+    size_t nsweeps;
     uint64_t seed;
     long reps;              /* -1: scenario's or 1 */
     const char *out;

@@ -20,8 +20,9 @@
 void run_usage(FILE *f)
 {
     fprintf(f,
-        "usage: mtcsim run SCENARIO.lua [--set NAME=VALUE ...] [--seed N]\n"
-        "                  [--replications R] [--out FILE.db] [--quiet] [--unsafe]\n"
+        "usage: mtcsim run SCENARIO.lua [--set NAME=VALUE ...] [--sweep NAME=V1,...]\n"
+        "                  [--seed N] [--replications R] [--out FILE.db] [--quiet]\n"
+        "                  [--unsafe]\n"
         "                  [--max-instructions N] [--max-memory MIB] [--params]\n"
         "                  [--summary short|all] [--cohort NAME | --by-cohort]\n"
         "                  [-j N] [--strict] [--traceback]\n"
@@ -32,7 +33,15 @@ void run_usage(FILE *f)
         "parameter, metrics), then prints a summary table.\n\n"
         "  --set NAME=VALUE    override the scenario parameter NAME (declared with\n"
         "                      param); VALUE is a number, a Lua expression such as\n"
-        "                      hours(2), true/false, or text. Fixes a swept NAME.\n"
+        "                      hours(2), true/false, or text. Fixes a swept NAME\n"
+        "                      (it stays an axis, of that one value).\n"
+        "  --set KIND.ENTITY.PARAM=VALUE  an entity's parameter, whatever the\n"
+        "                      scenario gives it: browsers.enterprise.rtt=\n"
+        "                      'lognormal{median=30,sigma=0.5}'; ENTITY may be *\n"
+        "                      (every entity of KIND), *.PARAM is every entity\n"
+        "                      that has PARAM, world.PARAM the world's\n"
+        "  --sweep NAME=V1,V2,...  sweep the scenario parameter NAME over these\n"
+        "                      values (replacing its declared sweep, if any)\n"
         "  --seed N            random seed (default 1); replication r uses (N, r)\n"
         "  --replications R   runs per sweep point (default: the scenario's, or 1)\n"
         "  --out FILE.db       results database (created or appended); the\n"
@@ -137,6 +146,8 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
     o->max_mem_mb = DEFAULT_MAX_MEMORY_MB;
     o->set_name = calloc((size_t)argc, sizeof *o->set_name);
     o->set_value = calloc((size_t)argc, sizeof *o->set_value);
+    o->sweep_name = calloc((size_t)argc, sizeof *o->sweep_name);
+    o->sweep_value = calloc((size_t)argc, sizeof *o->sweep_value);
     run_format_cmdline(argc, argv, o->cmdline, sizeof o->cmdline);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -183,6 +194,30 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
             o->summary_cohort = argv[++i];
         } else if (!strcmp(a, "--by-cohort")) {
             o->by_cohort = 1;
+        } else if (!strcmp(a, "--sweep")) {
+            if (!has_v) {
+                perr(errs, "mtcsim run: --sweep needs NAME=V1,V2,...\n");
+                return HOST_USAGE;
+            }
+            char *v = argv[++i], *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1]) {
+                perr(errs, "mtcsim run: --sweep '%s': expected NAME=V1,V2,...\n", v);
+                return HOST_USAGE;
+            }
+            *eq = 0;
+            if (strpbrk(v, ".*")) {
+                perr(errs, "mtcsim run: --sweep %s: a sweep is of a scenario "
+                           "parameter (declared with param); an entity's "
+                           "parameter is set with --set KIND.NAME.PARAM=VALUE\n", v);
+                return HOST_USAGE;
+            }
+            for (size_t s = 0; s < o->nsweeps; s++)
+                if (!strcmp(o->sweep_name[s], v)) {
+                    perr(errs, "mtcsim run: --sweep %s given twice\n", v);
+                    return HOST_USAGE;
+                }
+            o->sweep_name[o->nsweeps] = v;
+            o->sweep_value[o->nsweeps++] = eq + 1;
         } else if (!strcmp(a, "--set") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--replications") || !strcmp(a, "--out") ||
                    !strcmp(a, "--max-instructions") ||
@@ -241,6 +276,14 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
             return HOST_USAGE;
         }
     }
+    for (size_t s = 0; s < o->nsweeps; s++)
+        for (size_t k = 0; k < o->nsets; k++)
+            if (!strcmp(o->sweep_name[s], o->set_name[k])) {
+                perr(errs, "mtcsim run: %s is given both --set and --sweep: "
+                           "one value is --sweep %s=V, or --set alone\n",
+                     o->sweep_name[s], o->sweep_name[s]);
+                return HOST_USAGE;
+            }
     if (o->profile && o->jobs > 1) {
         perr(errs, "mtcsim run: --profile measures the runs of this "
                    "process: use it without -j\n");

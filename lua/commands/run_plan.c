@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 
 #include "host.h"
+#include "lworld.h"
 #include "sim/names.h"
 #include "run_internal.h"
 #include "mtc/error.h"
@@ -127,7 +128,14 @@ lhost *run_scenario_state(const run_opts *o, const plan *pl, size_t p,
         sval_push(L, &pl->axes[a].v[axis_index(pl, p, a)]);
         lua_setfield(L, -2, pl->axes[a].name);
     }
-    if (lhost_pcall(h, 2, 0, err, errlen) != MTC_OK ||
+    lua_newtable(L);
+    for (size_t i = 0; i < o->nsweeps; i++) {
+        lua_pushstring(L, o->sweep_value[i]);
+        lua_setfield(L, -2, o->sweep_name[i]);
+    }
+    if (lhost_pcall(h, 3, 0, err, errlen) != MTC_OK ||
+        lworld_set_overrides(h, o->set_name, o->set_value, o->nsets, err,
+                             errlen) != MTC_OK ||
         lhost_run_file(h, o->scenario, err, errlen) != MTC_OK) {
         lhost_destroy(h);
         return NULL;
@@ -366,17 +374,21 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
         fprintf(stderr, "mtcsim run: %s\n", pr.msg);
         goto done;
     }
-    for (size_t i = 0; i < o->nsets; i++) {
-        int found = 0;
+    /* --set and --sweep of scenario parameters name declared ones (an
+     * entity's parameter, KIND.ENTITY.PARAM, is checked by the binding) */
+    for (size_t i = 0; i < o->nsets + o->nsweeps; i++) {
+        int sweep = i >= o->nsets;
+        const char *name = sweep ? o->sweep_name[i - o->nsets] : o->set_name[i];
+        int found = strchr(name, '.') != NULL;
         for (size_t k = 0; k < pl->nparams; k++)
-            found |= !strcmp(pl->params[k].name, o->set_name[i]);
+            found |= !strcmp(pl->params[k].name, name);
         if (!found) {
-            fprintf(stderr, "mtcsim run: --set %s: the scenario declares no "
-                            "parameter '%s' (declared:", o->set_name[i],
-                    o->set_name[i]);
+            fprintf(stderr, "mtcsim run: %s %s: the scenario declares no "
+                            "parameter '%s' (declared:", sweep ? "--sweep" : "--set",
+                    name, name);
             for (size_t k = 0; k < pl->nparams; k++)
                 fprintf(stderr, " %s", pl->params[k].name);
-            const char *sg = suggest_param(pl, o->set_name[i]);
+            const char *sg = suggest_param(pl, name);
             fprintf(stderr, "%s)%s%s%s\n", pl->nparams ? "" : " none",
                     sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
             goto done;
@@ -390,9 +402,7 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
     pl->npoints = 1;
     for (size_t i = 0; i < pr.nsweeps; i++) {
         axis *sw = &pr.sweeps[i];
-        int fixed = 0, declared = 0;
-        for (size_t k = 0; k < o->nsets; k++)
-            fixed |= !strcmp(o->set_name[k], sw->name);
+        int declared = 0;
         for (size_t k = 0; k < pl->nparams; k++)
             declared |= !strcmp(pl->params[k].name, sw->name);
         if (!declared) {
@@ -402,8 +412,8 @@ int run_make_plan(const run_opts *o, lhost *h, plan *pl)
                     sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
             goto done;
         }
-        if (fixed)
-            continue;
+        /* a sweep fixed by --set is still an axis, of its one value: the
+         * runs stay marked swept in it, and their points say its value */
         if (pl->npoints > MAX_POINTS / sw->n) {
             fprintf(stderr, "mtcsim run: the sweep grid exceeds %d points\n",
                     MAX_POINTS);

@@ -97,8 +97,17 @@ static const char *set_of(const run_opts *o, const char *name)
     return NULL;
 }
 
+/* The values o gives NAME with --sweep, or NULL. */
+static const char *sweep_of(const run_opts *o, const char *name)
+{
+    for (size_t i = 0; i < o->nsweeps; i++)
+        if (!strcmp(o->sweep_name[i], name))
+            return o->sweep_value[i];
+    return NULL;
+}
+
 /* What differs between the options that make an experiment (--set,
- * --seed, --replications) of `was` (its stored command line) and `now`,
+ * --sweep, --seed, --replications) of `was` (its stored command line) and `now`,
  * into d ("" when nothing). */
 static void compare_options(const run_opts *was, const run_opts *now, char *d,
                             size_t n)
@@ -128,6 +137,19 @@ static void compare_options(const run_opts *was, const run_opts *now, char *d,
         if (!set_of(was, now->set_name[i]))
             differ(d, n, "--set %s=%s now, not then", now->set_name[i],
                    now->set_value[i]);
+    for (size_t i = 0; i < was->nsweeps; i++) {
+        const char *v = sweep_of(now, was->sweep_name[i]);
+        if (!v || strcmp(v, was->sweep_value[i])) {
+            char then[600];
+            snprintf(then, sizeof then, "%s=%s", was->sweep_name[i],
+                     was->sweep_value[i]);
+            differ(d, n, "--sweep %s then, %s now", then, v ? v : "not given");
+        }
+    }
+    for (size_t i = 0; i < now->nsweeps; i++)
+        if (!sweep_of(was, now->sweep_name[i]))
+            differ(d, n, "--sweep %s=%s now, not then", now->sweep_name[i],
+                   now->sweep_value[i]);
 }
 
 int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
@@ -188,13 +210,15 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
         compare_options(&was, o, diff, sizeof diff);
     free(was.set_name);
     free(was.set_value);
+    free(was.sweep_name);
+    free(was.sweep_value);
     if (diff[0]) {
         char shown[1200];
         fprintf(stderr, "mtcsim run: --resume: %s experiment %lld of %s ran with "
                         "other options than this command gives (%s); its command "
                         "line: %s\n%s", o->accept_changes ? "warning:" : "",
                 (long long)*exp, path, diff, safetext(line, shown, sizeof shown),
-                o->accept_changes ? "" : "mtcsim run: give the same --set, --seed "
+                o->accept_changes ? "" : "mtcsim run: give the same --set, --sweep, --seed "
                 "and --replications, or --accept-changes to resume with these\n");
         if (!o->accept_changes)
             return HOST_USAGE;

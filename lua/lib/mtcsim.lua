@@ -155,12 +155,17 @@ M.sim = C.sim
 -- scenario parameters, sweeps and replications
 
 local declared = { params = {}, order = {}, sweeps = {}, sweep_order = {} }
-local overrides, point = {}, {}
+local overrides, point, sweep_over = {}, {}, {}
 
--- Called by the host before the scenario runs: --set values (raw strings)
--- and this run's sweep point (name -> value).
-function M._configure(o, p)
-  overrides, point = o or {}, p or {}
+-- Called by the host before the scenario runs: --set values (raw strings;
+-- an entity's parameter, "browsers.b.rtt", is the binding's business),
+-- this run's sweep point (name -> value), and --sweep lists (name -> raw
+-- "V1,V2,...").
+function M._configure(o, p, sw)
+  overrides, point, sweep_over = {}, p or {}, sw or {}
+  for k, v in pairs(o or {}) do
+    if not k:find(".", 1, true) then overrides[k] = v end
+  end
 end
 
 local function check_name(fn, name)
@@ -171,7 +176,31 @@ end
 
 local env_for_set = setmetatable({}, { __index = M })
 
-local function convert(name, raw, default)
+-- "1,hours(2),{a,b}" -> { "1", "hours(2)", "{a,b}" }: split at the commas
+-- outside brackets and quotes, so that an expression keeps its own.
+local function split_values(name, raw)
+  local out, depth, start, quote = {}, 0, 1, nil
+  for i = 1, #raw + 1 do
+    local c = raw:sub(i, i)
+    if quote then
+      if c == quote then quote = nil end
+    elseif c == '"' or c == "'" then quote = c
+    elseif c == "(" or c == "{" or c == "[" then depth = depth + 1
+    elseif c == ")" or c == "}" or c == "]" then depth = depth - 1
+    elseif (c == "," and depth == 0) or i == #raw + 1 then
+      local v = raw:sub(start, i - 1):match("^%s*(.-)%s*$")
+      if v == "" then
+        error(string.format("--sweep %s=%s: value %d is empty", name, raw,
+          #out + 1), 0)
+      end
+      out[#out + 1] = v
+      start = i + 1
+    end
+  end
+  return out
+end
+
+local function convert(name, raw, default, opt)
   local t = type(default)
   if t == "number" then
     local v = tonumber(raw)
@@ -180,18 +209,18 @@ local function convert(name, raw, default)
       if ok then v = q end
     end
     if v == nil then
-      local f = load("return " .. raw, "=--set " .. name, "t", env_for_set)
+      local f = load("return " .. raw, "=" .. opt .. " " .. name, "t", env_for_set)
       local ok, r = false, nil
       if f then ok, r = pcall(f) end
       if not ok or type(r) ~= "number" then
-        error(string.format("--set %s=%s: expected a number, a quantity such as "
+        error(string.format("%s %s=%s: expected a number, a quantity such as "
           .. "\"5h\" or \"6e6/d\", or an expression such as hours(2) (the "
-          .. "default is %s)", name, raw, tostring(default)), 0)
+          .. "default is %s)", opt, name, raw, tostring(default)), 0)
       end
       v = r
     end
     if v ~= v or v == math.huge or v == -math.huge then
-      error(string.format("--set %s=%s: not a finite number", name, raw), 0)
+      error(string.format("%s %s=%s: not a finite number", opt, name, raw), 0)
     end
     if math.type(default) == "integer" and math.type(v) == "float"
         and v == math.floor(v) and math.abs(v) < 2^53 then
@@ -202,7 +231,7 @@ local function convert(name, raw, default)
     local m = { ["true"] = true, ["1"] = true, yes = true,
                 ["false"] = false, ["0"] = false, no = false }
     if m[raw] == nil then
-      error(string.format("--set %s=%s: expected true or false", name, raw), 0)
+      error(string.format("%s %s=%s: expected true or false", opt, name, raw), 0)
     end
     return m[raw]
   end
@@ -225,6 +254,26 @@ function M.param(name, default, doc)
   end
   local v, source = default, "default"
   local sw = declared.sweeps[name]
+  if sweep_over[name] ~= nil then
+    -- --sweep NAME=V1,V2: the axis takes these values, converted as --set
+    -- converts one; a parameter the scenario does not sweep becomes an
+    -- axis (after the declared ones)
+    local raw = sweep_over[name]
+    local values = {}
+    for i, r in ipairs(split_values(name, raw)) do
+      values[i] = convert(name, r, default, "--sweep")
+    end
+    if not sw then
+      sw = { name = name }
+      declared.sweeps[name] = sw
+      declared.sweep_order[#declared.sweep_order + 1] = name
+    end
+    sw.values = values
+  elseif sw and overrides[name] ~= nil then
+    -- --set of a swept parameter: the axis stays, with that one value, so
+    -- that the run is still marked swept in it
+    sw.values = { convert(name, overrides[name], default, "--set") }
+  end
   if sw then
     for _, x in ipairs(sw.values) do
       if type(x) ~= t then
@@ -236,7 +285,7 @@ function M.param(name, default, doc)
     source = "sweep"
   end
   if overrides[name] ~= nil then
-    v = convert(name, overrides[name], default)
+    v = convert(name, overrides[name], default, "--set")
     source = "--set"
   end
   declared.params[name] = { name = name, default = default, doc = doc or "",
