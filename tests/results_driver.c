@@ -15,10 +15,11 @@
 
 #include "lib/toy_world.h"
 #include "mtc/error.h"
+#include "sim/world.h"
 
 static int die(const char *what, sim_results *db, int rc)
 {
-    fprintf(stderr, "results_driver: %s: %s (%s)\n", what, mtc_strerror(rc),
+    fprintf(stderr, "results_driver: %s: %s (%s)\n", what, sim_strerror(rc),
             db ? sim_results_errmsg(db) : "");
     return 1;
 }

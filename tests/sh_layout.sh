@@ -10,7 +10,11 @@
 #    schema has one owner and the programs read through its read API
 #    (validate/ and tests/ are exempt: they check the database from
 #    outside the API they test);
-#  - no source file in mtc-core/, sim/, lua/ or analysis/ is over 900 lines.
+#  - no source file in mtc-core/, sim/, lua/ or analysis/ is over 900 lines;
+#  - no simulator code in mtc/error.h: its codes are mtc-core's alone, in
+#    -1 .. -999, named by mtc-core/src/error.c; each of the simulator's
+#    statuses (sim/status.h and the layers' blocks) has one row in its
+#    block's table, so sim_strerror() names every one of them.
 set -u
 fail=0
 tmpo=$(mktemp); trap 'rm -f "$tmpo"' EXIT
@@ -47,5 +51,35 @@ for f in $(find mtc-core sim lua analysis -name '*.[ch]' -o -name '*.lua' -o -na
   if [ "$lines" -gt 900 ]; then echo "$f: $lines lines (over 900)"; fail=1; fi
   n=$((n+1))
 done
+# mtc/error.h: enumerators MTC_OK / MTC_ERR_* in -1 .. -999, none named for
+# a simulator layer; error.c's table names only the header's codes
+enums=$(sed -n 's/^ *\(MTC_[A-Z0-9_]*\) *= *\(-*[0-9]*\).*/\1 \2/p' mtc-core/include/mtc/error.h)
+[ -n "$enums" ] || { echo "mtc/error.h: no enumerators found"; fail=1; }
+nmtc=0
+while read -r name val; do
+  [ -n "$name" ] || continue
+  nmtc=$((nmtc+1))
+  case "$name" in MTC_OK|MTC_ERR_*) ;; *) echo "mtc/error.h: $name is not an MTC_ERR_ code"; fail=1 ;; esac
+  case "$name" in *SIM*|*_DB*|*TLS*|*ENGINE*|*RESULT*|*WORLD*|*WEB*|*METRIC*)
+    echo "mtc/error.h: $name is a simulator code (it belongs in sim/status.h or its layer's block)"; fail=1 ;; esac
+  if [ "$val" -gt 0 ] || [ "$val" -lt -999 ]; then
+    echo "mtc/error.h: $name = $val is outside mtc-core's range -1 .. -999"; fail=1
+  fi
+done <<EOF
+$enums
+EOF
+for c in $(sed -n 's/^ *E(\([A-Z0-9_]*\),.*/\1/p' mtc-core/src/error.c); do
+  echo "$enums" | grep -q "^$c " || { echo "mtc-core/src/error.c names $c, which mtc/error.h does not define"; fail=1; }
+done
+if grep -n '#include "sim/' mtc-core/include/mtc/*.h mtc-core/src/*.c; then
+  echo "mtc-core includes a simulator header"; fail=1
+fi
+# every simulator status enumerator has exactly one row in a block's table
+nsim=0
+for c in $(grep -ho '^ *SIM_ERR_[A-Z0-9_]* *=' sim/*/include/sim/*.h sim/*/*.h | tr -d ' ='); do
+  nsim=$((nsim+1))
+  rows=$(cat sim/*/*.c | grep -c "E($c,")
+  [ "$rows" -eq 1 ] || { echo "$c: $rows rows in the status blocks' tables (want 1)"; fail=1; }
+done
 [ $fail -eq 0 ] || exit 1
-echo "layout: engine and scale-out free of mtc-core, analysis free of Lua, SQL only in sim/results; $n source files, none over 900 lines"
+echo "layout: engine and scale-out free of mtc-core, analysis free of Lua, SQL only in sim/results; $n source files, none over 900 lines; mtc/error.h holds $nmtc mtc-core codes only; $nsim simulator statuses, each named once"

@@ -18,6 +18,7 @@
 #include "lsuggest.h"
 #include "lworld.h"
 #include "mtc/error.h"
+#include "sim/status.h"
 #include "test.h"
 
 /* A scenario file in a fresh directory; returns the host (sandboxed). */
@@ -415,7 +416,7 @@ TEST(interrupt_stops_a_catching_loop)
     ASSERT_TRUE(h != NULL);
     static volatile sig_atomic_t flag = 1;
     lhost_set_interrupt(h, &flag);
-    ASSERT_EQ(lhost_run_file(h, f.path, err, sizeof err), MTC_ERR_SIM_STATE);
+    ASSERT_EQ(lhost_run_file(h, f.path, err, sizeof err), SIM_ERR_STATE);
     ASSERT_TRUE(strstr(err, "interrupted") != NULL);
     drop(&f);
 }

@@ -11,6 +11,7 @@
 #include "../sim/pki/pki.h"
 #include "lib/world_fixture.h"
 #include "mtc/error.h"
+#include "sim/status.h"
 #include "test.h"
 
 static void world(wfx *f, int include_proofs, const char *alg)
@@ -295,22 +296,22 @@ TEST(configuration_errors_name_the_problem)
     ASSERT_TRUE(sim_world_schema("ca") == &sim_ca_schema);
     ASSERT_TRUE(sim_world_schema("nope") == NULL);
     void *c = wfx_cfg("ca", "x");
-    ASSERT_EQ(sim_world_add(f.w, "nope", c, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_add(f.w, "nope", c, f.err, sizeof f.err), SIM_ERR_CONFIG);
     sim_param_config_free(&sim_ca_schema, c);
     ASSERT_TRUE(strstr(f.err, "nope") != NULL);
     c = wfx_cfg("ca", "x");
     wfx_item("ca", c, "cosigners", "ghost");
     ASSERT_EQ(wfx_add(&f, "ca", c), 0);
     c = wfx_cfg("cosigner", "x");
-    ASSERT_EQ(sim_world_add(f.w, "cosigner", c, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_add(f.w, "cosigner", c, f.err, sizeof f.err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(f.err, "name") != NULL);
     c = wfx_cfg("ca", "y");
     wfx_num("ca", c, "quorum", 2);
-    ASSERT_EQ(sim_world_add(f.w, "ca", c, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_add(f.w, "ca", c, f.err, sizeof f.err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(f.err, "quorum") != NULL);
     ASSERT_EQ(sim_world_act(f.w, "log_failure", "x", NULL, 0, f.err, sizeof f.err),
-              MTC_ERR_SIM_STATE);
-    ASSERT_EQ(sim_world_start(f.w, f.err, sizeof f.err), MTC_ERR_CONFIG);
+              SIM_ERR_STATE);
+    ASSERT_EQ(sim_world_start(f.w, f.err, sizeof f.err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(f.err, "cosigners") && strstr(f.err, "ghost"));
     wfx_free(&f);
 
@@ -319,13 +320,13 @@ TEST(configuration_errors_name_the_problem)
     wfx_str("ca", c, "algorithm", "ed25519");
     wfx_add(&f, "ca", c);
     ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
-    ASSERT_EQ(sim_world_act(f.w, "frobnicate", "x", NULL, 0, f.err, sizeof f.err), MTC_ERR_CONFIG);
-    ASSERT_EQ(sim_world_act(f.w, "cosigner_down", "x", NULL, 0, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_act(f.w, "frobnicate", "x", NULL, 0, f.err, sizeof f.err), SIM_ERR_CONFIG);
+    ASSERT_EQ(sim_world_act(f.w, "cosigner_down", "x", NULL, 0, f.err, sizeof f.err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(f.err, "is a ca") != NULL);
-    ASSERT_EQ(sim_world_act(f.w, "split_view", "x", NULL, 0, f.err, sizeof f.err), MTC_ERR_CONFIG);
-    ASSERT_EQ(sim_world_set(f.w, "x", "lifetime", 100, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_act(f.w, "split_view", "x", NULL, 0, f.err, sizeof f.err), SIM_ERR_CONFIG);
+    ASSERT_EQ(sim_world_set(f.w, "x", "lifetime", 100, f.err, sizeof f.err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(f.err, "live") != NULL);
-    ASSERT_EQ(sim_world_set(f.w, "x", "landmark_interval", -5, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_set(f.w, "x", "landmark_interval", -5, f.err, sizeof f.err), SIM_ERR_CONFIG);
     ASSERT_OK(sim_world_set(f.w, "x", "checkpoint_interval", 5, f.err, sizeof f.err));
     ASSERT_OK(sim_world_set(f.w, "x", "landmark_interval", 120, f.err, sizeof f.err));
     wfx_free(&f);

@@ -411,11 +411,11 @@ TEST(provenance)
     ASSERT_EQ(sim_results_mark_swept(db, run, "ca", "le", "nope"), MTC_ERR_CONFIG);
     ASSERT_TRUE(strstr(sim_results_errmsg(db), "nope") != NULL);
     ASSERT_OK(sim_results_add_attr(db, run, "mpi_ranks", "1"));
-    ASSERT_EQ(sim_results_add_param(db, 9999, "ca", "x", "y", "z"), MTC_ERR_DB_NO_RUN);
+    ASSERT_EQ(sim_results_add_param(db, 9999, "ca", "x", "y", "z"), SIM_ERR_DB_NO_RUN);
     ASSERT_EQ(sim_results_add_param(db, run, "ca", NULL, "y", "z"), MTC_ERR_ARG);
     ASSERT_OK(sim_results_run_end(db, run, SIM_RUN_FAILED, 77, 12, "boom: bad thing"));
-    ASSERT_EQ(sim_results_run_end(db, run, SIM_RUN_COMPLETED, 0, 0, NULL), MTC_ERR_DB_NO_RUN);
-    ASSERT_EQ(sim_results_add_param(db, run, "ca", "x", "y", "z"), MTC_ERR_DB_NO_RUN);
+    ASSERT_EQ(sim_results_run_end(db, run, SIM_RUN_COMPLETED, 0, 0, NULL), SIM_ERR_DB_NO_RUN);
+    ASSERT_EQ(sim_results_add_param(db, run, "ca", "x", "y", "z"), SIM_ERR_DB_NO_RUN);
     /* a second run with an explicit hash; bad hashes and statuses refused */
     sim_run_info r2 = ri;
     r2.scenario_sha256 = "XYZ";
@@ -678,8 +678,8 @@ static void expect_refused(test_ctx *tc_, const char *path, int mode, int want,
 TEST(bad_files_refused_untouched)
 {
     const char *missing = tmp_path("missing.db");
-    expect_refused(tc_, missing, SIM_RESULTS_READ, MTC_ERR_DB_NOT_FOUND, "No such file");
-    expect_refused(tc_, missing, SIM_RESULTS_APPEND, MTC_ERR_DB_NOT_FOUND, "No such file");
+    expect_refused(tc_, missing, SIM_RESULTS_READ, SIM_ERR_DB_NOT_FOUND, "No such file");
+    expect_refused(tc_, missing, SIM_RESULTS_APPEND, SIM_ERR_DB_NOT_FOUND, "No such file");
 
     /* random bytes, in all modes */
     const char *junk = tmp_path("junk.db");
@@ -691,7 +691,7 @@ TEST(bad_files_refused_untouched)
     gsl_rng_free(r);
     ASSERT_OK(write_file(junk, buf, sizeof buf));
     for (int mode = 0; mode <= 2; mode++)
-        expect_refused(tc_, junk, mode, MTC_ERR_DB_NOT_SQLITE, "not an SQLite database");
+        expect_refused(tc_, junk, mode, SIM_ERR_DB_NOT_SQLITE, "not an SQLite database");
 
     /* a valid SQLite database of another application */
     const char *foreign = tmp_path("foreign.db");
@@ -701,13 +701,13 @@ TEST(bad_files_refused_untouched)
                            "PRAGMA application_id = 1234;", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(f);
     for (int mode = 0; mode <= 2; mode++)
-        expect_refused(tc_, foreign, mode, MTC_ERR_DB_FOREIGN, "another application");
+        expect_refused(tc_, foreign, mode, SIM_ERR_DB_FOREIGN, "another application");
     /* ...and one without an application_id but with tables */
     const char *plain = tmp_path("plain.db");
     ASSERT_EQ(sqlite3_open(plain, &f), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(f, "CREATE TABLE run (x);", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(f);
-    expect_refused(tc_, plain, SIM_RESULTS_CREATE, MTC_ERR_DB_FOREIGN, "another application");
+    expect_refused(tc_, plain, SIM_RESULTS_CREATE, SIM_ERR_DB_FOREIGN, "another application");
 
     /* an mtcsim database of another schema version */
     const char *old = tmp_path("v99.db");
@@ -719,7 +719,7 @@ TEST(bad_files_refused_untouched)
                            NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(f);
     for (int mode = 0; mode <= 2; mode++)
-        expect_refused(tc_, old, mode, MTC_ERR_DB_VERSION, "schema version 99");
+        expect_refused(tc_, old, mode, SIM_ERR_DB_VERSION, "schema version 99");
 
     /* a version-1 database that lost a table */
     const char *damaged = tmp_path("damaged.db");
@@ -729,15 +729,15 @@ TEST(bad_files_refused_untouched)
     ASSERT_EQ(sqlite3_exec(f, "PRAGMA journal_mode = DELETE; DROP VIEW histogram_bin_v; "
                            "DROP TABLE histogram_bin;", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(f);
-    expect_refused(tc_, damaged, SIM_RESULTS_APPEND, MTC_ERR_DB_FOREIGN, "histogram_bin");
+    expect_refused(tc_, damaged, SIM_RESULTS_APPEND, SIM_ERR_DB_FOREIGN, "histogram_bin");
 
     /* a directory is not a database */
-    expect_refused(tc_, tmpdir, SIM_RESULTS_READ, MTC_ERR_DB_NOT_SQLITE, "regular file");
+    expect_refused(tc_, tmpdir, SIM_RESULTS_READ, SIM_ERR_DB_NOT_SQLITE, "regular file");
 
     /* an empty file is an empty database: initialised in CREATE mode only */
     const char *empty = tmp_path("empty.db");
     ASSERT_OK(write_file(empty, "", 0));
-    expect_refused(tc_, empty, SIM_RESULTS_READ, MTC_ERR_DB_FOREIGN, "empty");
+    expect_refused(tc_, empty, SIM_RESULTS_READ, SIM_ERR_DB_FOREIGN, "empty");
     ASSERT_OK(sim_results_open(empty, SIM_RESULTS_CREATE, &db, NULL, 0));
     sim_results_close(db);
     ASSERT_OK(sim_results_open(empty, SIM_RESULTS_READ, &db, NULL, 0));

@@ -128,7 +128,7 @@ TEST(corrupt_past_header_refused)
         int rc = sim_results_open(path, mode, &db, err, sizeof err);
         if (rc == MTC_OK)
             sim_results_close(db);
-        ASSERT_EQ(rc, MTC_ERR_DB_NOT_SQLITE);
+        ASSERT_EQ(rc, SIM_ERR_DB_NOT_SQLITE);
         ASSERT_TRUE(db == NULL);
         ASSERT_TRUE(strstr(err, "corrupt") != NULL);
         ASSERT_OK(sim_sha256_file_hex(path, after));

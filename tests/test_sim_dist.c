@@ -17,7 +17,7 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "mtc/error.h"
+#include "sim/status.h"
 #include "sim/dist.h"
 #include "sim/rng.h"
 
@@ -102,8 +102,8 @@ TEST(exponential)
     ASSERT_NEAR(sim_dist_mean(d), 2.5, 0);
     ASSERT_STR_EQ(sim_dist_name(d), "exponential");
     sim_dist_destroy(d);
-    ASSERT_EQ(sim_dist_exponential(&d, 0), MTC_ERR_ARG);
-    ASSERT_EQ(sim_dist_exponential(&d, NAN), MTC_ERR_ARG);
+    ASSERT_EQ(sim_dist_exponential(&d, 0), SIM_ERR_ARG);
+    ASSERT_EQ(sim_dist_exponential(&d, NAN), SIM_ERR_ARG);
     ASSERT_TRUE(d == NULL);
 }
 
@@ -115,7 +115,7 @@ TEST(lognormal)
     ASSERT_TRUE(check_continuous(tc_, d, cdf_lognormal, par, bad, 5));
     ASSERT_NEAR(sim_dist_mean(d), exp(1.0 + 0.75 * 0.75 / 2), 1e-12);
     sim_dist_destroy(d);
-    ASSERT_EQ(sim_dist_lognormal(&d, 0, -1), MTC_ERR_ARG);
+    ASSERT_EQ(sim_dist_lognormal(&d, 0, -1), SIM_ERR_ARG);
 }
 
 TEST(weibull)
@@ -126,7 +126,7 @@ TEST(weibull)
     ASSERT_TRUE(check_continuous(tc_, d, cdf_weibull, par, bad, 5));
     ASSERT_NEAR(sim_dist_mean(d), 3.0 * tgamma(1 + 1 / 1.7), 1e-12);
     sim_dist_destroy(d);
-    ASSERT_EQ(sim_dist_weibull(&d, 1, 0), MTC_ERR_ARG);
+    ASSERT_EQ(sim_dist_weibull(&d, 1, 0), SIM_ERR_ARG);
 }
 
 TEST(pareto)
@@ -165,7 +165,7 @@ TEST(uniform)
     double par[] = {-2.0, 5.0}, bad[] = {-2.0, 5.2};
     ASSERT_TRUE(check_continuous(tc_, d, cdf_flat, par, bad, 5));
     sim_dist_destroy(d);
-    ASSERT_EQ(sim_dist_uniform(&d, 1, 1), MTC_ERR_ARG);
+    ASSERT_EQ(sim_dist_uniform(&d, 1, 1), SIM_ERR_ARG);
 }
 
 TEST(constant_and_duration)
@@ -271,10 +271,10 @@ TEST(empirical)
     gsl_rng_free(r);
     sim_dist_destroy(d);
     double neg[] = {1, -1};
-    ASSERT_EQ(sim_dist_empirical(&d, vals, neg, 2), MTC_ERR_ARG);
+    ASSERT_EQ(sim_dist_empirical(&d, vals, neg, 2), SIM_ERR_ARG);
     double zero[] = {0, 0};
-    ASSERT_EQ(sim_dist_empirical(&d, vals, zero, 2), MTC_ERR_ARG);
-    ASSERT_EQ(sim_dist_empirical(&d, vals, w, 0), MTC_ERR_ARG);
+    ASSERT_EQ(sim_dist_empirical(&d, vals, zero, 2), SIM_ERR_ARG);
+    ASSERT_EQ(sim_dist_empirical(&d, vals, w, 0), SIM_ERR_ARG);
 }
 
 TEST(zipf)
@@ -316,8 +316,8 @@ TEST(zipf)
     free(p);
     free(bad);
     sim_dist_destroy(d);
-    ASSERT_EQ(sim_dist_zipf(&d, 0, 1), MTC_ERR_ARG);
-    ASSERT_EQ(sim_dist_zipf(&d, 10, -1), MTC_ERR_ARG);
+    ASSERT_EQ(sim_dist_zipf(&d, 0, 1), SIM_ERR_ARG);
+    ASSERT_EQ(sim_dist_zipf(&d, 10, -1), SIM_ERR_ARG);
 }
 
 /* NHPP with a daily profile: arrivals per hour of day follow the profile. */
@@ -397,10 +397,10 @@ TEST(nhpp_homogeneous)
     gsl_rng_free(r);
     sim_nhpp_destroy(p);
     double zero[2] = {0, 0}, neg[2] = {1, -1};
-    ASSERT_EQ(sim_nhpp_create(&p, 1, zero, 2, SIM_DAY, 0), MTC_ERR_ARG);
-    ASSERT_EQ(sim_nhpp_create(&p, 1, neg, 2, SIM_DAY, 0), MTC_ERR_ARG);
-    ASSERT_EQ(sim_nhpp_create(&p, -1, NULL, 0, SIM_DAY, 0), MTC_ERR_ARG);
-    ASSERT_EQ(sim_nhpp_create(&p, 1, NULL, 0, 0, 0), MTC_ERR_ARG);
+    ASSERT_EQ(sim_nhpp_create(&p, 1, zero, 2, SIM_DAY, 0), SIM_ERR_ARG);
+    ASSERT_EQ(sim_nhpp_create(&p, 1, neg, 2, SIM_DAY, 0), SIM_ERR_ARG);
+    ASSERT_EQ(sim_nhpp_create(&p, -1, NULL, 0, SIM_DAY, 0), SIM_ERR_ARG);
+    ASSERT_EQ(sim_nhpp_create(&p, 1, NULL, 0, 0, 0), SIM_ERR_ARG);
 }
 
 static const test_case cases[] = {

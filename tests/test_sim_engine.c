@@ -6,9 +6,9 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "mtc/error.h"
 #include "sim/engine.h"
 #include "sim/rng.h"
+#include "sim/status.h"
 
 /* golden_trace's pinned hash (see there). */
 #define GOLDEN_TRACE 0x799e62f08b6cbf08ULL
@@ -21,7 +21,7 @@ static sim_engine *mk(int kind)
 {
     sim_engine *s = NULL;
     sim_engine_config c = {kind, 0};
-    if (sim_engine_create(&s, &c) != MTC_OK)
+    if (sim_engine_create(&s, &c) != SIM_OK)
         return NULL;
     return s;
 }
@@ -61,11 +61,11 @@ TEST(create_errors)
 {
     sim_engine *s = NULL;
     sim_engine_config c = {99, 0};
-    ASSERT_EQ(sim_engine_create(&s, &c), MTC_ERR_ARG);
+    ASSERT_EQ(sim_engine_create(&s, &c), SIM_ERR_ARG);
     ASSERT_TRUE(s == NULL);
     c.queue = SIM_QUEUE_HEAP4;
     c.start = -1;
-    ASSERT_EQ(sim_engine_create(&s, &c), MTC_ERR_ARG);
+    ASSERT_EQ(sim_engine_create(&s, &c), SIM_ERR_ARG);
     ASSERT_OK(sim_engine_create(&s, NULL));
     ASSERT_TRUE(sim_engine_queue_kind(s) != SIM_QUEUE_DEFAULT);
     ASSERT_EQ(sim_engine_run(s), SIM_RUN_EMPTY);
@@ -145,16 +145,16 @@ TEST(schedule_errors)
         sim_event a;
         trace tr = {NULL, NULL, 0, 0};
         sim_event_init(&a, on_fire, &tr);
-        ASSERT_EQ(sim_cancel(s, &a), MTC_ERR_SIM_STATE);
+        ASSERT_EQ(sim_cancel(s, &a), SIM_ERR_STATE);
         ASSERT_OK(sim_schedule(s, &a, 10));
         ASSERT_TRUE(sim_event_pending(&a));
-        ASSERT_EQ(sim_schedule(s, &a, 20), MTC_ERR_SIM_STATE);
+        ASSERT_EQ(sim_schedule(s, &a, 20), SIM_ERR_STATE);
         ASSERT_EQ(sim_engine_run(s), SIM_RUN_EMPTY);
         ASSERT_FALSE(sim_event_pending(&a));
         ASSERT_EQ(sim_now(s), 10);
-        ASSERT_EQ(sim_schedule(s, &a, 9), MTC_ERR_SIM_PAST);
-        ASSERT_EQ(sim_schedule_in(s, &a, -1), MTC_ERR_SIM_PAST);
-        ASSERT_EQ(sim_reschedule(s, &a, 5), MTC_ERR_SIM_PAST);
+        ASSERT_EQ(sim_schedule(s, &a, 9), SIM_ERR_PAST);
+        ASSERT_EQ(sim_schedule_in(s, &a, -1), SIM_ERR_PAST);
+        ASSERT_EQ(sim_reschedule(s, &a, 5), SIM_ERR_PAST);
         ASSERT_OK(sim_schedule_in(s, &a, SIM_TIME_MAX)); /* saturates */
         ASSERT_EQ(a.time, SIM_TIME_MAX);
         ASSERT_OK(sim_cancel(s, &a));
@@ -190,15 +190,15 @@ static uint64_t run_random_ops(int kind, size_t n, size_t ops, uint64_t seed)
         if (v < 0.45) {
             int pend = sim_event_pending(&e[i].ev);
             int rc = sim_schedule(s, &e[i].ev, now + dt);
-            if (pend ? rc != MTC_ERR_SIM_STATE : rc != MTC_OK)
+            if (pend ? rc != SIM_ERR_STATE : rc != SIM_OK)
                 bad = 1;
         } else if (v < 0.6) {
             int pend = sim_event_pending(&e[i].ev);
             int rc = sim_cancel(s, &e[i].ev);
-            if (pend ? rc != MTC_OK : rc != MTC_ERR_SIM_STATE)
+            if (pend ? rc != SIM_OK : rc != SIM_ERR_STATE)
                 bad = 1;
         } else if (v < 0.8) {
-            if (sim_reschedule(s, &e[i].ev, now + dt) != MTC_OK)
+            if (sim_reschedule(s, &e[i].ev, now + dt) != SIM_OK)
                 bad = 1;
         } else {
             /* run up to a random horizon */
@@ -324,8 +324,8 @@ TEST(stop_time_predicate_stop)
         ASSERT_EQ(count, 100);
         ASSERT_TRUE(sim_event_pending(&ev));
         ASSERT_EQ(ev.time, 1000);
-        ASSERT_EQ(sim_call_at(s, 999, stopper, NULL), MTC_ERR_SIM_PAST);
-        ASSERT_EQ(sim_call_at(s, 2000, NULL, NULL), MTC_ERR_ARG);
+        ASSERT_EQ(sim_call_at(s, 999, stopper, NULL), SIM_ERR_PAST);
+        ASSERT_EQ(sim_call_at(s, 2000, NULL, NULL), SIM_ERR_ARG);
         sim_engine_destroy(s);
     }
 }

@@ -11,43 +11,43 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 
-#include "mtc/error.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
 #include "sim/rng.h"
+#include "sim/status.h"
 
 TEST(define_errors)
 {
     sim_metrics *m;
     sim_metric *a, *b;
     ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
-    ASSERT_EQ(sim_metrics_counter(m, "", "", 1, 0, &a), MTC_ERR_ARG);
-    ASSERT_EQ(sim_metrics_counter(m, "has space", "", 1, 0, &a), MTC_ERR_ARG);
-    ASSERT_EQ(sim_metrics_counter(m, "x", "", 0, 0, &a), MTC_ERR_ARG);
-    ASSERT_EQ(sim_metrics_counter(m, "x", "bad unit", 1, 0, &a), MTC_ERR_ARG);
-    ASSERT_EQ(sim_metrics_counter(m, "x", "", 1, 99, &a), MTC_ERR_ARG);
-    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 0, 1, 10, &a), MTC_ERR_ARG);
-    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 1, 1, 10, &a), MTC_ERR_ARG);
-    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 1, 10, 0, &a), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "", "", 1, 0, &a), SIM_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "has space", "", 1, 0, &a), SIM_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "x", "", 0, 0, &a), SIM_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "x", "bad unit", 1, 0, &a), SIM_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "x", "", 1, 99, &a), SIM_ERR_ARG);
+    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 0, 1, 10, &a), SIM_ERR_ARG);
+    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 1, 1, 10, &a), SIM_ERR_ARG);
+    ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, 0, 1, 10, 0, &a), SIM_ERR_ARG);
     ASSERT_EQ(sim_metrics_histogram(m, "h", "s", 1, SIM_METRIC_SERIES, 1, 10, 5, &a),
-              MTC_ERR_ARG);
+              SIM_ERR_ARG);
     ASSERT_EQ(sim_metrics_count(m), 0);
     /* get-or-create */
     ASSERT_OK(sim_metrics_counter(m, "handshakes", "", 3, 0, &a));
     ASSERT_OK(sim_metrics_counter(m, "handshakes", "", 3, 0, &b));
     ASSERT_TRUE(a == b);
-    ASSERT_EQ(sim_metrics_counter(m, "handshakes", "", 2, 0, &b), MTC_ERR_SIM_METRIC);
-    ASSERT_EQ(sim_metrics_gauge(m, "handshakes", "", 3, 0, &b), MTC_ERR_SIM_METRIC);
+    ASSERT_EQ(sim_metrics_counter(m, "handshakes", "", 2, 0, &b), SIM_ERR_METRIC);
+    ASSERT_EQ(sim_metrics_gauge(m, "handshakes", "", 3, 0, &b), SIM_ERR_METRIC);
     ASSERT_EQ(sim_metrics_count(m), 1);
     const char *labels[] = {"chrome", "firefox", "frozen"};
     ASSERT_OK(sim_metric_set_cohort_labels(a, labels, 3));
-    ASSERT_EQ(sim_metric_set_cohort_labels(a, labels, 2), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metric_set_cohort_labels(a, labels, 2), SIM_ERR_ARG);
     ASSERT_STR_EQ(sim_metric_cohort_label(a, 2), "frozen");
     ASSERT_STR_EQ(sim_metric_cohort_label(a, SIM_ALL_COHORTS), "all");
     sim_metrics_destroy(m);
     sim_metrics_destroy(NULL);
     sim_metrics_config bad = {0, 0, -1, 0};
-    ASSERT_EQ(sim_metrics_create(&m, &bad, NULL), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_create(&m, &bad, NULL), SIM_ERR_ARG);
 }
 
 /* Records at given times: a counter and a gauge with series, warm-up 100,
@@ -437,7 +437,7 @@ TEST(merge_mismatch_and_replicated)
     ASSERT_OK(sim_metrics_create(&b, NULL, NULL));
     ASSERT_OK(sim_metrics_counter(a, "x", "", 1, 0, &x));
     ASSERT_OK(sim_metrics_counter(b, "x", "B", 1, 0, &y));
-    ASSERT_EQ(sim_metrics_merge(a, b), MTC_ERR_SIM_METRIC);
+    ASSERT_EQ(sim_metrics_merge(a, b), SIM_ERR_METRIC);
     sim_metrics_destroy(b);
     /* replicated: kept once when equal, error when different */
     ASSERT_OK(sim_metrics_create(&b, NULL, NULL));
@@ -452,11 +452,11 @@ TEST(merge_mismatch_and_replicated)
     ASSERT_EQ(sim_counter_value(ra, 0), 42);
     ASSERT_EQ(sim_counter_value(x, 0), 3);
     sim_counter_add(rb, 0, 1);
-    ASSERT_EQ(sim_metrics_merge(a, b), MTC_ERR_SIM_METRIC);
+    ASSERT_EQ(sim_metrics_merge(a, b), SIM_ERR_METRIC);
     /* different configs */
     sim_metrics_config cfg = {5, 0, 0, 0};
     ASSERT_OK(sim_metrics_create(&c, &cfg, NULL));
-    ASSERT_EQ(sim_metrics_merge(a, c), MTC_ERR_SIM_METRIC);
+    ASSERT_EQ(sim_metrics_merge(a, c), SIM_ERR_METRIC);
     /* a metric only in src is copied, with its labels */
     sim_metric *z;
     const char *l[] = {"p", "q"};
@@ -583,17 +583,17 @@ TEST(encode_roundtrip)
     /* rejections */
     sim_metrics *x = NULL;
     for (size_t cut = 0; cut < len; cut += (cut < 64 ? 1 : 37))
-        ASSERT_EQ(sim_metrics_decode(&x, buf, cut), MTC_ERR_PARSE);
+        ASSERT_EQ(sim_metrics_decode(&x, buf, cut), SIM_ERR_PARSE);
     ASSERT_TRUE(x == NULL);
     uint8_t *big = malloc(len + 1);
     memcpy(big, buf, len);
     big[len] = 0;
-    ASSERT_EQ(sim_metrics_decode(&x, big, len + 1), MTC_ERR_PARSE);
+    ASSERT_EQ(sim_metrics_decode(&x, big, len + 1), SIM_ERR_PARSE);
     big[0] ^= 1;
-    ASSERT_EQ(sim_metrics_decode(&x, big, len), MTC_ERR_PARSE);
+    ASSERT_EQ(sim_metrics_decode(&x, big, len), SIM_ERR_PARSE);
     big[0] ^= 1;
     big[4] = 2; /* version */
-    ASSERT_EQ(sim_metrics_decode(&x, big, len), MTC_ERR_PARSE);
+    ASSERT_EQ(sim_metrics_decode(&x, big, len), SIM_ERR_PARSE);
     free(big);
     free(buf);
     free(buf2);
@@ -647,10 +647,10 @@ TEST(ci_closed_form)
     double y[] = {10, 12};
     ASSERT_OK(sim_ci_student(y, 2, 0.90, &ci));
     ASSERT_NEAR(ci.half_width, 6.313751514675043 * sqrt(2.0) / sqrt(2.0), 1e-9);
-    ASSERT_EQ(sim_ci_student(x, 1, 0.95, &ci), MTC_ERR_ARG);
-    ASSERT_EQ(sim_ci_student(x, 5, 1.0, &ci), MTC_ERR_ARG);
+    ASSERT_EQ(sim_ci_student(x, 1, 0.95, &ci), SIM_ERR_ARG);
+    ASSERT_EQ(sim_ci_student(x, 5, 1.0, &ci), SIM_ERR_ARG);
     double z[] = {1, NAN};
-    ASSERT_EQ(sim_ci_student(z, 2, 0.95, &ci), MTC_ERR_ARG);
+    ASSERT_EQ(sim_ci_student(z, 2, 0.95, &ci), SIM_ERR_ARG);
 }
 
 /* Coverage: 95 % intervals from normal samples cover the mean ~95 % of
@@ -677,8 +677,8 @@ static int same_encoding(const sim_metrics *a, const sim_metrics *b)
 {
     uint8_t *ba = NULL, *bb = NULL;
     size_t la = 0, lb = 0;
-    int same = sim_metrics_encode(a, &ba, &la) == MTC_OK &&
-               sim_metrics_encode(b, &bb, &lb) == MTC_OK && la == lb &&
+    int same = sim_metrics_encode(a, &ba, &la) == SIM_OK &&
+               sim_metrics_encode(b, &bb, &lb) == SIM_OK && la == lb &&
                memcmp(ba, bb, la) == 0;
     free(ba);
     free(bb);
@@ -692,11 +692,11 @@ static int twin_histograms(size_t cohorts, double lo, double hi, unsigned per_de
                            sim_metric **hb)
 {
     int rc = sim_metrics_create(a, NULL, NULL);
-    if (rc == MTC_OK)
+    if (rc == SIM_OK)
         rc = sim_metrics_create(b, NULL, NULL);
-    if (rc == MTC_OK)
+    if (rc == SIM_OK)
         rc = sim_metrics_histogram(*a, "h", "", cohorts, 0, lo, hi, per_decade, ha);
-    if (rc == MTC_OK)
+    if (rc == SIM_OK)
         rc = sim_metrics_histogram(*b, "h", "", cohorts, 0, lo, hi, per_decade, hb);
     return rc;
 }

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "mtc/error.h"
+#include "sim/status.h"
 #include "sim/params.h"
 #include "test.h"
 
@@ -101,29 +101,29 @@ TEST(errors_name_the_parameter)
     char err[256];
     const sim_param_desc *count = sim_param_find(&demo, "count");
     ASSERT_TRUE(sim_param_find(&demo, "cuont") == NULL);
-    ASSERT_EQ(sim_param_set_number(count, p, 101, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_number(count, p, 101, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "count") && strstr(err, "maximum 100"));
-    ASSERT_EQ(sim_param_set_number(count, p, 0, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_number(count, p, 0, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "minimum 1"));
-    ASSERT_EQ(sim_param_set_number(count, p, 2.5, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_number(count, p, 2.5, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "not an integer"));
-    ASSERT_EQ(sim_param_set_string(count, p, "x", err, sizeof err), MTC_ERR_ARG);
+    ASSERT_EQ(sim_param_set_string(count, p, "x", err, sizeof err), SIM_ERR_ARG);
     ASSERT_TRUE(strstr(err, "expected an integer"));
-    ASSERT_EQ(sim_param_set_number(sim_param_find(&demo, "interval"), p, -1, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_number(sim_param_find(&demo, "interval"), p, -1, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "interval: -1 s is below the minimum 1 s"));
-    ASSERT_EQ(sim_param_set_string(sim_param_find(&demo, "alg"), p, "rsa", err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_string(sim_param_find(&demo, "alg"), p, "rsa", err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "'rsa' is not one of 'ed25519', 'ml-dsa-44'"));
-    ASSERT_EQ(sim_param_set_string(sim_param_find(&demo, "name"), p, "a-name-far-too-long", err, sizeof err), MTC_ERR_CONFIG);
-    ASSERT_EQ(sim_param_set_number(sim_param_find(&demo, "enabled"), p, 2, err, sizeof err), MTC_ERR_ARG);
+    ASSERT_EQ(sim_param_set_string(sim_param_find(&demo, "name"), p, "a-name-far-too-long", err, sizeof err), SIM_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_number(sim_param_find(&demo, "enabled"), p, 2, err, sizeof err), SIM_ERR_ARG);
     sim_dist *d;
     ASSERT_OK(sim_dist_exponential(&d, 7200));
-    ASSERT_EQ(sim_param_set_dist(sim_param_find(&demo, "latency"), p, d, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_dist(sim_param_find(&demo, "latency"), p, d, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "latency: mean 7200"));
     double day[24] = {0};
-    ASSERT_EQ(sim_param_set_profile(sim_param_find(&demo, "profile"), p, day, 24, err, sizeof err), MTC_ERR_CONFIG);
-    ASSERT_EQ(sim_param_set_profile(sim_param_find(&demo, "profile"), p, day, 23, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_profile(sim_param_find(&demo, "profile"), p, day, 24, err, sizeof err), SIM_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_profile(sim_param_find(&demo, "profile"), p, day, 23, err, sizeof err), SIM_ERR_CONFIG);
     day[3] = -1;
-    ASSERT_EQ(sim_param_set_profile(sim_param_find(&demo, "profile"), p, day, 24, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_profile(sim_param_find(&demo, "profile"), p, day, 24, err, sizeof err), SIM_ERR_CONFIG);
     sim_param_config_free(&demo, p);
     sim_param_config_free(&demo, NULL);
 }

@@ -74,7 +74,7 @@ TEST(short_warmup_is_refused)
     char why[384];
     ASSERT_EQ(sim_world_steady_history(f.w, why, sizeof why),
               sim_time_from_sec(HISTORY));
-    ASSERT_EQ(sim_world_start(f.w, f.err, sizeof f.err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_world_start(f.w, f.err, sizeof f.err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(f.err, "warmup: a steady start needs at least") != NULL);
     ASSERT_TRUE(strstr(f.err, "CA ca: lifetime 7 d + landmark interval 1 h") != NULL);
     wfx_free(&f);

@@ -10,6 +10,7 @@
 #include "mtc/error.h"
 #include "mtc/sig.h"
 #include "lib/mtc_fixture.h"
+#include "sim/status.h"
 #include "sim/tls.h"
 
 #define CP TLS_EXT_TRUST_ANCHORS_EXPERIMENTAL
@@ -73,9 +74,9 @@ TEST(ta_list_roundtrip_and_mutations)
         ASSERT_EQ(tls_ta_list_parse(out + 4, len - 4, 1, &l) == MTC_OK, n > 0);
         /* Every truncation and one trailing byte are rejected. */
         for (size_t k = 0; k < len - 4; k++)
-            ASSERT_EQ(tls_ta_list_parse(out + 4, k, 0, &l), MTC_ERR_TLS);
+            ASSERT_EQ(tls_ta_list_parse(out + 4, k, 0, &l), SIM_ERR_TLS);
         out[len] = 0;
-        ASSERT_EQ(tls_ta_list_parse(out + 4, len - 4 + 1, 0, &l), MTC_ERR_TLS);
+        ASSERT_EQ(tls_ta_list_parse(out + 4, len - 4 + 1, 0, &l), SIM_ERR_TLS);
         /* Short buffers. */
         for (size_t k = 0; k < len; k++)
             ASSERT_EQ(tls_ext_trust_anchors_encode(CP, ids, n, out, k, &len),
@@ -85,9 +86,9 @@ TEST(ta_list_roundtrip_and_mutations)
     const uint8_t empty_id[] = {0x00, 0x02, 0x01, 0x05 - 5};
     tls_ta_list l;
     const uint8_t zero_len[] = {0x00, 0x01, 0x00};
-    ASSERT_EQ(tls_ta_list_parse(zero_len, sizeof zero_len, 0, &l), MTC_ERR_TLS);
+    ASSERT_EQ(tls_ta_list_parse(zero_len, sizeof zero_len, 0, &l), SIM_ERR_TLS);
     const uint8_t nonmin[] = {0x00, 0x03, 0x02, 0x80, 0x01};
-    ASSERT_EQ(tls_ta_list_parse(nonmin, sizeof nonmin, 0, &l), MTC_ERR_TLS);
+    ASSERT_EQ(tls_ta_list_parse(nonmin, sizeof nonmin, 0, &l), SIM_ERR_TLS);
     (void)empty_id;
     mtc_taid unset;
     memset(&unset, 0, sizeof unset);
@@ -145,7 +146,7 @@ TEST(certificate_message_real_certs)
     ASSERT_EQ(msg[off1 + 1], 4);
     msg[off1 + 4] = 0;
     msg[off1 + 5] = 1; /* claim 1 byte of data: now inconsistent */
-    ASSERT_EQ(tls_certificate_parse(CP, msg, len, &c), MTC_ERR_TLS);
+    ASSERT_EQ(tls_certificate_parse(CP, msg, len, &c), SIM_ERR_TLS);
     fx_free(&f);
 }
 

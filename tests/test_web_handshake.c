@@ -458,11 +458,11 @@ TEST(schemas_reject_bad_values)
     ASSERT_TRUE(sc != NULL);
     ASSERT_EQ(sc->renew_fraction, 0.75);
     const sim_param_desc *d = sim_param_find(&sim_sites_schema, "renew_fraction");
-    ASSERT_EQ(sim_param_set_number(d, sc, 1.5, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_number(d, sc, 1.5, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "renew_fraction") != NULL);
     d = sim_param_find(&sim_sites_schema, "ca_shares");
     ASSERT_OK(sim_param_list_append(d, sc, "le", err, sizeof err));
-    ASSERT_EQ(sim_sites_schema.validate(sc, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_sites_schema.validate(sc, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "ca_shares") != NULL);
     d = sim_param_find(&sim_sites_schema, "key_alg");
     ASSERT_OK(sim_param_set_string(d, sc, "ml-dsa-44", err, sizeof err));
@@ -471,7 +471,7 @@ TEST(schemas_reject_bad_values)
 
     web_browsers_config *bc = wrun_browsers_new();
     d = sim_param_find(&sim_browsers_schema, "missignal_prob");
-    ASSERT_EQ(sim_param_set_number(d, bc, -0.1, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_param_set_number(d, bc, -0.1, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "missignal_prob") != NULL);
     double zero[24] = {0};
     d = sim_param_find(&sim_browsers_schema, "online_profile");
@@ -479,7 +479,7 @@ TEST(schemas_reject_bad_values)
     ASSERT_TRUE(strstr(err, "online_profile") != NULL);
     sim_dist_destroy(bc->session_duration);
     bc->session_duration = NULL; /* validate() cross-checks it */
-    ASSERT_EQ(sim_browsers_schema.validate(bc, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_browsers_schema.validate(bc, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "session_duration") != NULL);
     sim_param_config_free(&sim_browsers_schema, bc);
 

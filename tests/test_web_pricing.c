@@ -389,7 +389,7 @@ TEST(key_share_and_transport_are_parameters)
     ASSERT_TRUE(strstr(err, "quic_initial") != NULL);
     ASSERT_NE(sim_param_set_string(ks, c, "x448", err, sizeof err), MTC_OK);
     ASSERT_OK(set_num(&sim_browsers_schema, c, "client_hello_extra", 2));
-    ASSERT_EQ(sim_browsers_schema.validate(c, err, sizeof err), MTC_ERR_CONFIG);
+    ASSERT_EQ(sim_browsers_schema.validate(c, err, sizeof err), SIM_ERR_CONFIG);
     ASSERT_TRUE(strstr(err, "client_hello_extra") != NULL);
     sim_param_config_free(&sim_browsers_schema, c);
 }

@@ -10,6 +10,7 @@
 
 #include "mtc/cert.h"
 #include "mtc/error.h"
+#include "sim/world.h"
 #include "mtc/sig.h"
 #include "vworld.h"
 
@@ -77,7 +78,7 @@ int vw_complete(vctx *c, wfx *f, int64_t exp, int64_t point, uint64_t seed,
 {
     int rc = sim_engine_run(f->eng);
     if (rc < 0) {
-        fprintf(stderr, "validate: engine: %s\n", mtc_strerror(rc));
+        fprintf(stderr, "validate: engine: %s\n", sim_strerror(rc));
         return rc;
     }
     sim_world_finish(f->w);

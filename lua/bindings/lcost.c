@@ -92,7 +92,7 @@ int lcost_estimate(lhost *h, lcost *out)
     }
     lua_pop(L, 1);
     if (!(duration > 0))
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     double window = duration > warmup ? duration - warmup : 0;
     lworld__push_reg_table(L, K_ENTS);
     size_t n = lua_rawlen(L, -1);

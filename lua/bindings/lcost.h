@@ -33,7 +33,7 @@ typedef struct lcost {
 
 /* The expected cost of one run of h's declared world (after the scenario
  * ran, before lworld_build takes the declarations). MTC_OK, or
- * MTC_ERR_CONFIG when nothing usable is declared (no world). */
+ * SIM_ERR_CONFIG when nothing usable is declared (no world). */
 int lcost_estimate(lhost *h, lcost *out);
 
 #endif

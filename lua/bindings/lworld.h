@@ -42,9 +42,9 @@ typedef struct lworld_param {
  * lworld_run() merges all ranks' metrics into rank 0's before the
  * on_finish functions, which run on rank 0 only (point-to-point messages
  * that a signal can interrupt, lworld_shards.c); `shard` must outlive lw.
- * MTC_OK, or MTC_ERR_CONFIG
+ * MTC_OK, or SIM_ERR_CONFIG
  * with a message (prefixed by the declaring file:line when known), or
- * MTC_ERR_SIM_STATE when the host's interrupt flag (lhost_set_interrupt)
+ * SIM_ERR_STATE when the host's interrupt flag (lhost_set_interrupt)
  * ended the start (the steady warm-up): *out then has its parameters
  * and empty metrics, for the caller to record the run as interrupted.
  * *out is owned by the caller (lworld_destroy), also on error (NULL).
@@ -70,7 +70,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
  * after every event: nonzero stops the run. Then finishes the world and
  * runs the scenario's on_finish functions. progress (may be NULL) is
  * called every few thousand events.
- * Returns MTC_OK (completed), MTC_ERR_SIM_STATE (interrupted) or
+ * Returns MTC_OK (completed), SIM_ERR_STATE (interrupted) or
  * MTC_ERR_CALLBACK (a scenario callback or the model failed; err says
  * where).
  */

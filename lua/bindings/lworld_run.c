@@ -14,6 +14,7 @@
 #include <lauxlib.h>
 
 #include "mtc/error.h"
+#include "sim/status.h"
 
 static int add_param(lworld *lw, const char *kind, const char *ent,
                      const sim_param_desc *d, const void *cfg)
@@ -112,7 +113,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
             snprintf(err, errlen, "%s%sworld: the declaration was released "
                                   "(its __gc was called)", we->where,
                      lworld__wsep(we->where));
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         wcfg = we->cfg;
         we->cfg = NULL;
@@ -135,7 +136,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
         rc = sim_metrics_create(&lw->metrics, &mc, sim_engine_clock(lw->engine));
     if (rc != MTC_OK) {
         sim_param_config_free(ws, wcfg);
-        snprintf(err, errlen, "cannot set up the run: %s", mtc_strerror(rc));
+        snprintf(err, errlen, "cannot set up the run: %s", sim_strerror(rc));
         return rc;
     }
     lw->shard = shard;
@@ -147,7 +148,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
     sim_param_config_free(ws, wcfg);
     if (rc != MTC_OK) {
         snprintf(err, errlen, "world: %s", e);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     /* entities, in declaration order */
     lworld__push_reg_table(L, K_ENTS);
@@ -161,7 +162,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
             snprintf(err, errlen, "%s%s%s '%s': the declaration was released "
                                   "(its __gc was called)", en->where,
                      lworld__wsep(en->where), en->schema->kind, en->name);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         if (add_params(lw, en->schema, en->name, en->cfg) != MTC_OK) {
             lua_pop(L, 1);
@@ -175,7 +176,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
             lua_pop(L, 1);
             snprintf(err, errlen, "%s%s%s '%s': %s", en->where,
                      lworld__wsep(en->where), en->schema->kind, en->name, e);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         en->index = rc;
     }
@@ -186,12 +187,12 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
         /* a signal ended the start (the steady warm-up): the run is
          * interrupted, not wrong; lw stays for the caller to record */
         snprintf(err, errlen, "%s", e);
-        return MTC_ERR_SIM_STATE;
+        return SIM_ERR_STATE;
     }
     if (rc != MTC_OK) {
         const char *w = blame(L, e);
         snprintf(err, errlen, "%s%s%s", w, lworld__wsep(w), e);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     /* timed actions declared by the scenario */
     lhost_set_user(h, lw);
@@ -238,7 +239,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
                                       "there is no %s named '%s'", c->where,
                          lworld__wsep(c->where),
                          c->action, a->kind, a->kind, c->target);
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
         }
         lua_settop(L, rec - 1);
@@ -255,7 +256,7 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
                                   "of the simulation (duration %.17g s)",
                      c->where, lworld__wsep(c->where), t,
                      sim_time_to_sec(lw->wc.duration));
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         if (at > lw->wc.duration) {         /* it would never fire */
             lworld__call_free(lw, c);
@@ -325,7 +326,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
     int interrupted = interrupt && *interrupt && !lw->failed;
     if (reason < 0 && !lw->failed) {
         lw->failed = 1;
-        snprintf(lw->err, sizeof lw->err, "engine: %s", mtc_strerror(reason));
+        snprintf(lw->err, sizeof lw->err, "engine: %s", sim_strerror(reason));
     }
     sim_world_finish(lw->world);
     sim_prof_leave(lw->prof, prev);
@@ -346,7 +347,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
             lua_rawgeti(L, -1, (lua_Integer)i);
             lua_getfield(L, LUA_REGISTRYINDEX, K_SIM);
             int prc = lhost_pcall(lw->h, 1, 0, lw->err, sizeof lw->err);
-            if (prc == MTC_ERR_SIM_STATE)   /* the interrupt flag stopped it */
+            if (prc == SIM_ERR_STATE)   /* the interrupt flag stopped it */
                 interrupted = 1;
             else if (prc != MTC_OK)
                 lw->failed = 1;
@@ -366,7 +367,7 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
         snprintf(err, errlen, "interrupted at simulated time %.6g s%s%.600s",
                  sim_time_to_sec(sim_now(lw->engine)),
                  lw->shard_why[0] ? "; " : "", lw->shard_why);
-        return MTC_ERR_SIM_STATE;
+        return SIM_ERR_STATE;
     }
     return MTC_OK;
 }

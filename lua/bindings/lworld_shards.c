@@ -131,7 +131,7 @@ static void take_report(lworld *lw, int r, const uint8_t *b, size_t n,
     if (rc != SIM_OK) {
         lw->failed = 1;
         snprintf(lw->err, sizeof lw->err, "merging the shards' metrics "
-                 "(rank %d): %s", r, mtc_strerror(rc));
+                 "(rank %d): %s", r, sim_strerror(rc));
     }
 }
 
@@ -161,7 +161,7 @@ static void collect_reports(lworld *lw, int *interrupted)
             if (prc < 0) {
                 lw->failed = 1;
                 snprintf(lw->err, sizeof lw->err, "receiving rank %d's shard: %s",
-                         r, mtc_strerror(prc));
+                         r, sim_strerror(prc));
                 goto out;
             }
             if (prc > 0) {

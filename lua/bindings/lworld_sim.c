@@ -125,7 +125,7 @@ static void call_fire(sim_engine *sim, void *arg)
             snprintf(lw->err, sizeof lw->err, "%s%ssim:at: %s on '%s': %s",
                      c->where, lworld__wsep(c->where), c->action, c->target, e);
     }
-    if (rc == MTC_ERR_SIM_STATE) {
+    if (rc == SIM_ERR_STATE) {
         /* stopped by the run's interrupt flag (lhost_set_interrupt): the
          * run ends interrupted, not failed */
         sim_engine_stop(sim);

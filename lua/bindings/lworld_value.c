@@ -120,7 +120,7 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
         double v;
         int k = lworld__number_for(L, d, idx, &v, err, errlen);
         if (k < 0)
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         if (k == 0)
             break;
         return sim_param_set_number(d, cfg, v, err, errlen);
@@ -143,13 +143,13 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
             double v;
             int k = lworld__number_for(L, d, idx, &v, err, errlen);
             if (k < 0)
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             if (k == 0)
                 break;
             if (!isfinite(v)) {
                 snprintf(err, errlen, "%s: a constant distribution must be finite "
                          "(got %g)", d->name, v);
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
             lua_pushnumber(L, v);
             int rc = sim_param_set_dist(d, cfg, ldist_instance(L, -1), err, errlen);
@@ -161,7 +161,7 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
         if (t == LUA_TNUMBER && !isfinite(lua_tonumber(L, idx))) {
             snprintf(err, errlen, "%s: a constant distribution must be finite "
                      "(got %g)", d->name, lua_tonumber(L, idx));
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         return sim_param_set_dist(d, cfg, ldist_instance(L, idx), err, errlen);
     case SIM_PARAM_PROFILE: {

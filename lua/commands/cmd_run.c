@@ -33,6 +33,7 @@
 #include "run_internal.h"
 #include "mtc/error.h"
 #include "sim/progress.h"
+#include "sim/status.h"
 
 static volatile sig_atomic_t g_interrupt;   /* main-owned: set by signals */
 
@@ -89,7 +90,7 @@ int run_store(sim_results *db, const char *out, int64_t run,
                  sim_results_errmsg(db));
         fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
         end_failed(db, out, run, reached, events, why);
-        return MTC_ERR_DB;
+        return SIM_ERR_DB;
     }
     if (sim_results_run_end(db, run, rs, reached, events,
                             rs != SIM_RUN_COMPLETED ? err : NULL) != MTC_OK) {
@@ -98,7 +99,7 @@ int run_store(sim_results *db, const char *out, int64_t run,
         fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
         if (rs != SIM_RUN_FAILED)   /* a failed end may still take */
             end_failed(db, out, run, reached, events, why);
-        return MTC_ERR_DB;
+        return SIM_ERR_DB;
     }
     return MTC_OK;
 }

@@ -187,7 +187,7 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
 #define ERRMSG_COPY 600
 /* Stores one run's metrics m (may be NULL: none) and ends it with status
  * rs (err: a failed run's message). A failed store ends the run 'failed'
- * with the reason, never leaving it 'running'. MTC_OK, or MTC_ERR_DB with
+ * with the reason, never leaving it 'running'. MTC_OK, or SIM_ERR_DB with
  * the message printed (out: the file's name). */
 int run_store(sim_results *db, const char *out, int64_t run,
               const sim_metrics *m, int rs, sim_time reached,

@@ -129,7 +129,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                                    sizeof err);
         /* a signal during the start (the steady warm-up): the run is
          * recorded, as interrupted at time 0 */
-        int start_stopped = rc == MTC_ERR_SIM_STATE && lw;
+        int start_stopped = rc == SIM_ERR_STATE && lw;
         if (rc != MTC_OK && !start_stopped) {
             lsuggest_entity(h, err, sizeof err);
             fprintf(stderr, "mtcsim run: %s\n", err);
@@ -180,7 +180,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         if (c->status == HOST_OK && rc != MTC_OK)
             fprintf(stderr, "mtcsim run: %s\n", err);
         int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
-                 : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
+                 : rc == SIM_ERR_STATE ? SIM_RUN_INTERRUPTED
                                            : SIM_RUN_FAILED;
         if (rs == SIM_RUN_INTERRUPTED && shard->size > 1 && *c->interrupt) {
             /* say which rank stopped and why: rank 0 records it */

@@ -92,7 +92,7 @@ int run_spread_send(run_ctx *c, const remote_run *rr)
     free(bb.b);
     if (rc != MTC_OK)
         fprintf(stderr, "mtcsim run: rank %d: sending run %llu to rank 0: %s\n",
-                c->shard->rank, (unsigned long long)rr->idx, mtc_strerror(rc));
+                c->shard->rank, (unsigned long long)rr->idx, sim_strerror(rc));
     return rc;
 }
 

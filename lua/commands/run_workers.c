@@ -47,6 +47,7 @@
 #include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
+#include "sim/status.h"
 
 /* ---- byte messages ---- */
 
@@ -239,10 +240,10 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     lworld *lw = NULL;
     int brc = h && run_scenario_params(h, &cur) == HOST_OK
                   ? lworld_build(h, o->seed, r, NULL, &lw, err, sizeof err)
-                  : MTC_ERR_CONFIG;
+                  : SIM_ERR_CONFIG;
     /* a signal during the start (the steady warm-up): recorded as an
      * interrupted run, as run_sequential does */
-    int start_stopped = brc == MTC_ERR_SIM_STATE && lw;
+    int start_stopped = brc == SIM_ERR_STATE && lw;
     int built = brc == MTC_OK || start_stopped;
     if (h && !built)
         lsuggest_entity(h, err, sizeof err);
@@ -276,9 +277,9 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     }
     double t0 = host_now();
     int rc = brc == MTC_OK ? lworld_run(lw, c->interrupt, NULL, NULL, err, sizeof err)
-             : start_stopped ? MTC_ERR_SIM_STATE : MTC_ERR_CONFIG;
+             : start_stopped ? SIM_ERR_STATE : SIM_ERR_CONFIG;
     int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
-             : rc == MTC_ERR_SIM_STATE ? SIM_RUN_INTERRUPTED
+             : rc == SIM_ERR_STATE ? SIM_RUN_INTERRUPTED
                                        : SIM_RUN_FAILED;
     sim_engine *eng = built ? lworld_engine(lw) : NULL;
     put_u64(&b, k);

@@ -26,6 +26,7 @@
 
 #include "mtc/error.h"
 #include "sim/rng.h"
+#include "sim/status.h"
 
 /* The hook runs every HOOK_STEP instructions: cheap, and fine-grained
  * enough for a limit counted in millions. */
@@ -136,7 +137,7 @@ static int raise_interrupt(lua_State *L, int level)
     lhost *h = lhost_of(L);
     if (!h->aborting) {
         h->aborting = 1;
-        h->abort_rc = MTC_ERR_SIM_STATE;
+        h->abort_rc = SIM_ERR_STATE;
         luaL_where(L, level);
         snprintf(h->abort_msg, sizeof h->abort_msg, "%sinterrupted",
                  lua_tostring(L, -1));

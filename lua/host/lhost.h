@@ -127,7 +127,7 @@ void lhost_set_max_output(lhost *h, uint64_t bytes);
 
 /* A flag (the run's SIGINT/SIGTERM flag) that stops Lua code: once it is
  * set, the running entry ends with an error that the scenario cannot
- * catch, and lhost_pcall returns MTC_ERR_SIM_STATE. NULL: none. */
+ * catch, and lhost_pcall returns SIM_ERR_STATE. NULL: none. */
 void lhost_set_interrupt(lhost *h, const volatile sig_atomic_t *flag);
 
 /* The flag given to lhost_set_interrupt, or NULL: the world's own long
@@ -159,7 +159,7 @@ int lhost_run_file(lhost *h, const char *path, char *err, size_t errlen);
 /* lua_pcall of the function below nargs arguments on top of the stack,
  * with the message handler above and a fresh instruction budget, then the finalizers that
  * became due; pops function and arguments, leaves nres results on
- * success. MTC_OK, MTC_ERR_SIM_STATE when the interrupt flag stopped it,
+ * success. MTC_OK, SIM_ERR_STATE when the interrupt flag stopped it,
  * or MTC_ERR_CALLBACK, with the message (file:line: ...) in err. */
 int lhost_pcall(lhost *h, int nargs, int nres, char *err, size_t errlen);
 

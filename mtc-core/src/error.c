@@ -42,16 +42,6 @@ static const struct err_entry err_table[] = {
     E(MTC_ERR_NOT_CURRENT, "the log is not the CA's current log"),
     E(MTC_ERR_KEY, "malformed key"),
     E(MTC_ERR_SIG_ENCODING, "malformed signature encoding"),
-    E(MTC_ERR_SIM_PAST, "event time is before the current simulated time"),
-    E(MTC_ERR_SIM_STATE, "event is (not) pending contrary to the call"),
-    E(MTC_ERR_SIM_METRIC, "metric unknown, of another kind, or with a different definition"),
-    E(MTC_ERR_DB, "the results database (SQLite) reported an error"),
-    E(MTC_ERR_DB_NOT_FOUND, "the results database file does not exist"),
-    E(MTC_ERR_DB_NOT_SQLITE, "not an SQLite database file, or a corrupt one"),
-    E(MTC_ERR_DB_FOREIGN, "an SQLite database that is not an mtcsim results database"),
-    E(MTC_ERR_DB_VERSION, "an mtcsim results database of another schema version"),
-    E(MTC_ERR_DB_NO_RUN, "no such run in the results database, or the run has ended"),
-    E(MTC_ERR_TLS, "malformed TLS encoding"),
 };
 #undef E
 

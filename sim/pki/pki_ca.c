@@ -27,13 +27,13 @@ int pki_ca_setup(pki_state *ps, pki_ca *ca, char *err, size_t errlen)
         snprintf(idtext, sizeof idtext, "32473.%zu", ca->index + 1);
     if (mtc_taid_from_text(idtext, strlen(idtext), &ca->info.ca_id) != MTC_OK) {
         snprintf(err, errlen, "ca %s: id: '%s' is not valid", c->name, idtext);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     mtc_sig_alg alg = pki_alg_of(c->algorithm);
     int rc = pki_signer_init(ps, &ca->signer, alg, &ca->info.ca_id, ca->index,
                              ca->index);
     if (rc != MTC_OK) {
-        snprintf(err, errlen, "ca %s: key: %s", c->name, mtc_strerror(rc));
+        snprintf(err, errlen, "ca %s: key: %s", c->name, sim_strerror(rc));
         return rc;
     }
     mtc_der_writer w;
@@ -57,7 +57,7 @@ int pki_ca_setup(pki_state *ps, pki_ca *ca, char *err, size_t errlen)
                                   sizeof ca->bg_spki, &ca->bg_spki_len);
         if (rc != MTC_OK) {
             snprintf(err, errlen, "ca %s: template key: %s", c->name,
-                     mtc_strerror(rc));
+                     sim_strerror(rc));
             return rc;
         }
     }
@@ -66,13 +66,13 @@ int pki_ca_setup(pki_state *ps, pki_ca *ca, char *err, size_t errlen)
         if (idx < 0) {
             snprintf(err, errlen, "ca %s: cosigners: no cosigner named '%s'",
                      c->name, c->cosigners.item[j]);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         for (size_t k = 0; k < ca->nslots; k++)
             if (ca->slot[k].cos == &ps->cos[idx]) {
                 snprintf(err, errlen, "ca %s: cosigners: '%s' listed twice",
                          c->name, c->cosigners.item[j]);
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
         ca->slot[ca->nslots++].cos = &ps->cos[idx];
     }
@@ -94,7 +94,7 @@ int pki_ca_setup(pki_state *ps, pki_ca *ca, char *err, size_t errlen)
     rc = mtc_ca_cert_build(&cp, ca->ca_cert, len + 64, &ca->ca_cert_len);
     if (rc != MTC_OK) {
         snprintf(err, errlen, "ca %s: CA certificate: %s", c->name,
-                 mtc_strerror(rc));
+                 sim_strerror(rc));
         return rc;
     }
     ca->info.name = c->name;
@@ -116,8 +116,8 @@ int pki_ca_setup(pki_state *ps, pki_ca *ca, char *err, size_t errlen)
                          SIM_DAY, 0);
     if (rc != MTC_OK) {
         snprintf(err, errlen, "ca %s: rate/profile: %s", c->name,
-                 mtc_strerror(rc));
-        return MTC_ERR_CONFIG;
+                 sim_strerror(rc));
+        return SIM_ERR_CONFIG;
     }
     return MTC_OK;
 }
@@ -217,5 +217,5 @@ int pki_ca_set(pki_ca *ca, const char *param, double value)
         ca->next_arrival = sim_nhpp_next(n, r, now + 1);
         return MTC_OK;
     }
-    return MTC_ERR_CONFIG;
+    return SIM_ERR_CONFIG;
 }

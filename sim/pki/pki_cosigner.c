@@ -73,13 +73,13 @@ int pki_cosigner_setup(pki_state *ps, pki_cosigner *c, char *err,
     if (mtc_taid_from_text(idtext, strlen(idtext), &id) != MTC_OK) {
         snprintf(err, errlen, "cosigner %s: id: '%s' is not valid",
                  c->cfg->name, idtext);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     int rc = pki_signer_init(ps, &c->signer, pki_alg_of(c->cfg->algorithm), &id,
                              (uint64_t)1 << 32 | c->index, ps->nca + c->index);
     if (rc != MTC_OK) {
         snprintf(err, errlen, "cosigner %s: key: %s", c->cfg->name,
-                 mtc_strerror(rc));
+                 sim_strerror(rc));
         return rc;
     }
     sim_stream_init(&c->lat_stream, PKI_STREAM_COSIGNER, c->index);

@@ -152,14 +152,14 @@ int pki_group_setup(pki_state *ps, pki_update *u, char *err, size_t errlen)
     if (mtc_taid_from_text(c->group_id, strlen(c->group_id), &g->pub.id) != MTC_OK) {
         snprintf(err, errlen, "update_service %s: group_id: '%s' is not a "
                               "dotted-decimal OID", c->name, c->group_id);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     for (size_t j = 0; j < c->group_cas.count; j++) {
         int idx = sim_world_find(ps->w, "ca", c->group_cas.item[j]);
         if (idx < 0 || !u->serves[idx]) {
             snprintf(err, errlen, "update_service %s: group_cas: '%s' is no "
                                   "CA it distributes", c->name, c->group_cas.item[j]);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         g->member[idx] = 1;
     }
@@ -173,7 +173,7 @@ int pki_group_setup(pki_state *ps, pki_update *u, char *err, size_t errlen)
             snprintf(err, errlen, "update_service %s: group_id %s overlaps the "
                                   "arc of CA %s", c->name, c->group_id,
                      ps->ca[ci].cfg->name);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         size_t k = g->norder++;
         while (k > 0 && mtc_taid_cmp(&ps->ca[g->order[k - 1]].info.ca_id, id) > 0) {

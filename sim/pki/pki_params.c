@@ -63,7 +63,7 @@ static int world_validate(const void *p, char *err, size_t errlen)
     const sim_world_config *c = p;
     if (c->warmup >= c->duration) {
         snprintf(err, errlen, "warmup: must be shorter than duration");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     return MTC_OK;
 }
@@ -153,17 +153,17 @@ static int ca_validate(const void *p, char *err, size_t errlen)
         snprintf(err, errlen,
                  "quorum: %lld exceeds the %zu cosigners listed",
                  (long long)c->quorum, c->cosigners.count);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     if (c->cosigners.count > PKI_MAX_SLOTS) {
         snprintf(err, errlen, "cosigners: at most %d", PKI_MAX_SLOTS);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     if (c->id[0]) {
         mtc_taid t;
         if (mtc_taid_from_text(c->id, strlen(c->id), &t) != MTC_OK) {
             snprintf(err, errlen, "id: '%s' is not a dotted-decimal OID", c->id);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
     }
     return MTC_OK;
@@ -218,7 +218,7 @@ static int cos_validate(const void *p, char *err, size_t errlen)
         mtc_taid t;
         if (mtc_taid_from_text(c->id, strlen(c->id), &t) != MTC_OK) {
             snprintf(err, errlen, "id: '%s' is not a dotted-decimal OID", c->id);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
     }
     return MTC_OK;

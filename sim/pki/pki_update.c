@@ -195,7 +195,7 @@ int pki_update_setup(pki_state *ps, pki_update *u, char *err, size_t errlen)
         if (idx < 0) {
             snprintf(err, errlen, "update_service %s: cas: no CA named '%s'",
                      u->cfg->name, u->cfg->cas.item[j]);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         u->serves[idx] = 1;
     }

@@ -17,6 +17,7 @@
 
 #include "mtc/error.h"
 #include "pki.h"
+#include "sim/status.h"
 #include "sim/world_module.h"
 
 #define REPL (SIM_METRIC_REPLICATED)
@@ -274,7 +275,7 @@ static int make_metrics(pki_state *ps, char *err, size_t errlen)
 #define CHECK(x)                                                         \
     do {                                                                 \
         if ((rc = (x)) != MTC_OK) {                                      \
-            snprintf(err, errlen, "pki metrics: %s", mtc_strerror(rc));  \
+            snprintf(err, errlen, "pki metrics: %s", sim_strerror(rc));  \
             goto done;                                                   \
         }                                                                \
     } while (0)
@@ -412,7 +413,7 @@ static int pki_start(sim_world *w, void **state, char *err, size_t errlen)
                                               : &ps->cos[j - ps->nca].signer;
             if (mtc_taid_equal(&a->cos.id, &b->cos.id)) {
                 snprintf(err, errlen, "id: two entities share a trust anchor ID");
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
         }
     for (size_t i = 0; i < ps->nus; i++)
@@ -429,7 +430,7 @@ static int pki_start(sim_world *w, void **state, char *err, size_t errlen)
             goto sched;
     return MTC_OK;
 sched:
-    snprintf(err, errlen, "pki start: %s", mtc_strerror(rc));
+    snprintf(err, errlen, "pki start: %s", sim_strerror(rc));
     return rc;
 }
 
@@ -462,7 +463,7 @@ static int pki_act(sim_world *w, void *state, const sim_world_action *a,
             snprintf(err, errlen, "%s: duration_s must be in (0, %g] (an "
                                   "outage without end: %s)", n, PKI_OUTAGE_MAX,
                      n[0] == 'c' ? "cosigner_down" : "update_down");
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         sim_time at = sim_now(ps->env->engine) + sim_time_from_sec(args[0]);
         if (n[0] == 'c') {
@@ -476,7 +477,7 @@ static int pki_act(sim_world *w, void *state, const sim_world_action *a,
         if (!(args[0] > 0 && args[0] <= PKI_OUTAGE_MAX)) {
             snprintf(err, errlen, "ca_unreachable: duration_s must be in (0, %g]",
                      PKI_OUTAGE_MAX);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         rc = pki_ca_unreachable(ps, index, args[0]);
     } else if (!strcmp(n, "update_down") || !strcmp(n, "update_up")) {
@@ -486,12 +487,12 @@ static int pki_act(sim_world *w, void *state, const sim_world_action *a,
         /* written so that NaN fails every test (casts of NaN are undefined) */
         if (!(args[0] >= 0 && args[1] >= args[0] && args[1] < 281474976710655.0)) {
             snprintf(err, errlen, "revoke_range: need 0 <= first <= last < 2^48");
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         if (nargs > 2 && !(args[2] >= 1 && args[2] <= 65535)) {
             snprintf(err, errlen, "revoke_range: log_number must be an integer "
                                   "in 1..65535");
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         uint64_t log = nargs > 2 ? (uint64_t)args[2]
                                  : pki_ca_current(ca)->number;
@@ -499,24 +500,24 @@ static int pki_act(sim_world *w, void *state, const sim_world_action *a,
         if (rc != MTC_OK) {
             snprintf(err, errlen, "revoke_range: log %llu is not alive",
                      (unsigned long long)log);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
     } else if (!strcmp(n, "log_failure")) {
         rc = pki_ca_log_failure(&ps->ca[index]);
         if (rc == MTC_ERR_LIMIT) {
             snprintf(err, errlen, "log_failure: too many live logs");
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
     } else if (!strcmp(n, "split_view")) {
         pki_ca *ca = &ps->ca[index];
         if (!(args[0] >= 0 && args[0] <= (double)ca->nslots)) {
             snprintf(err, errlen, "split_view: k must be 0..%zu", ca->nslots);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         pki_ca_split_view(ca, (unsigned)args[0]);
     }
     if (rc != MTC_OK)
-        snprintf(err, errlen, "%s: %s", n, mtc_strerror(rc));
+        snprintf(err, errlen, "%s: %s", n, sim_strerror(rc));
     return rc;
 }
 
@@ -526,18 +527,18 @@ static int pki_set(sim_world *w, void *state, const char *kind, size_t index,
 {
     (void)w;
     pki_state *ps = state;
-    int rc = MTC_ERR_CONFIG;
+    int rc = SIM_ERR_CONFIG;
     if (!strcmp(kind, "ca"))
         rc = pki_ca_set(&ps->ca[index], d->name, value);
     else if (!strcmp(kind, "update_service") &&
              !strcmp(d->name, "fetch_interval"))
         rc = pki_update_set_fetch_interval(&ps->us[index],
                                            sim_time_from_sec(value));
-    if (rc == MTC_ERR_CONFIG)
+    if (rc == SIM_ERR_CONFIG)
         snprintf(err, errlen, "set: %s: not a live parameter of %s", d->name,
                  kind);
     else if (rc != MTC_OK)
-        snprintf(err, errlen, "set: %s: %s", d->name, mtc_strerror(rc));
+        snprintf(err, errlen, "set: %s: %s", d->name, sim_strerror(rc));
     return rc;
 }
 
@@ -642,7 +643,7 @@ int sim_world_issue(sim_world *w, size_t ca, const sim_issue_request *req,
 {
     pki_state *ps = pki_state_of(w);
     if (!ps)
-        return MTC_ERR_SIM_STATE;
+        return SIM_ERR_STATE;
     if (ca >= ps->nca || !req)
         return MTC_ERR_ARG;
     return pki_ca_issue(&ps->ca[ca], req, ticket);

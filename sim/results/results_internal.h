@@ -89,20 +89,20 @@ static inline int fail(sim_results *r, int rc, const char *fmt, ...)
     return rc;
 }
 
-/* MTC_ERR_DB with "what: <SQLite's message>" as the handle's message. */
+/* SIM_ERR_DB with "what: <SQLite's message>" as the handle's message. */
 static inline int db_fail(sim_results *r, const char *what)
 {
-    return fail(r, MTC_ERR_DB, "%s: %s", what, sqlite3_errmsg(r->db));
+    return fail(r, SIM_ERR_DB, "%s: %s", what, sqlite3_errmsg(r->db));
 }
 
-/* Runs SQL without results (BEGIN, COMMIT, pragmas); MTC_OK or MTC_ERR_DB. */
+/* Runs SQL without results (BEGIN, COMMIT, pragmas); MTC_OK or SIM_ERR_DB. */
 static inline int exec(sim_results *r, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(r->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        fail(r, MTC_ERR_DB, "%.60s: %s", sql, msg ? msg : "?");
+        fail(r, SIM_ERR_DB, "%.60s: %s", sql, msg ? msg : "?");
         sqlite3_free(msg);
-        return MTC_ERR_DB;
+        return SIM_ERR_DB;
     }
     return MTC_OK;
 }
@@ -161,14 +161,14 @@ static inline open_run *find_run(sim_results *r, int64_t id)
     return NULL;
 }
 
-/* MTC_OK if writable and the run is open here, else MTC_ERR_DB_NO_RUN. */
+/* MTC_OK if writable and the run is open here, else SIM_ERR_DB_NO_RUN. */
 static inline int need_run(sim_results *r, int64_t id)
 {
     int rc = writable(r);
     if (rc)
         return rc;
     if (!find_run(r, id))
-        return fail(r, MTC_ERR_DB_NO_RUN,
+        return fail(r, SIM_ERR_DB_NO_RUN,
                     "run %lld was not begun on this handle or has ended",
                     (long long)id);
     return MTC_OK;

@@ -227,10 +227,10 @@ static int check_identity(sqlite3 *db, const char *path, char *err,
                     "%s: not an mtcsim results database: the file is not an "
                     "SQLite database or is corrupt (%s)",
                     path, sqlite3_errstr(sqlrc));
-            return MTC_ERR_DB_NOT_SQLITE;
+            return SIM_ERR_DB_NOT_SQLITE;
         }
         put_err(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(db));
-        return MTC_ERR_DB;
+        return SIM_ERR_DB;
     }
     if (app == 0 && ver == 0 && nobj == 0)
         return 1;
@@ -241,14 +241,14 @@ static int check_identity(sqlite3 *db, const char *path, char *err,
                 "0x%08x)",
                 path, (unsigned long long)(uint32_t)app,
                 (unsigned)SIM_RESULTS_APPLICATION_ID);
-        return MTC_ERR_DB_FOREIGN;
+        return SIM_ERR_DB_FOREIGN;
     }
     if (ver != SIM_RESULTS_SCHEMA_VERSION) {
         put_err(err, errlen,
                 "%s: mtcsim results database of schema version %lld; this "
                 "program reads and writes version %d",
                 path, (long long)ver, SIM_RESULTS_SCHEMA_VERSION);
-        return MTC_ERR_DB_VERSION;
+        return SIM_ERR_DB_VERSION;
     }
     static const char *const tables[] = {RESULTS_TABLES};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
@@ -263,7 +263,7 @@ static int check_identity(sqlite3 *db, const char *path, char *err,
                     "%s: damaged mtcsim results database: table '%s' is "
                     "missing",
                     path, tables[i]);
-            return MTC_ERR_DB_FOREIGN;
+            return SIM_ERR_DB_FOREIGN;
         }
     }
     return MTC_OK;
@@ -294,7 +294,7 @@ static int check_pages(sqlite3 *db, const char *path, char *err,
         (rc & 0xff) != SQLITE_NOTADB) {
         put_err(err, errlen, "%s: cannot check: %s", path, sqlite3_errmsg(db));
         sqlite3_finalize(st);
-        return MTC_ERR_DB;
+        return SIM_ERR_DB;
     }
     if (rc != SQLITE_OK)
         snprintf(first, sizeof first, "%s", sqlite3_errstr(rc));
@@ -306,7 +306,7 @@ static int check_pages(sqlite3 *db, const char *path, char *err,
             "its header (%s); it is left as it is: write to a new file (the "
             "sqlite3 shell's .recover may save what is readable)",
             path, first);
-    return MTC_ERR_DB_NOT_SQLITE;
+    return SIM_ERR_DB_NOT_SQLITE;
 }
 
 /*
@@ -327,16 +327,16 @@ static int inspect(const char *path, int writer, char *err, size_t errlen)
                     "%s: not an mtcsim results database: the file is not an "
                     "SQLite database or is corrupt (%s)",
                     path, sqlite3_errstr(sqlrc));
-            return MTC_ERR_DB_NOT_SQLITE;
+            return SIM_ERR_DB_NOT_SQLITE;
         }
-        return MTC_ERR_DB;
+        return SIM_ERR_DB;
     }
     /* one read transaction: every answer from the same snapshot, not a
      * header before and a schema after another process created it */
     int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK
                  ? check_identity(db, path, err, errlen)
-                 : MTC_ERR_DB;
-    if (rc == MTC_ERR_DB && !(err && *err))
+                 : SIM_ERR_DB;
+    if (rc == SIM_ERR_DB && !(err && *err))
         put_err(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(db));
     if (rc == MTC_OK && writer)
         rc = check_pages(db, path, err, errlen);
@@ -370,7 +370,7 @@ static int set_wal_now(sim_results *r)
         int prim = rc & 0xff;
         if ((rc != SQLITE_OK && prim != SQLITE_BUSY && prim != SQLITE_LOCKED) ||
             waited >= BUSY_MS)
-            return fail(r, MTC_ERR_DB, "cannot switch to WAL mode: %s",
+            return fail(r, SIM_ERR_DB, "cannot switch to WAL mode: %s",
                         rc == SQLITE_OK ? "the file stays in another journal "
                                           "mode" : sqlite3_errmsg(r->db));
         sqlite3_sleep(10);
@@ -393,7 +393,7 @@ static int set_wal(sim_results *r)
     if (r->lock_fd < 0 || header_is_wal(r->lock_fd))
         return set_wal_now(r);
     if (results__main_file_lock(r->lock_fd, 1))
-        return fail(r, MTC_ERR_DB, "cannot switch to WAL mode: another "
+        return fail(r, SIM_ERR_DB, "cannot switch to WAL mode: another "
                     "process has read the file for more than %d s", BUSY_MS / 1000);
     int rc = set_wal_now(r);
     results__main_file_unlock(r->lock_fd);
@@ -469,13 +469,13 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
     if (!exists) {
         if (errno != ENOENT || mode != SIM_RESULTS_CREATE) {
             put_err(err, errlen, "%s: %s", path, strerror(errno));
-            return errno == ENOENT ? MTC_ERR_DB_NOT_FOUND : MTC_ERR_IO;
+            return errno == ENOENT ? SIM_ERR_DB_NOT_FOUND : MTC_ERR_IO;
         }
         fresh = 1;
     } else {
         if (!S_ISREG(sb.st_mode)) {
             put_err(err, errlen, "%s: not a regular file", path);
-            return MTC_ERR_DB_NOT_SQLITE;
+            return SIM_ERR_DB_NOT_SQLITE;
         }
         rc = inspect(path, mode != SIM_RESULTS_READ, err, errlen);
         if (rc < 0)
@@ -486,7 +486,7 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
                         "%s: not an mtcsim results database: an empty "
                         "SQLite database",
                         path);
-                return MTC_ERR_DB_FOREIGN;
+                return SIM_ERR_DB_FOREIGN;
             }
             fresh = 1;
         }
@@ -502,7 +502,7 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
     r->readonly = mode == SIM_RESULTS_READ;
     if (r->readonly) {
         if (open_readonly(path, &r->lock_fd, &r->db, err, errlen) != SQLITE_OK) {
-            rc = MTC_ERR_DB;
+            rc = SIM_ERR_DB;
             goto fail;
         }
     } else {
@@ -511,7 +511,7 @@ int sim_results_open(const char *path, int mode, sim_results **out, char *err,
             SQLITE_OK) {
             put_err(err, errlen, "%s: cannot open: %s", path,
                     r->db ? sqlite3_errmsg(r->db) : "out of memory");
-            rc = MTC_ERR_DB;
+            rc = SIM_ERR_DB;
             goto fail;
         }
         sqlite3_extended_result_codes(r->db, 1);

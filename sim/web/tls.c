@@ -156,18 +156,18 @@ int tls_ta_list_parse(const uint8_t *in, size_t len, int nonempty,
     rd r = {in, len, 0, 0};
     rd body = get_vec(&r, 2);
     if (!rd_done(&r))
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     size_t count = 0;
     while (body.pos < body.len) {
         rd id = get_vec(&body, 1);
         mtc_taid t;
         if (body.bad || id.len == 0 ||
             mtc_taid_from_binary(id.p, id.len, &t) != MTC_OK)
-            return MTC_ERR_TLS;
+            return SIM_ERR_TLS;
         count++;
     }
     if (nonempty && count == 0)
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     out->p = body.p;
     out->len = body.len;
     out->count = count;
@@ -246,32 +246,32 @@ int tls_certificate_parse(uint16_t codepoint, const uint8_t *in, size_t len,
     memset(out, 0, sizeof *out);
     rd r = {in, len, 0, 0};
     if (get_u(&r, 1) != TLS_HS_CERTIFICATE)
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     rd msg = get_vec(&r, 3);
     if (!rd_done(&r))
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     rd ctx = get_vec(&msg, 1);
     if (msg.bad || ctx.len != 0)
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     rd list = get_vec(&msg, 3);
     if (!rd_done(&msg))
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     while (list.pos < list.len) {
         rd der = get_vec(&list, 3);
         rd exts = get_vec(&list, 2);
         if (list.bad || der.len == 0)
-            return MTC_ERR_TLS;
+            return SIM_ERR_TLS;
         if (out->n == TLS_CERT_MAX_ENTRIES)
             return MTC_ERR_LIMIT;
         while (exts.pos < exts.len) {
             uint64_t type = get_u(&exts, 2);
             rd data = get_vec(&exts, 2);
             if (exts.bad)
-                return MTC_ERR_TLS;
+                return SIM_ERR_TLS;
             if (type == codepoint) {
                 /* Empty, first entry only, at most once. */
                 if (data.len != 0 || out->n != 0 || out->first_has_ta_ext)
-                    return MTC_ERR_TLS;
+                    return SIM_ERR_TLS;
                 out->first_has_ta_ext = 1;
             }
         }
@@ -280,7 +280,7 @@ int tls_certificate_parse(uint16_t codepoint, const uint8_t *in, size_t len,
         out->n++;
     }
     if (list.bad || out->n == 0)
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     return MTC_OK;
 }
 
@@ -326,14 +326,14 @@ int tls_certificate_verify_parse(const uint8_t *in, size_t len,
         return MTC_ERR_ARG;
     rd r = {in, len, 0, 0};
     if (get_u(&r, 1) != TLS_HS_CERTIFICATE_VERIFY)
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     rd msg = get_vec(&r, 3);
     if (!rd_done(&r))
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     uint64_t s = get_u(&msg, 2);
     rd sv = get_vec(&msg, 2);
     if (!rd_done(&msg) || sv.len == 0)
-        return MTC_ERR_TLS;
+        return SIM_ERR_TLS;
     *scheme = (uint16_t)s;
     *sig = sv.p;
     *sig_len = sv.len;
@@ -750,3 +750,15 @@ unsigned tls_extra_rtt_quic_rx(const tls_transport *t, size_t received,
     }
     return rounds ? rounds - 1 : 0;
 }
+
+#define E(c, m) {c, #c, m}
+static const sim_status_entry web_codes[] = {
+    E(SIM_ERR_TLS, "malformed TLS encoding"),
+};
+#undef E
+
+/* The web module's block of the status space (sim/status.h). */
+const sim_status_block sim_web_status = {
+    "web", SIM_STATUS_WEB_FIRST, web_codes,
+    sizeof web_codes / sizeof web_codes[0],
+};

@@ -173,31 +173,31 @@ static int browser_validate(const void *p, char *err, size_t errlen)
             s += c->online_profile[h];
         if (!(s > 0)) {
             snprintf(err, errlen, "online_profile: all hours are 0 while sessions_per_day > 0");
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         if (!c->session_duration) {
             snprintf(err, errlen, "session_duration: required when sessions_per_day > 0");
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
     }
     for (size_t i = 0; i < c->cert_compression.count; i++)
         if (!certcomp_alg_by_name(c->cert_compression.item[i])) {
             snprintf(err, errlen, "cert_compression: \"%s\" is not \"brotli\" or \"zstd\"",
                      c->cert_compression.item[i]);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
     if (c->client_hello_extra > 0 && c->client_hello_extra < 4) {
         snprintf(err, errlen, "client_hello_extra: 0 or at least 4 bytes (a padding extension)");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     if (!c->hosts_per_visit || !c->update_interval) {
         snprintf(err, errlen, "%s: required", !c->hosts_per_visit ? "hosts_per_visit" : "update_interval");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     if (c->away_prob > 0 && (!c->away_duration || !(c->sessions_per_day > 0))) {
         snprintf(err, errlen, "away_prob: needs %s",
                  !c->away_duration ? "away_duration" : "sessions_per_day > 0");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     /* Clients present at the start with a random phase are warmed up
      * (warm_start); a check interval far shorter than the sessions, or
@@ -214,7 +214,7 @@ static int browser_validate(const void *p, char *err, size_t errlen)
                      "lengthen the shorter one, or set update_phase = \"start\"",
                      sim_dist_mean(c->update_interval),
                      86400.0 / c->sessions_per_day, w, WARM_STEPS_MAX);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
     }
     /* a bandwidth of 0 is no bandwidth, as it was when it was a number */
@@ -223,11 +223,11 @@ static int browser_validate(const void *p, char *err, size_t errlen)
     if (!c->rtt && (c->rtt_jitter || bw || c->loss_prob > 0)) {
         snprintf(err, errlen, "%s: needs rtt (the path is off without it)",
                  c->rtt_jitter ? "rtt_jitter" : bw ? "bandwidth" : "loss_prob");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     if (c->installer_age && c->arrival_spread <= 0) {
         snprintf(err, errlen, "installer_age: only for new installs (arrival_spread > 0)");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     return MTC_OK;
 }
@@ -570,7 +570,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
     if (wb->nranks >= UINT32_MAX) {
         snprintf(err, errlen, "sites: %llu sites represented exceed 2^32 - 1",
                  (unsigned long long)wb->nranks);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     for (size_t k = 0; k < wb->ncohorts; k++) {
         web_cohort *co = &wb->cohorts[k];
@@ -585,7 +585,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         if (wb->nus == 0) {
             snprintf(err, errlen, "%s: update_service: no update service in the world",
                      co->cfg.name);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         if (co->cfg.update_service[0]) {
             int us = wb->pki->us_find
@@ -594,7 +594,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
             if (us < 0) {
                 snprintf(err, errlen, "%s: update_service: no update service named \"%s\"",
                          co->cfg.name, co->cfg.update_service);
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
             co->us = (size_t)us;
         }
@@ -612,8 +612,8 @@ int web__clients_create(web *wb, char *err, size_t errlen)
                                      co->cfg.online_profile, SIM_PROFILE_HOURS,
                                      SIM_DAY, 0);
             if (rc != MTC_OK) {
-                snprintf(err, errlen, "%s: online_profile: %s", co->cfg.name, mtc_strerror(rc));
-                return MTC_ERR_CONFIG;
+                snprintf(err, errlen, "%s: online_profile: %s", co->cfg.name, sim_strerror(rc));
+                return SIM_ERR_CONFIG;
             }
         }
         if (co->cfg.update_apply_delay && !co->cfg.never_updates && co->nlocal) {
@@ -629,7 +629,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
     }
     if (id > UINT32_MAX) {
         snprintf(err, errlen, "browsers: %llu clients exceed 2^32", (unsigned long long)id);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     wb->lml = calloc(wb->nus ? wb->nus : 1, sizeof *wb->lml);
     if (!wb->lml)
@@ -640,7 +640,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
     if (rc == MTC_OK)
         rc = web__budget_create(wb); /* after the flights (web__flight_init) */
     if (rc != MTC_OK) {
-        snprintf(err, errlen, "web metrics: %s", mtc_strerror(rc));
+        snprintf(err, errlen, "web metrics: %s", sim_strerror(rc));
         return rc;
     }
     wb->nclients = (size_t)mine;
@@ -684,7 +684,7 @@ int web__clients_start(web *wb, char *err, size_t errlen)
             snprintf(err, errlen, "browsers: interrupted during the steady "
                                   "start's warm-up (%zu of %zu clients)", i,
                      wb->nclients);
-            return MTC_ERR_SIM_STATE;
+            return SIM_ERR_STATE;
         }
         web_client *c = &wb->clients[i];
         web_cohort *co = &wb->cohorts[c->cohort];
@@ -766,7 +766,7 @@ int web_create(web **out, const web_env *env,
     }
     if (ncohorts > 65535) {
         snprintf(err, errlen, "browsers: more than 65535 cohorts");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     if (errlen)
         err[0] = 0;     /* every failure below names itself */
@@ -796,17 +796,17 @@ int web_create(web **out, const web_env *env,
     wb->ncohorts = ncohorts;
     if (wb->nus > UINT16_MAX) {
         snprintf(err, errlen, "update services: more than 65535");
-        rc = MTC_ERR_CONFIG;
+        rc = SIM_ERR_CONFIG;
         goto fail;
     }
     if (wb->nca > UINT16_MAX) {
         snprintf(err, errlen, "sites: more than 65535 CAs");
-        rc = MTC_ERR_CONFIG;
+        rc = SIM_ERR_CONFIG;
         goto fail;
     }
     if (wb->nca == 0 && nsites) {
         snprintf(err, errlen, "sites: no CA to issue certificates");
-        rc = MTC_ERR_CONFIG;
+        rc = SIM_ERR_CONFIG;
         goto fail;
     }
     if ((rc = web__handshake_init(wb, err, errlen)) != MTC_OK ||

@@ -16,6 +16,7 @@
 
 #include "mtc/error.h"
 #include "web_internal.h"
+#include "sim/status.h"
 
 /* The smallest enc whose flight (framed by `bytes`) exceeds `budget`. */
 static uint32_t first_over(const web_flight *f, int quic, uint64_t budget)
@@ -61,7 +62,7 @@ int web__budget_create(web *wb)
         rc |= sim_metrics_counter(m, amp[a], "handshakes", nc, 0, &wb->m.over_amp[a]);
     }
     if (rc)
-        return MTC_ERR_SIM_METRIC;
+        return SIM_ERR_METRIC;
     if (wb->ncohorts) {
         const char **lab = calloc(wb->ncohorts, sizeof *lab);
         if (!lab)

@@ -122,7 +122,7 @@ int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen)
     if (!one || !f->sh_tcp) {
         snprintf(err, errlen, "%s: client_hello_extra: 0 or at least 4 bytes (a padding extension)",
                  c->name);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     f->ch_quic_base = (uint32_t)one - 1;
     /* Over TCP: a 32-byte legacy session ID, no QUIC parameters, one
@@ -237,7 +237,7 @@ int web__site_baselines(web *wb, web_site *s)
     char dns[WEB_NAME_MAX + 32];
     size_t nl = web__site_dns(wb, s, dns, sizeof dns);
     if (nl == 0 || nl > UINT8_MAX)
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     s->name_len = (uint8_t)nl;
     mtc_chain_alg own = mtc_chain_alg_of_sig((mtc_sig_alg)s->alg);
     struct web_base_chain cl, pq, today;

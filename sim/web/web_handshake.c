@@ -832,7 +832,7 @@ int web__handshake_init(web *wb, char *err, size_t errlen)
         return MTC_ERR_NOMEM;
     int rc = web__metrics_create(wb);
     if (rc != MTC_OK)
-        snprintf(err, errlen, "web metrics: %s", mtc_strerror(rc));
+        snprintf(err, errlen, "web metrics: %s", sim_strerror(rc));
     return rc;
 }
 

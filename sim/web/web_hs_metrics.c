@@ -9,6 +9,7 @@
 
 #include "mtc/error.h"
 #include "sim/certcomp.h"
+#include "sim/status.h"
 #include "web_internal.h"
 
 /* Labels of cert_message_bytes*: certificate kind x algorithm, in the
@@ -143,7 +144,7 @@ int web__metrics_create(web *wb)
     for (int i = 0; i < WEB_UPD_PARTS && wb->pki->update_parts; i++)
         rc |= sim_metrics_counter(m, parts[i], "bytes", nc, 0, &x->upd_part[i]);
     if (rc)
-        return MTC_ERR_SIM_METRIC;
+        return SIM_ERR_METRIC;
     const char *reasons[MTC_RP_REASON_COUNT];
     for (int i = 0; i < MTC_RP_REASON_COUNT; i++)
         reasons[i] = mtc_rp_reason_name((mtc_rp_reason)i);

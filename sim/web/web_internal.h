@@ -520,7 +520,7 @@ void web__flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
 enum { COMP_SA = 0, COMP_LR = 1, COMP_CLASSICAL = 2, COMP_MLDSA44 = 3, COMP_TODAY = 4,
        COMP_KINDS = 5 };
 /* Registers the web metrics of wb->m with their cohort labels.
- * MTC_OK, MTC_ERR_SIM_METRIC or MTC_ERR_NOMEM. */
+ * MTC_OK, SIM_ERR_METRIC or MTC_ERR_NOMEM. */
 int web__metrics_create(web *wb);
 /* Defers the baseline histograms' observations (sim/metrics.h, deferred
  * observations): a full handshake counts one per site and cohort, and the
@@ -563,7 +563,7 @@ int web__comp_negotiate(web *wb);
  * `site` for a client of cohort k (compressed when they negotiate it). */
 uint32_t web__base_auth(const web *wb, uint32_t site, size_t k, int i);
 /* The cohort's flight table from its key share and transport settings;
- * MTC_ERR_CONFIG with err naming the parameter. */
+ * SIM_ERR_CONFIG with err naming the parameter. */
 int web__flight_init(web *wb, web_cohort *co, char *err, size_t errlen);
 /* Prices the baselines of site s (its name and current key): base_msg,
  * base_today and the hot copies. Builds each distinct chain once. */
@@ -686,7 +686,7 @@ static inline void web__path_prefetch(const struct web *wb, const void *ev)
     }
 }
 /* The path generator and the latency metrics when a cohort has an rtt
- * (nothing otherwise). MTC_OK, MTC_ERR_NOMEM, MTC_ERR_SIM_METRIC. */
+ * (nothing otherwise). MTC_OK, MTC_ERR_NOMEM, SIM_ERR_METRIC. */
 int web__path_create(web *wb);
 void web__path_destroy(web *wb);
 /* Draws the rtt of client cid (draw 0 of its path stream). */
@@ -708,7 +708,7 @@ void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,
 
 /* web_budget.c: first flights over the first-round budgets */
 /* Thresholds per cohort (after web__flight_init) and the metrics.
- * MTC_OK, MTC_ERR_NOMEM, MTC_ERR_SIM_METRIC. */
+ * MTC_OK, MTC_ERR_NOMEM, SIM_ERR_METRIC. */
 int web__budget_create(web *wb);
 /* 1 when a server flight with `enc` bytes after its ServerHello exceeds
  * the amplification budget of a client that sent `dgrams` Initials. */

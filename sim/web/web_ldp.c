@@ -55,6 +55,7 @@
 #include "mtc/error.h"
 #include "mtc/ldp.h"
 #include "mtc/staple.h"
+#include "sim/status.h"
 #include "web_internal.h"
 
 #define LDP_SIGNAL_BYTES 4     /* the client's empty extension */
@@ -417,8 +418,8 @@ int web__ldp_create(web *wb, char *err, size_t errlen)
     rc |= sim_metrics_counter(m, "ldp_reveal_pairs", "pairs", nc, 0,
                               &t->reveal_pairs);
     if (rc) {
-        snprintf(err, errlen, "ldp metrics: %s", mtc_strerror(MTC_ERR_SIM_METRIC));
-        return MTC_ERR_SIM_METRIC;
+        snprintf(err, errlen, "ldp metrics: %s", sim_strerror(SIM_ERR_METRIC));
+        return SIM_ERR_METRIC;
     }
     const char **lab = calloc(nc > nca ? nc : nca, sizeof *lab);
     if (!lab)

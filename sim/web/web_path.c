@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "mtc/error.h"
+#include "sim/status.h"
 #include "sim/web_latency.h"
 #include "sim/web_verify.h"
 #include "web_internal.h"
@@ -178,7 +179,7 @@ int web__path_create(web *wb)
     rc |= sim_metrics_histogram(m, "verify_ms_baseline_mldsa44", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[1]);
     rc |= sim_metrics_histogram(m, "verify_ms_today", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[2]);
     if (rc)
-        return MTC_ERR_SIM_METRIC;
+        return SIM_ERR_METRIC;
     rc = vprice_init(wb);
     if (rc != MTC_OK)
         return rc;

@@ -119,24 +119,24 @@ static int site_validate(const void *p, char *err, size_t errlen)
             snprintf(err, errlen,
                      "ca_shares: item \"%s\" is not \"ca_name:share\" with a share >= 0",
                      c->ca_shares.item[i]);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         sum += s;
     }
     if (c->ca_shares.count && !(sum > 0)) {
         snprintf(err, errlen, "ca_shares: the shares sum to 0");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     if (c->represents > 0 && c->represents < c->count) {
         snprintf(err, errlen, "represents: %lld is fewer than count (%lld): a group samples the full-size world",
                  (long long)c->represents, (long long)c->count);
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     for (size_t i = 0; i < c->cert_compression.count; i++)
         if (!certcomp_alg_by_name(c->cert_compression.item[i])) {
             snprintf(err, errlen, "cert_compression: \"%s\" is not \"brotli\" or \"zstd\"",
                      c->cert_compression.item[i]);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
     double csum = 0;
     for (size_t i = 0; i < c->chain_mix.count; i++) {
@@ -146,7 +146,7 @@ static int site_validate(const void *p, char *err, size_t errlen)
             snprintf(err, errlen,
                      "chain_mix: item \"%s\" is not \"profile:weight\" with a weight >= 0",
                      c->chain_mix.item[i]);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         if (!mtc_chain_profile_by_name(name)) {
             size_t np;
@@ -156,17 +156,17 @@ static int site_validate(const void *p, char *err, size_t errlen)
                 n += snprintf(err + n, errlen - (size_t)n, " %s", all[k].name);
             if (n > 0 && (size_t)n < errlen)
                 snprintf(err + n, errlen - (size_t)n, ")");
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         csum += w;
     }
     if (!(csum > 0)) {
         snprintf(err, errlen, "chain_mix: give at least one profile a weight > 0");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     if (c->compromise_fraction > 0 && c->compromise_at == 0) {
         snprintf(err, errlen, "compromise_fraction: set compromise_at as well");
-        return MTC_ERR_CONFIG;
+        return SIM_ERR_CONFIG;
     }
     return MTC_OK;
 }
@@ -629,7 +629,7 @@ int web__sites_create(web *wb, char *err, size_t errlen)
                          "%s: ca_shares: item \"%s\" is not \"ca_name:share\" "
                          "with a share >= 0",
                          c->name, c->ca_shares.item[i]);
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
             size_t k;
             for (k = 0; k < wb->nca; k++)
@@ -638,7 +638,7 @@ int web__sites_create(web *wb, char *err, size_t errlen)
             if (k == wb->nca) {
                 snprintf(err, errlen, "%s: ca_shares: no CA named \"%s\"",
                          c->name, name);
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
             sh[k] += v;
         }
@@ -657,7 +657,7 @@ int web__sites_create(web *wb, char *err, size_t errlen)
                 snprintf(err, errlen, "%s: chain_mix: item \"%s\" is not \"profile:weight\" "
                          "with a known profile and a weight >= 0",
                          c->name, c->chain_mix.item[i]);
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
             wb->chain_w[g * wb->nprof + (size_t)(p - all)] += v;
         }
@@ -670,7 +670,7 @@ int web__sites_create(web *wb, char *err, size_t errlen)
                          "spread over one renewal period; issue_spread applies to "
                          "world{ start = \"empty\" }",
                          wb->site_cfg[g].name);
-                return MTC_ERR_CONFIG;
+                return SIM_ERR_CONFIG;
             }
     size_t id = 0;
     for (size_t g = 0; g < wb->nsite_groups; g++) {
@@ -719,7 +719,7 @@ int web__sites_create(web *wb, char *err, size_t errlen)
                 rc = web__site_baselines(wb, s);
             if (rc != MTC_OK) {
                 snprintf(err, errlen, "%s: key_alg: cannot make a %s key or its baselines (%s)",
-                         c->name, web_key_alg_names[c->key_alg], mtc_strerror(rc));
+                         c->name, web_key_alg_names[c->key_alg], sim_strerror(rc));
                 return rc;
             }
             s->ee_len_noext = (uint32_t)tls_encrypted_extensions_len(0);

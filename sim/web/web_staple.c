@@ -36,6 +36,7 @@
 
 #include "mtc/error.h"
 #include "mtc/staple.h"
+#include "sim/status.h"
 #include "web_internal.h"
 
 #define STP_VISIT_BUCKETS 16
@@ -362,8 +363,8 @@ int web__staple_create(web *wb, char *err, size_t errlen)
     rc |= sim_metrics_counter(m, "staple_signatureless_by_visit", "handshakes",
                               nc * STP_VISIT_BUCKETS, 0, &t->sigless_by);
     if (rc) {
-        snprintf(err, errlen, "staple metrics: %s", mtc_strerror(MTC_ERR_SIM_METRIC));
-        return MTC_ERR_SIM_METRIC;
+        snprintf(err, errlen, "staple metrics: %s", sim_strerror(SIM_ERR_METRIC));
+        return SIM_ERR_METRIC;
     }
     const char **lab = calloc(nc, sizeof *lab);
     char (*cells)[64] = calloc(nc * STP_VISIT_BUCKETS, sizeof *cells);

@@ -18,6 +18,7 @@
 
 #include "mtc/error.h"
 #include "web_internal.h"
+#include "sim/status.h"
 
 /* ---- revocation exposure -------------------------------------------------------- */
 
@@ -389,7 +390,7 @@ int web__update_metrics_create(web *wb)
                             SIM_METRIC_SERIES, &x->lacking);
     rc |= sim_metrics_counter(m, "update_installs_merged", "installs", nc, 0, &x->merged);
     if (rc)
-        return MTC_ERR_SIM_METRIC;
+        return SIM_ERR_METRIC;
     if (wb->ncohorts) {
         const char **lab = calloc(wb->ncohorts, sizeof *lab);
         if (!lab)

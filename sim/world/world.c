@@ -20,20 +20,6 @@
 #include "sim/world_module.h"
 #include "sim/world_prof.h"
 
-/* The engine's codes reach the host through the world and are named by
- * mtc_strerror(): each must equal its mtc/error.h twin (sim/status.h). */
-_Static_assert((int)SIM_OK == (int)MTC_OK, "SIM_OK");
-_Static_assert((int)SIM_ERR_ARG == (int)MTC_ERR_ARG, "SIM_ERR_ARG");
-_Static_assert((int)SIM_ERR_NOMEM == (int)MTC_ERR_NOMEM, "SIM_ERR_NOMEM");
-_Static_assert((int)SIM_ERR_IO == (int)MTC_ERR_IO, "SIM_ERR_IO");
-_Static_assert((int)SIM_ERR_UNSUPPORTED == (int)MTC_ERR_UNSUPPORTED, "SIM_ERR_UNSUPPORTED");
-_Static_assert((int)SIM_ERR_LIMIT == (int)MTC_ERR_LIMIT, "SIM_ERR_LIMIT");
-_Static_assert((int)SIM_ERR_PARSE == (int)MTC_ERR_PARSE, "SIM_ERR_PARSE");
-_Static_assert((int)SIM_ERR_CONFIG == (int)MTC_ERR_CONFIG, "SIM_ERR_CONFIG");
-_Static_assert((int)SIM_ERR_PAST == (int)MTC_ERR_SIM_PAST, "SIM_ERR_PAST");
-_Static_assert((int)SIM_ERR_STATE == (int)MTC_ERR_SIM_STATE, "SIM_ERR_STATE");
-_Static_assert((int)SIM_ERR_METRIC == (int)MTC_ERR_SIM_METRIC, "SIM_ERR_METRIC");
-
 typedef struct kind_store {
     const sim_param_schema *schema;
     const sim_world_module *mod;
@@ -110,20 +96,20 @@ int sim_world_create(sim_world **out, const sim_world_env *env,
 {
     *out = NULL;
     if (!env || !env->engine || !env->metrics || !env->rng || !world_cfg)
-        return fail(err, errlen, MTC_ERR_ARG,
+        return fail(err, errlen, SIM_ERR_ARG,
                     "world: engine, metrics, rng and config are required");
     if (env->nshards == 0 || env->shard >= env->nshards)
-        return fail(err, errlen, MTC_ERR_ARG,
+        return fail(err, errlen, SIM_ERR_ARG,
                     "world: shard %u of %u is not valid", env->shard,
                     env->nshards);
     if (sim_world_config_schema.validate) {
         int rc = sim_world_config_schema.validate(world_cfg, err, errlen);
-        if (rc != MTC_OK)
+        if (rc != SIM_OK)
             return rc;
     }
     sim_world *w = calloc(1, sizeof *w);
     if (!w)
-        return fail(err, errlen, MTC_ERR_NOMEM, "world: out of memory");
+        return fail(err, errlen, SIM_ERR_NOMEM, "world: out of memory");
     w->env = *env;
     w->cfg = *world_cfg;
     size_t nk = 0;
@@ -133,7 +119,7 @@ int sim_world_create(sim_world **out, const sim_world_env *env,
     w->mstate = calloc(sim_world_module_count + 1, sizeof *w->mstate);
     if (!w->kinds || !w->mstate) {
         sim_world_destroy(w);
-        return fail(err, errlen, MTC_ERR_NOMEM, "world: out of memory");
+        return fail(err, errlen, SIM_ERR_NOMEM, "world: out of memory");
     }
     for (size_t m = 0; m < sim_world_module_count; m++) {
         const sim_world_module *mod = sim_world_module_table[m];
@@ -144,7 +130,7 @@ int sim_world_create(sim_world **out, const sim_world_env *env,
             const sim_param_desc *d = sim_param_find(ks->schema, "name");
             if (!d || d->type != SIM_PARAM_STRING) {
                 sim_world_destroy(w);
-                return fail(err, errlen, MTC_ERR_CONFIG,
+                return fail(err, errlen, SIM_ERR_CONFIG,
                             "kind %s: schema has no string parameter 'name'",
                             ks->schema->kind);
             }
@@ -152,7 +138,7 @@ int sim_world_create(sim_world **out, const sim_world_env *env,
         }
     }
     *out = w;
-    return MTC_OK;
+    return SIM_OK;
 }
 
 void sim_world_destroy(sim_world *w)
@@ -192,25 +178,25 @@ int sim_world_add(sim_world *w, const char *kind, void *cfg, char *err,
         if (s)
             sim_param_config_free(s, cfg);
         if (!strcmp(kind, "world"))
-            return fail(err, errlen, MTC_ERR_CONFIG,
+            return fail(err, errlen, SIM_ERR_CONFIG,
                         "world: the world config is given to sim_world_create");
-        return fail(err, errlen, MTC_ERR_CONFIG,
+        return fail(err, errlen, SIM_ERR_CONFIG,
                     "unknown entity kind '%s'", kind);
     }
-    int rc = MTC_OK;
+    int rc = SIM_OK;
     const char *name = cfg_name(k, cfg);
     if (w->started) {
-        rc = fail(err, errlen, MTC_ERR_SIM_STATE,
+        rc = fail(err, errlen, SIM_ERR_STATE,
                   "%s %s: the world has already started", kind, name);
         goto bad;
     }
     if (!name[0]) {
-        rc = fail(err, errlen, MTC_ERR_CONFIG, "%s: name: must not be empty",
+        rc = fail(err, errlen, SIM_ERR_CONFIG, "%s: name: must not be empty",
                   kind);
         goto bad;
     }
     if (name_taken(w, name) || !strcmp(name, w->cfg.name)) {
-        rc = fail(err, errlen, MTC_ERR_CONFIG,
+        rc = fail(err, errlen, SIM_ERR_CONFIG,
                   "%s %s: name: already used by another entity", kind, name);
         goto bad;
     }
@@ -218,7 +204,7 @@ int sim_world_add(sim_world *w, const char *kind, void *cfg, char *err,
         char sub[256];
         sub[0] = 0;
         rc = k->schema->validate(cfg, sub, sizeof sub);
-        if (rc != MTC_OK) {
+        if (rc != SIM_OK) {
             rc = fail(err, errlen, rc, "%s %s: %s", kind, name, sub);
             goto bad;
         }
@@ -227,7 +213,7 @@ int sim_world_add(sim_world *w, const char *kind, void *cfg, char *err,
         size_t nc = k->cap ? 2 * k->cap : 8;
         void **p = realloc(k->cfg, nc * sizeof *p);
         if (!p) {
-            rc = fail(err, errlen, MTC_ERR_NOMEM, "out of memory");
+            rc = fail(err, errlen, SIM_ERR_NOMEM, "out of memory");
             goto bad;
         }
         k->cfg = p;
@@ -257,12 +243,12 @@ sim_time sim_world_steady_history(const sim_world *w, char *why,
 int sim_world_start(sim_world *w, char *err, size_t errlen)
 {
     if (w->started)
-        return fail(err, errlen, MTC_ERR_SIM_STATE, "world: already started");
+        return fail(err, errlen, SIM_ERR_STATE, "world: already started");
     w->started = 1;
     for (size_t m = 0; m < sim_world_module_count; m++) {
         int rc = sim_world_module_table[m]->start(w, &w->mstate[m], err,
                                                   errlen);
-        if (rc != MTC_OK)
+        if (rc != SIM_OK)
             return rc;
     }
     /* After the modules: their configuration errors are more specific. */
@@ -270,7 +256,7 @@ int sim_world_start(sim_world *w, char *err, size_t errlen)
         char why[384];
         sim_time h = sim_world_steady_history(w, why, sizeof why);
         if (w->cfg.warmup < h)
-            return fail(err, errlen, MTC_ERR_CONFIG,
+            return fail(err, errlen, SIM_ERR_CONFIG,
                         "world: warmup: a steady start needs at least %.17g s "
                         "(%.6g days) of history before the measured window "
                         "(%s), got %.17g s; use warmup = steady_warmup{...} "
@@ -280,7 +266,7 @@ int sim_world_start(sim_world *w, char *err, size_t errlen)
                         sim_time_to_sec(w->cfg.warmup));
     }
     sim_engine_set_stop_time(w->env.engine, w->cfg.duration);
-    return MTC_OK;
+    return SIM_OK;
 }
 
 void sim_world_finish(sim_world *w)
@@ -300,13 +286,13 @@ void sim_world_finish(sim_world *w)
 int sim_world_run(sim_world *w, char *err, size_t errlen)
 {
     int rc = sim_world_start(w, err, errlen);
-    if (rc != MTC_OK)
+    if (rc != SIM_OK)
         return rc;
     rc = sim_engine_run(w->env.engine);
     if (rc < 0)
-        return fail(err, errlen, rc, "engine: %s", mtc_strerror(rc));
+        return fail(err, errlen, rc, "engine: %s", sim_strerror(rc));
     sim_world_finish(w);
-    return MTC_OK;
+    return SIM_OK;
 }
 
 const sim_world_env *sim_world_get_env(const sim_world *w) { return &w->env; }
@@ -392,18 +378,18 @@ int sim_world_action_check(const sim_world_action *a, const double *args,
         switch (kinds[i]) {
         case 'd':
             if (!(v > 0 && v <= SIM_WORLD_ACTION_DURATION_MAX))
-                return fail(err, errlen, MTC_ERR_CONFIG,
+                return fail(err, errlen, SIM_ERR_CONFIG,
                             "%s: argument %zu (a duration) must be in (0, %g] "
                             "s, got %g", a->name, i + 1,
                             SIM_WORLD_ACTION_DURATION_MAX, v);
             break;
         case 'i':
             if (!(v >= 0 && v < 281474976710656.0 && integral))
-                return fail(err, errlen, MTC_ERR_CONFIG,
+                return fail(err, errlen, SIM_ERR_CONFIG,
                             "%s: argument %zu (a log entry index) must be an "
                             "integer in [0, 2^48), got %g", a->name, i + 1, v);
             if (i > 0 && kinds[i - 1] == 'i' && !(args[i - 1] <= v))
-                return fail(err, errlen, MTC_ERR_CONFIG,
+                return fail(err, errlen, SIM_ERR_CONFIG,
                             "%s: the range %g..%g is empty (first > last)",
                             a->name, args[i - 1], v);
             break;
@@ -411,7 +397,7 @@ int sim_world_action_check(const sim_world_action *a, const double *args,
         case 'k': {
             double lo = kinds[i] == 'l' ? 1 : 0;
             if (!(v >= lo && v <= 65535 && integral))
-                return fail(err, errlen, MTC_ERR_CONFIG,
+                return fail(err, errlen, SIM_ERR_CONFIG,
                             "%s: argument %zu (a %s) must be an integer in "
                             "%g..65535, got %g", a->name, i + 1,
                             kinds[i] == 'l' ? "log number" : "count", lo, v);
@@ -421,38 +407,38 @@ int sim_world_action_check(const sim_world_action *a, const double *args,
             break;
         }
     }
-    return MTC_OK;
+    return SIM_OK;
 }
 
 int sim_world_act(sim_world *w, const char *action, const char *entity_name,
                   const double *args, size_t nargs, char *err, size_t errlen)
 {
     if (!w->started)
-        return fail(err, errlen, MTC_ERR_SIM_STATE,
+        return fail(err, errlen, SIM_ERR_STATE,
                     "%s: the world has not started", action);
     const sim_world_action *a = NULL;
     for (size_t i = 0; i < sim_world_action_count; i++)
         if (!strcmp(sim_world_action_table[i].name, action))
             a = &sim_world_action_table[i];
     if (!a)
-        return fail(err, errlen, MTC_ERR_CONFIG, "unknown action '%s'", action);
+        return fail(err, errlen, SIM_ERR_CONFIG, "unknown action '%s'", action);
     kind_store *k;
     size_t index;
     if (!find_entity(w, entity_name, &k, &index))
-        return fail(err, errlen, MTC_ERR_CONFIG, "%s: no entity named '%s'",
+        return fail(err, errlen, SIM_ERR_CONFIG, "%s: no entity named '%s'",
                     action, entity_name);
     if (strcmp(k->schema->kind, a->kind))
-        return fail(err, errlen, MTC_ERR_CONFIG,
+        return fail(err, errlen, SIM_ERR_CONFIG,
                     "%s: '%s' is a %s, the action needs a %s", action,
                     entity_name, k->schema->kind, a->kind);
     if (nargs < a->min_args || nargs > a->max_args)
-        return fail(err, errlen, MTC_ERR_CONFIG,
+        return fail(err, errlen, SIM_ERR_CONFIG,
                     "%s: takes %zu to %zu arguments (%s), got %zu", action,
                     a->min_args, a->max_args, a->args_doc, nargs);
-    if (sim_world_action_check(a, args, nargs, err, errlen) != MTC_OK)
-        return MTC_ERR_CONFIG;
+    if (sim_world_action_check(a, args, nargs, err, errlen) != SIM_OK)
+        return SIM_ERR_CONFIG;
     if (!k->mod->act)
-        return fail(err, errlen, MTC_ERR_CONFIG, "%s: not implemented by %s",
+        return fail(err, errlen, SIM_ERR_CONFIG, "%s: not implemented by %s",
                     action, k->mod->name);
     return k->mod->act(w, module_state(w, k->mod), a, k->schema->kind, index,
                        args, nargs, err, errlen);
@@ -462,34 +448,34 @@ int sim_world_set(sim_world *w, const char *entity_name, const char *param,
                   double value, char *err, size_t errlen)
 {
     if (!w->started)
-        return fail(err, errlen, MTC_ERR_SIM_STATE,
+        return fail(err, errlen, SIM_ERR_STATE,
                     "set: the world has not started");
     kind_store *k;
     size_t index;
     if (!find_entity(w, entity_name, &k, &index))
-        return fail(err, errlen, MTC_ERR_CONFIG, "set: no entity named '%s'",
+        return fail(err, errlen, SIM_ERR_CONFIG, "set: no entity named '%s'",
                     entity_name);
     const sim_param_desc *d = sim_param_find(k->schema, param);
     if (!d)
-        return fail(err, errlen, MTC_ERR_CONFIG,
+        return fail(err, errlen, SIM_ERR_CONFIG,
                     "set: %s %s has no parameter '%s'", k->schema->kind,
                     entity_name, param);
     if (d->type != SIM_PARAM_INT && d->type != SIM_PARAM_REAL &&
         d->type != SIM_PARAM_DURATION && d->type != SIM_PARAM_BOOL)
-        return fail(err, errlen, MTC_ERR_CONFIG,
+        return fail(err, errlen, SIM_ERR_CONFIG,
                     "set: %s: only numeric parameters can change live",
                     param);
     if (!k->mod->set)
-        return fail(err, errlen, MTC_ERR_CONFIG,
+        return fail(err, errlen, SIM_ERR_CONFIG,
                     "set: %s: not a live parameter", param);
     /* Range check on a scratch copy of the one field. */
     char scratch[256];
     char *tmp = calloc(1, k->schema->config_size);
     if (!tmp)
-        return fail(err, errlen, MTC_ERR_NOMEM, "out of memory");
+        return fail(err, errlen, SIM_ERR_NOMEM, "out of memory");
     int rc = sim_param_set_number(d, tmp, value, scratch, sizeof scratch);
     free(tmp);
-    if (rc != MTC_OK)
+    if (rc != SIM_OK)
         return fail(err, errlen, rc, "set: %s %s: %s", k->schema->kind,
                     entity_name, scratch);
     return k->mod->set(w, module_state(w, k->mod), k->schema->kind, index, d,

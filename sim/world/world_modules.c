@@ -2,7 +2,8 @@
  * world_modules.c - the registry of world-model modules, entity kinds and
  * what-if actions. The web side's actions go in the table below with kind
  * "sites" or "browsers" (none yet: key compromise is scheduled by the
- * sites' own compromise_at parameter).
+ * sites' own compromise_at parameter). It also lists the blocks of the
+ * simulator's status space that sim_strerror() names (sim/status.h).
  */
 #include "sim/world_module.h"
 
@@ -12,6 +13,14 @@ const sim_world_module *const sim_world_module_table[] = {
 };
 const size_t sim_world_module_count =
     sizeof sim_world_module_table / sizeof sim_world_module_table[0];
+
+const sim_status_block *const sim_status_blocks[] = {
+    &sim_engine_status,
+    &sim_results_status,
+    &sim_web_status,
+};
+const size_t sim_status_block_count =
+    sizeof sim_status_blocks / sizeof sim_status_blocks[0];
 
 const sim_param_schema *const sim_world_schema_table[] = {
     &sim_world_config_schema, &sim_ca_schema, &sim_cosigner_schema,

@@ -10,6 +10,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "mtc/error.h"
+#include "sim/world.h"
 #include "sim/rng.h"
 #include "toy_world.h"
 
@@ -281,7 +282,7 @@ int toy_record_run(sim_results *db, int64_t exp, const toy_config *c,
     if (how < 0) {
         sim_results_run_end(db, *run_id, SIM_RUN_FAILED, sim_now(w.eng),
                             sim_engine_events_executed(w.eng),
-                            mtc_strerror(how));
+                            sim_strerror(how));
         rc = how;
         goto done;
     }

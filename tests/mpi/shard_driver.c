@@ -17,6 +17,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "mtc/error.h"
+#include "sim/world.h"
 #include "mtc/hash.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
     if (rc == MTC_OK)
         sim_metrics_finish(m, end);
     if (!sim_shard_all_ok(&sh, rc == MTC_OK)) {
-        fprintf(stderr, "shard_driver: rank %d failed: %s\n", sh.rank, mtc_strerror(rc));
+        fprintf(stderr, "shard_driver: rank %d failed: %s\n", sh.rank, sim_strerror(rc));
         rc = rc ? rc : MTC_ERR_IO;
     } else {
         rc = sim_shard_merge_metrics(&sh, m, NULL);
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
         free(buf);
     }
     if (rc != MTC_OK)
-        fprintf(stderr, "shard_driver: %s\n", mtc_strerror(rc));
+        fprintf(stderr, "shard_driver: %s\n", sim_strerror(rc));
     free(cl);
     sim_metrics_destroy(m);
     sim_rng_destroy(w.rng);

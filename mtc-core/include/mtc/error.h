@@ -4,6 +4,9 @@
  * Every fallible function returns MTC_OK (0) or one of the negative codes
  * below; mtc_strerror() names them. Codes are grouped by layer; new codes are
  * appended inside their group's range so existing values never change.
+ * mtc-core's codes stay within -1 .. -999: the simulator's status space
+ * (sim/status.h) passes them through unchanged and puts its own codes
+ * below that range. Only mtc-core's codes belong here.
  */
 #ifndef MTC_ERROR_H
 #define MTC_ERROR_H
@@ -43,19 +46,6 @@ enum mtc_error {
     /* signature algorithms: -100 .. -119 */
     MTC_ERR_KEY = -100,         /* malformed key encoding */
     MTC_ERR_SIG_ENCODING = -101, /* malformed signature encoding */
-    /* simulation engine: -120 .. -139 */
-    MTC_ERR_SIM_PAST = -120,    /* an event was scheduled before the current time */
-    MTC_ERR_SIM_STATE = -121,   /* event pending (or not) contrary to the call */
-    MTC_ERR_SIM_METRIC = -122,  /* metric unknown, of another kind, or definitions differ */
-    /* results database: -140 .. -159 */
-    MTC_ERR_DB = -140,          /* the SQLite library reported an error */
-    MTC_ERR_DB_NOT_FOUND = -141, /* the database file does not exist */
-    MTC_ERR_DB_NOT_SQLITE = -142, /* the file is not an SQLite database (or is corrupt) */
-    MTC_ERR_DB_FOREIGN = -143,  /* an SQLite database, but not an mtcsim results database */
-    MTC_ERR_DB_VERSION = -144,  /* an mtcsim results database of another schema version */
-    MTC_ERR_DB_NO_RUN = -145,   /* no such run, or the run is already ended */
-    /* world model, web side (TLS, sites, browsers): -160 .. -179 */
-    MTC_ERR_TLS = -160          /* malformed TLS encoding */
 };
 
 /* A short English description of an error code; never NULL. */

@@ -29,7 +29,10 @@
  *     sim_results_run_end(db, run, stop_flag ? SIM_RUN_INTERRUPTED
  *                         : SIM_RUN_COMPLETED, sim_now(eng), events, NULL);
  *
- * Every function returns MTC_OK or a negative mtc error code; a message
+ * Every function returns MTC_OK or a negative status: mtc-core's general
+ * codes (MTC_ERR_ARG, MTC_ERR_NOMEM, ...) or the results database's own
+ * below, its block of the simulator's status space (sim/status.h; their
+ * messages in results_status.c, named by sim_strerror()). A message
  * describing the last failure on a handle is in sim_results_errmsg().
  * A handle is not thread-safe; use one per thread (or process).
  */
@@ -42,11 +45,22 @@
 #include "sim/engine.h"
 #include "sim/metrics.h"
 #include "sim/params.h"
+#include "sim/status.h"
 
 /* PRAGMA user_version of the schema this code writes and reads, and
  * PRAGMA application_id of every mtcsim results database ("MTCS"). */
 #define SIM_RESULTS_SCHEMA_VERSION 1
 #define SIM_RESULTS_APPLICATION_ID 0x4D544353
+
+/* The results database's statuses: block SIM_STATUS_RESULTS_FIRST. */
+enum sim_results_status {
+    SIM_ERR_DB = SIM_STATUS_RESULTS_FIRST,  /* the SQLite library reported an error */
+    SIM_ERR_DB_NOT_FOUND = SIM_STATUS_RESULTS_FIRST - 1,  /* the file does not exist */
+    SIM_ERR_DB_NOT_SQLITE = SIM_STATUS_RESULTS_FIRST - 2, /* not an SQLite database (or corrupt) */
+    SIM_ERR_DB_FOREIGN = SIM_STATUS_RESULTS_FIRST - 3,    /* SQLite, not an mtcsim results database */
+    SIM_ERR_DB_VERSION = SIM_STATUS_RESULTS_FIRST - 4,    /* a results database of another schema version */
+    SIM_ERR_DB_NO_RUN = SIM_STATUS_RESULTS_FIRST - 5      /* no such run, or the run is already ended */
+};
 
 typedef struct sim_results sim_results;
 struct sqlite3;
@@ -80,9 +94,9 @@ const char *sim_run_status_name(int status);   /* "running", ...; "?" */
  * locks, results_lock.c); where the -shm cannot be created it is opened
  * immutable too (refused if a -wal is left beside it). Errors
  * (message in err, which may be NULL):
- * MTC_ERR_ARG, MTC_ERR_DB_NOT_FOUND (READ/APPEND of a missing file),
- * MTC_ERR_DB_NOT_SQLITE (not an SQLite file, or corrupt anywhere), MTC_ERR_DB_FOREIGN
- * (another application's database), MTC_ERR_DB_VERSION, MTC_ERR_DB (any
+ * MTC_ERR_ARG, SIM_ERR_DB_NOT_FOUND (READ/APPEND of a missing file),
+ * SIM_ERR_DB_NOT_SQLITE (not an SQLite file, or corrupt anywhere), SIM_ERR_DB_FOREIGN
+ * (another application's database), SIM_ERR_DB_VERSION, SIM_ERR_DB (any
  * other SQLite failure, e.g. a locked or unwritable file), MTC_ERR_NOMEM.
  * *out is owned by the caller (sim_results_close).
  */

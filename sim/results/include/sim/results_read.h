@@ -15,7 +15,7 @@
  * counts 0. Text columns are copied into fixed fields and cut to fit
  * (sizes below; every value the simulator writes fits). Every function
  * returns MTC_OK or a negative mtc error code (MTC_ERR_ARG, MTC_ERR_NOMEM,
- * MTC_ERR_DB) with the message in sim_results_errmsg(); "not found" is
+ * SIM_ERR_DB) with the message in sim_results_errmsg(); "not found" is
  * not an error (a flag or an id of -1 says so).
  */
 #ifndef SIM_RESULTS_READ_H

@@ -28,7 +28,7 @@
  * packets and datagrams) is counted by formula, not encoded: see the
  * transport section. Parsers exist for the structures a peer
  * receives (trust_anchors lists, Certificate, CertificateVerify) and are
- * strict: any truncation, trailing byte or empty ID is MTC_ERR_TLS.
+ * strict: any truncation, trailing byte or empty ID is SIM_ERR_TLS.
  * Nothing here allocates; parsed views borrow from the input.
  *
  * The extension code point is a parameter: the draft says TBD; BoringSSL
@@ -42,6 +42,14 @@
 
 #include "mtc/sig.h"
 #include "mtc/taid.h"
+#include "sim/status.h"
+
+/* The web module's statuses: block SIM_STATUS_WEB_FIRST of the simulator's
+ * status space (sim/status.h; messages in tls.c, named by sim_strerror()).
+ * Functions here also return mtc-core's general codes (MTC_ERR_LIMIT, ...). */
+enum sim_web_status {
+    SIM_ERR_TLS = SIM_STATUS_WEB_FIRST  /* malformed TLS encoding */
+};
 
 #define TLS_EXT_TRUST_ANCHORS_EXPERIMENTAL 0xca34
 #define TLS_EXT_SUPPORTED_VERSIONS 43
@@ -89,7 +97,7 @@ typedef struct tls_ta_list {
 
 /*
  * Parses extension_data as a TrustAnchorID list. `nonempty` demands at
- * least one ID (the EncryptedExtensions form). MTC_ERR_TLS on any
+ * least one ID (the EncryptedExtensions form). SIM_ERR_TLS on any
  * violation: truncated or trailing bytes, an empty ID, an ID that is not
  * a minimal base-128 relative OID (mtc_taid_from_binary).
  */
@@ -132,7 +140,7 @@ typedef struct tls_certificate {
 /* Strict parse: handshake type 11, lengths consistent, empty request
  * context, 1..TLS_CERT_MAX_ENTRIES entries, each extension list
  * well-formed, trust_anchors (if present) empty and only in the first
- * entry. MTC_ERR_TLS otherwise (MTC_ERR_LIMIT beyond the entry cap). */
+ * entry. SIM_ERR_TLS otherwise (MTC_ERR_LIMIT beyond the entry cap). */
 int tls_certificate_parse(uint16_t codepoint, const uint8_t *in, size_t len,
                           tls_certificate *out);
 
@@ -145,7 +153,7 @@ size_t tls_certificate_verify_len(size_t sig_len);
 int tls_certificate_verify_encode(uint16_t scheme, const uint8_t *sig,
                                   size_t sig_len, uint8_t *out, size_t cap,
                                   size_t *out_len);
-/* Strict parse; *sig borrows from in. MTC_ERR_TLS. */
+/* Strict parse; *sig borrows from in. SIM_ERR_TLS. */
 int tls_certificate_verify_parse(const uint8_t *in, size_t len,
                                  uint16_t *scheme, const uint8_t **sig,
                                  size_t *sig_len);

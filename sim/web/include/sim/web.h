@@ -293,7 +293,7 @@ typedef struct web_env {
                                    request is uniform over one renewal period
                                    from time 0, issue_spread must be 0 */
     const volatile sig_atomic_t *stop;  /* set: web_start ends its warm-up
-                                           loop with MTC_ERR_SIM_STATE */
+                                           loop with SIM_ERR_STATE */
 } web_env;
 
 /*
@@ -301,7 +301,7 @@ typedef struct web_env {
  * borrowed: they must outlive the web state), resolves CA and update
  * service names through the PKI table, builds the baseline chains, creates
  * the metrics of docs/metrics.md. Call after the PKI has started.
- * Errors: MTC_ERR_CONFIG (err names entity and parameter), MTC_ERR_NOMEM,
+ * Errors: SIM_ERR_CONFIG (err names entity and parameter), MTC_ERR_NOMEM,
  * MTC_ERR_UNSUPPORTED (baseline algorithm missing).
  */
 int web_create(web **out, const web_env *env,

@@ -56,6 +56,7 @@
 #include "sim/metrics.h"
 #include "sim/params.h"
 #include "sim/rng.h"
+#include "sim/status.h"
 
 typedef struct sim_world sim_world;
 
@@ -74,9 +75,20 @@ typedef struct sim_world_env {
     int eager_history;
     /* A flag (the run's SIGINT/SIGTERM flag) that ends the long loops of
      * sim_world_start (the steady start's warm-up) early: the start then
-     * fails with MTC_ERR_SIM_STATE. NULL: none. */
+     * fails with SIM_ERR_STATE. NULL: none. */
     const volatile sig_atomic_t *stop;
 } sim_world_env;
+
+/* ---- statuses ------------------------------------------------------------ */
+
+/* The message of any status of the simulator's space (sim/status.h):
+ * mtc-core's range by mtc_strerror(), every other block by the layer that
+ * owns it; never NULL ("unknown error" for a code no block defines). */
+const char *sim_strerror(int rc);
+
+/* The enumerator's name ("SIM_ERR_STATE", "MTC_ERR_PROOF"); never NULL
+ * ("SIM_ERR_UNKNOWN" for a code no block defines). */
+const char *sim_status_name(int rc);
 
 /* ---- the entity-kind registry ------------------------------------------- */
 
@@ -146,8 +158,8 @@ sim_time sim_world_steady_history(const sim_world *w, char *why,
  * Creates an empty world. world_cfg (a struct made with
  * sim_param_config_new(&sim_world_config_schema, ...)) is copied; the
  * caller keeps ownership of it. env is copied (the pointers in it stay
- * borrowed). Errors: MTC_ERR_ARG (NULL env member, shard >= nshards),
- * MTC_ERR_NOMEM; err gets a message.
+ * borrowed). Errors: SIM_ERR_ARG (NULL env member, shard >= nshards),
+ * SIM_ERR_NOMEM, the world schema's refusal; err gets a message.
  */
 int sim_world_create(sim_world **out, const sim_world_env *env,
                      const sim_world_config *world_cfg, char *err,
@@ -157,9 +169,9 @@ int sim_world_create(sim_world **out, const sim_world_env *env,
  * Adds an entity of `kind`. cfg is a config struct of that kind's schema
  * (sim_param_config_new); the world takes ownership of it on success AND
  * on failure. Returns the entity's index within its kind (>= 0), or a
- * negative error: MTC_ERR_CONFIG (unknown kind, empty or duplicate name,
- * the schema's validate() failed), MTC_ERR_SIM_STATE (already started),
- * MTC_ERR_NOMEM. err names the problem.
+ * negative status: SIM_ERR_CONFIG (unknown kind, empty or duplicate
+ * name), SIM_ERR_STATE (already started), SIM_ERR_NOMEM, or the status of
+ * the kind's validate() (its module's code). err names the problem.
  */
 int sim_world_add(sim_world *w, const char *kind, void *cfg, char *err,
                   size_t errlen);
@@ -168,8 +180,9 @@ int sim_world_add(sim_world *w, const char *kind, void *cfg, char *err,
  * Resolves references by name, validates the whole world (e.g. a CA's
  * quorum cannot exceed its cosigners), creates every metric, derives every
  * key and schedules the initial events. Call once, before running the
- * engine. Errors: MTC_ERR_CONFIG (err names entity and parameter),
- * MTC_ERR_SIM_STATE (called twice), MTC_ERR_NOMEM, crypto errors.
+ * engine. Errors: SIM_ERR_STATE (called twice), SIM_ERR_CONFIG, and the
+ * modules' start statuses (SIM_ERR_CONFIG with err naming entity and
+ * parameter, MTC_ERR_NOMEM, crypto errors).
  */
 int sim_world_start(sim_world *w, char *err, size_t errlen);
 
@@ -224,7 +237,7 @@ typedef struct sim_world_action {
 #define SIM_WORLD_ACTION_DURATION_MAX 3.2e9
 
 /* Checks args (nargs of them) against a's arg_kinds: MTC_OK, or
- * MTC_ERR_CONFIG with a message naming the argument, its kind and the
+ * SIM_ERR_CONFIG with a message naming the argument, its kind and the
  * range. What depends on the world (a CA's cosigner count for a count,
  * a log that is alive) is checked when the action runs. */
 int sim_world_action_check(const sim_world_action *a, const double *args,
@@ -235,10 +248,10 @@ const sim_world_action *sim_world_actions(size_t *count);
 
 /*
  * Performs `action` on entity `entity_name` now (sim_now of the engine),
- * with numeric arguments. Errors: MTC_ERR_CONFIG (unknown action, unknown
+ * with numeric arguments. Errors: SIM_ERR_CONFIG (unknown action, unknown
  * entity, entity of the wrong kind, wrong number of arguments, argument
- * out of range: err says which), MTC_ERR_SIM_STATE (before start), others
- * from the model.
+ * out of range: err says which), SIM_ERR_STATE (before start), others
+ * from the module.
  *
  * PKI actions (see sim_world_actions() for the authoritative list):
  *   cosigner_down / cosigner_up          (cosigner)   scheduled outage
@@ -261,7 +274,8 @@ int sim_world_act(sim_world *w, const char *action, const char *entity_name,
  * are live: ca: checkpoint_interval, landmark_interval, rate;
  * update_service: fetch_interval; cosigner: none yet (web side documents
  * its own). Units as in the schema (durations in seconds). Errors:
- * MTC_ERR_CONFIG (unknown entity or parameter, not live, out of range).
+ * SIM_ERR_CONFIG (unknown entity or parameter, out of range), the module's
+ * refusal (SIM_ERR_CONFIG: not live).
  * The action table lists it as action "set".
  */
 int sim_world_set(sim_world *w, const char *entity_name, const char *param,
@@ -369,7 +383,7 @@ typedef struct sim_issue_request {
  * re-appended to the new log (the events then carry the new log number).
  * *ticket (may be NULL) identifies the request. Errors: MTC_ERR_ARG (bad
  * index, SPKI, name or lifetime; a subject that is not a DER Name or
- * extensions that are not a DER [3] element), MTC_ERR_SIM_STATE (not
+ * extensions that are not a DER [3] element), SIM_ERR_STATE (not
  * started).
  */
 int sim_world_issue(sim_world *w, size_t ca, const sim_issue_request *req,

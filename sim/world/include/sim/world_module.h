@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "sim/status.h"
 #include "sim/world.h"
 
 typedef struct sim_world_module {
@@ -29,7 +30,7 @@ typedef struct sim_world_module {
                size_t nargs, char *err, size_t errlen);
     /* Changes a live parameter (NULL: nothing is live). The world has
      * already checked name and range against the schema; the module says
-     * whether the parameter is live (MTC_ERR_CONFIG if not) and applies it
+     * whether the parameter is live (SIM_ERR_CONFIG if not) and applies it
      * (it also writes the config struct). */
     int (*set)(sim_world *w, void *state, const char *kind, size_t index,
                const sim_param_desc *d, double value, char *err,
@@ -57,6 +58,16 @@ extern const size_t sim_world_action_count;
 /* The PKI module (pki_world.c) and the web module (web_world.c). */
 extern const sim_world_module sim_pki_module;
 extern const sim_world_module sim_web_module;
+
+/* The blocks of the simulator's status space above mtc-core's range, one
+ * per layer with codes of its own (world_modules.c): the engine's
+ * (sim/engine/status.c), the results database's
+ * (sim/results/results_status.c) and the web module's (sim/web/tls.c).
+ * sim_strerror() searches them. A layer that adds a block lists it here. */
+extern const sim_status_block *const sim_status_blocks[];
+extern const size_t sim_status_block_count;
+extern const sim_status_block sim_results_status;
+extern const sim_status_block sim_web_status;
 
 /* The state a module's start hook created (NULL before start). */
 void *sim_world_module_state(const sim_world *w, const sim_world_module *m);
