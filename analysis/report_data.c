@@ -152,8 +152,6 @@ const char *report__swept_unit(report *r)
     for (size_t i = 0; ps && nps && i < np; i++)
         if (sim_results_run_params(r->db, pts[i].first_run, 0, &ps[i], &nps[i]))
             goto done;
-    size_t nk;
-    const sim_param_schema *const *ks = sim_world_schemas(&nk);
     for (size_t j = 0; ps && nps && np == r->npoints && j < nps[0] && !unit[0]; j++) {
         const sim_param_row *p0 = &ps[0][j];
         if (!strcmp(p0->kind, "scenario"))
@@ -172,12 +170,10 @@ const char *report__swept_unit(report *r)
         }
         if (!same)
             continue;
-        for (size_t k = 0; k < nk; k++)
-            if (!strcmp(ks[k]->kind, p0->kind)) {
-                const sim_param_desc *d = sim_param_find(ks[k], p0->name);
-                if (d && d->type == SIM_PARAM_DURATION)
-                    unit = "s";
-            }
+        const sim_param_schema *ks = sim_world_schema(p0->kind);
+        const sim_param_desc *d = ks ? sim_param_find(ks, p0->name) : NULL;
+        if (d && d->type == SIM_PARAM_DURATION)
+            unit = "s";
     }
 done:
     for (size_t i = 0; ps && i < np; i++)

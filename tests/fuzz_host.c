@@ -281,8 +281,8 @@ static void gen_param_value(gen *g, const sim_param_desc *d)
 static void gen_entity(gen *g)
 {
     size_t ns;
-    const sim_param_schema *const *ss = sim_world_schemas(&ns);
-    const sim_param_schema *s = ss[pick(g, (unsigned)ns)];
+    ns = sim_world_kind_count();
+    const sim_param_schema *s = sim_world_kind(pick(g, (unsigned)ns));
     int world = !strcmp(s->kind, "world");
     emit(g, "v[%u] = mtcsim.%s{", pick(g, SLOTS) + 1, s->kind);
     if (!world) {
@@ -318,8 +318,8 @@ static void gen_entity(gen *g)
 static void gen_action_call(gen *g, const char *recv)
 {
     size_t na;
-    const sim_world_action *a = sim_world_actions(&na);
-    const sim_world_action *x = &a[pick(g, (unsigned)na)];
+    na = sim_world_action_count();
+    const sim_world_action *x = sim_world_action_at(pick(g, (unsigned)na));
     emit(g, "%s:act(\"%s\", ", recv, x->name);
     if (pick(g, 4))
         emit(g, "\"%s\"", names[pick(g, N(names))]);
@@ -597,8 +597,8 @@ static void gen_stmt(gen *g, int depth)
             emit(g, " end)");
         } else {
             size_t na;
-            const sim_world_action *a = sim_world_actions(&na);
-            emit(g, ", \"%s\", \"%s\"", a[pick(g, (unsigned)na)].name,
+            na = sim_world_action_count();
+            emit(g, ", \"%s\", \"%s\"", sim_world_action_at(pick(g, (unsigned)na))->name,
                  names[pick(g, N(names))]);
             for (unsigned i = pick(g, 3); i > 0; i--) {
                 emit(g, ", ");

@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/pki/pki.h"
+#include "../sim/pki/pki_internal.h"
 #include "lib/world_fixture.h"
 #include "mtc/bulk.h"
 #include "mtc/error.h"
@@ -112,14 +112,14 @@ TEST(bulk_update_bytes_in_closed_form)
     wfx g, h;
     ASSERT_OK(run(&g, 1, "per_subtree"));
     ASSERT_OK(run(&h, 1, "bulk"));
-    uint32_t p = sim_world_pub_latest(g.w, 0);
+    uint32_t p = sim_pki_pub_latest(g.w, 0);
     ASSERT_TRUE(p > 8);
-    ASSERT_EQ(sim_world_pub_latest(h.w, 0), p);
+    ASSERT_EQ(sim_pki_pub_latest(h.w, 0), p);
     const pki_update *ug = &pki_state_of(g.w)->us[0];
     /* the same world: the same subtrees at every publication */
     for (uint32_t k = 0; k <= p; k++)
-        ASSERT_EQ(sim_world_pub_view(h.w, 0, k, 0)->nsubtrees,
-                  sim_world_pub_view(g.w, 0, k, 0)->nsubtrees);
+        ASSERT_EQ(sim_pki_pub_view(h.w, 0, k, 0)->nsubtrees,
+                  sim_pki_pub_view(g.w, 0, k, 0)->nsubtrees);
     /* every one-step delta, every delta from the start (which drops
      * expired subtrees: proofs of subsets), and a few in between */
     size_t checked = 0, saved = 0;
@@ -129,8 +129,8 @@ TEST(bulk_update_bytes_in_closed_form)
             uint32_t from = froms[i];
             if (i > 0 && from == froms[0])
                 continue;
-            size_t a = sim_world_update_bytes(g.w, 0, from, to);
-            size_t b = sim_world_update_bytes(h.w, 0, from, to);
+            size_t a = sim_pki_update_bytes(g.w, 0, from, to);
+            size_t b = sim_pki_update_bytes(h.w, 0, from, to);
             ASSERT_TRUE(a > 0 && b > 0);
             ASSERT_EQ(b, expected_bulk(ug, from, to, a));
             ASSERT_TRUE(b <= a);
@@ -139,8 +139,8 @@ TEST(bulk_update_bytes_in_closed_form)
             checked++;
         }
     }
-    size_t snap_g = sim_world_update_bytes(g.w, 0, 0, p);
-    size_t snap_h = sim_world_update_bytes(h.w, 0, 0, p);
+    size_t snap_g = sim_pki_update_bytes(g.w, 0, 0, p);
+    size_t snap_h = sim_pki_update_bytes(h.w, 0, 0, p);
     fprintf(stderr, "%zu updates checked, %zu smaller; snapshot %zu B per "
             "subtree, %zu B bulk\n", checked, saved, snap_g, snap_h);
     ASSERT_TRUE(snap_h < snap_g);
@@ -184,13 +184,13 @@ TEST(without_include_proofs_the_option_changes_nothing)
     wfx f, h;
     ASSERT_OK(run(&f, 0, "per_subtree"));
     ASSERT_OK(run(&h, 0, "bulk"));
-    uint32_t p = sim_world_pub_latest(f.w, 0);
-    ASSERT_EQ(sim_world_pub_latest(h.w, 0), p);
+    uint32_t p = sim_pki_pub_latest(f.w, 0);
+    ASSERT_EQ(sim_pki_pub_latest(h.w, 0), p);
     for (uint32_t to = 1; to <= p; to++) {
-        ASSERT_EQ(sim_world_update_bytes(h.w, 0, to - 1, to),
-                  sim_world_update_bytes(f.w, 0, to - 1, to));
-        ASSERT_EQ(sim_world_update_bytes(h.w, 0, 0, to),
-                  sim_world_update_bytes(f.w, 0, 0, to));
+        ASSERT_EQ(sim_pki_update_bytes(h.w, 0, to - 1, to),
+                  sim_pki_update_bytes(f.w, 0, to - 1, to));
+        ASSERT_EQ(sim_pki_update_bytes(h.w, 0, 0, to),
+                  sim_pki_update_bytes(f.w, 0, 0, to));
     }
     wfx_free(&f);
     wfx_free(&h);

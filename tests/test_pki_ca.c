@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sim/pki/pki.h"
+#include "../sim/pki/pki_internal.h"
 #include "mtc/chain.h"
 #include "mtc/error.h"
 #include "test.h"
@@ -73,7 +73,7 @@ static void do_request(sim_engine *sim, void *arg)
         q.subject_der = subj;
         q.extensions_der = ext;
     }
-    if (sim_world_issue(r->f->w, r->ca, &q, NULL) != MTC_OK)
+    if (sim_pki_issue(r->f->w, r->ca, &q, NULL) != MTC_OK)
         abort();
 }
 
@@ -212,10 +212,10 @@ TEST(site_certificates_verify)
     }
     ASSERT_TRUE(sim_engine_run(f.eng) >= 0);
     sim_world_finish(f.w);
-    uint32_t latest = sim_world_pub_latest(f.w, 0);
+    uint32_t latest = sim_pki_pub_latest(f.w, 0);
     ASSERT_TRUE(latest > 0);
-    const sim_ca_view *v0 = sim_world_pub_view(f.w, 0, 0, 0);
-    const sim_ca_view *vl = sim_world_pub_view(f.w, 0, latest, 0);
+    const sim_ca_view *v0 = sim_pki_pub_view(f.w, 0, 0, 0);
+    const sim_ca_view *vl = sim_pki_pub_view(f.w, 0, latest, 0);
     ASSERT_TRUE(vl->nsubtrees > 0);
     int64_t now = 1767225600 + 3600;
     for (int i = 0; i < N; i++) {
@@ -270,19 +270,19 @@ TEST(request_fields_checked)
     memset(&g, 0, sizeof g);
     sim_issue_request q = {"a.example", spki, n, 0, on_cert, &g, subj, sl, ext, el};
     q.extensions_len = el - 1; /* truncated */
-    ASSERT_EQ(sim_world_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
+    ASSERT_EQ(sim_pki_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
     q.extensions_len = el;
     q.subject_der = ext; /* an [3] element where a Name belongs */
     q.subject_len = el;
-    ASSERT_EQ(sim_world_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
+    ASSERT_EQ(sim_pki_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
     q.subject_der = subj;
     q.subject_len = sl;
     q.extensions_der = subj; /* a Name where the [3] element belongs */
     q.extensions_len = sl;
-    ASSERT_EQ(sim_world_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
+    ASSERT_EQ(sim_pki_issue(f.w, 0, &q, NULL), MTC_ERR_ARG);
     q.extensions_der = ext;
     q.extensions_len = el;
-    ASSERT_OK(sim_world_issue(f.w, 0, &q, NULL));
+    ASSERT_OK(sim_pki_issue(f.w, 0, &q, NULL));
     wfx_free(&f);
 }
 
@@ -295,7 +295,7 @@ TEST(landmark_subtrees_consistent_with_log)
     basic_world(&f, 30, 20, 900, 1.0, 1, 1);
     ASSERT_OK(wfx_run(&f));
     pki_log *l = pki_ca_current(CA0(&f));
-    uint32_t latest = sim_world_pub_latest(f.w, 0);
+    uint32_t latest = sim_pki_pub_latest(f.w, 0);
     ASSERT_TRUE(latest >= 10);
     uint64_t n = mtc_tree_size(l->tree);
     mtc_hash root;
@@ -304,7 +304,7 @@ TEST(landmark_subtrees_consistent_with_log)
     mtc_tree_source(l->tree, &src);
     size_t checked = 0;
     for (uint32_t p = 1; p <= latest; p++) {
-        const sim_ca_view *v = sim_world_pub_view(f.w, 0, p, 0);
+        const sim_ca_view *v = sim_pki_pub_view(f.w, 0, p, 0);
         ASSERT_TRUE(v->nsubtrees <= 2 * CA0(&f)->max_active);
         for (size_t i = 0; i < v->nsubtrees; i++) {
             const sim_trusted_subtree *t = &v->subtrees[i];
@@ -421,20 +421,20 @@ TEST(revocation_travels_through_update_service)
     sim_engine_set_stop_time(f.eng, 3600 * SIM_SEC);
     ASSERT_TRUE(sim_engine_run(f.eng) >= 0);
     ASSERT_EQ(g.landmark, 1);
-    uint32_t before = sim_world_pub_latest(f.w, 0);
+    uint32_t before = sim_pki_pub_latest(f.w, 0);
     uint64_t idx = g.serial & ((UINT64_C(1) << 48) - 1);
     double args[2] = {(double)idx, (double)idx};
     ASSERT_OK(sim_world_act(f.w, "revoke_range", "le", args, 2, f.err, sizeof f.err));
     sim_time t0 = sim_now(f.eng);
-    ASSERT_TRUE(sim_world_is_revoked(f.w, 0, g.serial, NULL));
-    ASSERT_FALSE(sim_world_is_revoked(f.w, 0, g.serial + 1, NULL));
+    ASSERT_TRUE(sim_pki_is_revoked(f.w, 0, g.serial, NULL));
+    ASSERT_FALSE(sim_pki_is_revoked(f.w, 0, g.serial + 1, NULL));
     sim_engine_set_stop_time(f.eng, 3 * 3600 * SIM_SEC);
     ASSERT_TRUE(sim_engine_run(f.eng) >= 0);
     sim_world_finish(f.w);
-    uint32_t after = sim_world_pub_latest(f.w, 0);
+    uint32_t after = sim_pki_pub_latest(f.w, 0);
     ASSERT_TRUE(after > before);
-    const sim_ca_view *old = sim_world_pub_view(f.w, 0, before, 0);
-    const sim_ca_view *nv = sim_world_pub_view(f.w, 0, after, 0);
+    const sim_ca_view *old = sim_pki_pub_view(f.w, 0, before, 0);
+    const sim_ca_view *nv = sim_pki_pub_view(f.w, 0, after, 0);
     ASSERT_TRUE(nv->rev_version > old->rev_version);
     mtc_rp_result res;
     ASSERT_OK(mtc_rp_verify(old->rp, g.lr, g.lr_len, -1, &res));
@@ -467,7 +467,7 @@ TEST(log_failure_rolls_over)
     ASSERT_TRUE(sim_engine_run(f.eng) >= 0);
     ASSERT_EQ(g2.standalone, 0);
     ASSERT_OK(sim_world_act(f.w, "log_failure", "le", NULL, 0, f.err, sizeof f.err));
-    ASSERT_EQ_U64(sim_world_ca_log(f.w, 0), 2);
+    ASSERT_EQ_U64(sim_pki_ca_log(f.w, 0), 2);
     sim_engine_set_stop_time(f.eng, 3 * 3600 * SIM_SEC);
     ASSERT_TRUE(sim_engine_run(f.eng) >= 0);
     sim_world_finish(f.w);
@@ -476,8 +476,8 @@ TEST(log_failure_rolls_over)
     ASSERT_EQ(g2.standalone, 1);
     ASSERT_EQ(g2.landmark, 1);
     ASSERT_EQ_U64(g2.log, 2); /* re-appended to the new log */
-    uint32_t latest = sim_world_pub_latest(f.w, 0);
-    const sim_ca_view *v = sim_world_pub_view(f.w, 0, latest, 0);
+    uint32_t latest = sim_pki_pub_latest(f.w, 0);
+    const sim_ca_view *v = sim_pki_pub_view(f.w, 0, latest, 0);
     ASSERT_EQ(v->nlogs, 2); /* old log's landmarks still active */
     mtc_rp_result res;
     ASSERT_OK(mtc_rp_verify(v->rp, g1.lr, g1.lr_len, -1, &res));

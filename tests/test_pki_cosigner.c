@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/pki/pki.h"
+#include "../sim/pki/pki_internal.h"
 #include "lib/world_fixture.h"
 #include "mtc/error.h"
 #include "test.h"

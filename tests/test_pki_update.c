@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../sim/pki/pki.h"
+#include "../sim/pki/pki_internal.h"
 #include "lib/world_fixture.h"
 #include "mtc/error.h"
 #include "sim/status.h"
@@ -54,12 +54,12 @@ TEST(publications_and_update_sizes)
     ASSERT_OK(wfx_init(&g, 31, 0, 8 * 3600, 0, 600, 0, 1));
     world(&g, 1, "ed25519");
     ASSERT_OK(wfx_run(&g));
-    uint32_t p = sim_world_pub_latest(f.w, 0);
+    uint32_t p = sim_pki_pub_latest(f.w, 0);
     ASSERT_TRUE(p > 20);
-    ASSERT_EQ(sim_world_pub_latest(g.w, 0), p);
+    ASSERT_EQ(sim_pki_pub_latest(g.w, 0), p);
     size_t nsub = 0;
     for (size_t ca = 0; ca < 2; ca++) {
-        const sim_ca_view *v = sim_world_pub_view(f.w, 0, p, ca);
+        const sim_ca_view *v = sim_pki_pub_view(f.w, 0, p, ca);
         nsub += v->nsubtrees;
         /* 3 h lifetime, 10 min landmarks: max_active 19, <= 38 subtrees */
         ASSERT_TRUE(v->nsubtrees > 20 && v->nsubtrees <= 38);
@@ -68,22 +68,22 @@ TEST(publications_and_update_sizes)
     }
     /* A full snapshot carries every subtree (52 bytes each) plus headers;
      * a one-step delta far less; proofs make updates bigger. */
-    size_t snap = sim_world_update_bytes(f.w, 0, 0, p);
-    size_t delta = sim_world_update_bytes(f.w, 0, p - 1, p);
+    size_t snap = sim_pki_update_bytes(f.w, 0, 0, p);
+    size_t delta = sim_pki_update_bytes(f.w, 0, p - 1, p);
     ASSERT_TRUE(snap >= 52 * nsub && snap < 52 * nsub + 400);
     fprintf(stderr, "snapshot %zu B, last delta %zu B, %zu subtrees\n", snap, delta, nsub);
     ASSERT_TRUE(delta > 0 && delta < snap / 4);
-    ASSERT_EQ(sim_world_update_bytes(f.w, 0, p - 1, p), delta); /* memoized */
-    ASSERT_EQ(sim_world_update_bytes(f.w, 0, p, p), 0);
-    ASSERT_TRUE(sim_world_update_bytes(g.w, 0, 0, p) > snap + 1000);
-    ASSERT_TRUE(sim_world_update_bytes(g.w, 0, p - 1, p) > delta);
+    ASSERT_EQ(sim_pki_update_bytes(f.w, 0, p - 1, p), delta); /* memoized */
+    ASSERT_EQ(sim_pki_update_bytes(f.w, 0, p, p), 0);
+    ASSERT_TRUE(sim_pki_update_bytes(g.w, 0, 0, p) > snap + 1000);
+    ASSERT_TRUE(sim_pki_update_bytes(g.w, 0, p - 1, p) > delta);
     sim_metric *h = sim_metrics_find(f.m, "update_publication_bytes");
     ASSERT_EQ(sim_hist_count(h, 0), p);
     /* Publication times are increasing. A landmark is allocated ~1 s after
      * a 600 s boundary, the service fetches on the 300 s grid, so it waits
      * ~299 s, then the publication delay (exponential, mean 120 s). */
     for (uint32_t k = 1; k <= p; k++)
-        ASSERT_TRUE(sim_world_pub_time(f.w, 0, k) >= sim_world_pub_time(f.w, 0, k - 1));
+        ASSERT_TRUE(sim_pki_pub_time(f.w, 0, k) >= sim_pki_pub_time(f.w, 0, k - 1));
     double lmd = sim_hist_mean(sim_metrics_find(f.m, "landmark_publication_delay"), 0);
     ASSERT_TRUE(lmd > 299 + 60 && lmd < 299 + 240);
     wfx_free(&f);
@@ -106,16 +106,16 @@ TEST(update_parts_are_the_encoding)
     ASSERT_OK(wfx_init(&g, 31, 0, 8 * 3600, 0, 600, 0, 1));
     world(&g, 1, "ed25519");
     ASSERT_OK(wfx_run(&g));
-    uint32_t p = sim_world_pub_latest(f.w, 0);
+    uint32_t p = sim_pki_pub_latest(f.w, 0);
     size_t nsub = 0;
     for (size_t ca = 0; ca < 2; ca++)
-        nsub += sim_world_pub_view(f.w, 0, p, ca)->nsubtrees;
+        nsub += sim_pki_pub_view(f.w, 0, p, ca)->nsubtrees;
     for (int k = 0; k < 2; k++) {
         wfx *x = k ? &g : &f;
         for (uint32_t a = 0; a < p; a += 3) {
             sim_update_parts pp;
-            size_t n = sim_world_update_parts(x->w, 0, a, p, &pp);
-            ASSERT_EQ(n, sim_world_update_bytes(x->w, 0, a, p));
+            size_t n = sim_pki_update_parts(x->w, 0, a, p, &pp);
+            ASSERT_EQ(n, sim_pki_update_bytes(x->w, 0, a, p));
             ASSERT_EQ((size_t)pp.framing + pp.subtree_hashes + pp.revocations +
                           pp.ref_checkpoints + pp.cosignatures + pp.proofs,
                       n);
@@ -129,11 +129,11 @@ TEST(update_parts_are_the_encoding)
             }
         }
         sim_update_parts snap;
-        sim_world_update_parts(x->w, 0, 0, p, &snap);
+        sim_pki_update_parts(x->w, 0, 0, p, &snap);
         ASSERT_EQ(snap.subtree_hashes, 52 * nsub);
     }
     sim_update_parts none;
-    ASSERT_EQ(sim_world_update_parts(f.w, 0, p, p, &none), 0);
+    ASSERT_EQ(sim_pki_update_parts(f.w, 0, p, p, &none), 0);
     ASSERT_EQ(none.framing + none.subtree_hashes + none.proofs, 0);
     wfx_free(&f);
     wfx_free(&g);
@@ -162,7 +162,7 @@ TEST(update_service_rejects_bad_cosignature)
     ASSERT_EQ(sim_counter_value(sim_metrics_find(f.m, "update_verify_failures"), 0), 1);
     ASSERT_EQ(sim_counter_value(sim_metrics_find(f.m, "update_verify_failures"), 1), 0);
     /* and the landmark came through at the next fetch */
-    const sim_ca_view *v = sim_world_pub_view(f.w, 0, sim_world_pub_latest(f.w, 0), 0);
+    const sim_ca_view *v = sim_pki_pub_view(f.w, 0, sim_pki_pub_latest(f.w, 0), 0);
     ASSERT_TRUE(v->log[0].last_landmark >= 17);
     wfx_free(&f);
 }
@@ -177,15 +177,15 @@ TEST(update_outage_stops_publications)
     sim_engine_run(f.eng);
     double d = 3600;
     ASSERT_OK(sim_world_act(f.w, "update_outage", "vendor", &d, 1, f.err, sizeof f.err));
-    ASSERT_EQ(sim_world_pub_available(f.w, 0), 0);
-    uint32_t p0 = sim_world_pub_latest(f.w, 0);
+    ASSERT_EQ(sim_pki_pub_available(f.w, 0), 0);
+    uint32_t p0 = sim_pki_pub_latest(f.w, 0);
     sim_engine_set_stop_time(f.eng, 7199 * SIM_SEC);
     sim_engine_run(f.eng);
-    ASSERT_EQ(sim_world_pub_latest(f.w, 0), p0);
+    ASSERT_EQ(sim_pki_pub_latest(f.w, 0), p0);
     sim_engine_set_stop_time(f.eng, 4 * 3600 * SIM_SEC);
     sim_engine_run(f.eng);
-    ASSERT_EQ(sim_world_pub_available(f.w, 0), 1);
-    ASSERT_TRUE(sim_world_pub_latest(f.w, 0) > p0 + 3);
+    ASSERT_EQ(sim_pki_pub_available(f.w, 0), 1);
+    ASSERT_TRUE(sim_pki_pub_latest(f.w, 0) > p0 + 3);
     sim_world_finish(f.w);
     wfx_free(&f);
 }
@@ -290,9 +290,10 @@ TEST(configuration_errors_name_the_problem)
     wfx f;
     ASSERT_OK(wfx_init(&f, 1, 0, 3600, 0, 600, 0, 1));
     size_t n;
-    const sim_param_schema *const *s = sim_world_schemas(&n);
+    n = sim_world_kind_count();
     ASSERT_TRUE(n >= 4);
-    ASSERT_STR_EQ(s[0]->kind, "world");
+    ASSERT_STR_EQ(sim_world_kind(0)->kind, "world");
+    ASSERT_TRUE(sim_world_kind(n) == NULL);
     ASSERT_TRUE(sim_world_schema("ca") == &sim_ca_schema);
     ASSERT_TRUE(sim_world_schema("nope") == NULL);
     void *c = wfx_cfg("ca", "x");

@@ -176,7 +176,7 @@ TEST(unreachable_ca_stalls_the_group_for_every_member)
     web_get_stats(gr.wb, &st);
     ASSERT_EQ_U64(st.invariant_violations, 0);
     /* versions were made all the same: the publisher does not wait */
-    const sim_lmgroup *lg = sim_world_us_group(gr.f.w, 0);
+    const sim_lmgroup *lg = sim_pki_us_group(gr.f.w, 0);
     ASSERT_TRUE(lg != NULL && lg->nversions >= 9);
     ASSERT_OK(gw_run(&s, 0, 1, 10));
     ASSERT_EQ(ctr(&s, "handshake_signatureless_by_ca", 2), 0);
@@ -195,7 +195,7 @@ TEST(versions_follow_time_and_encode_for_real)
 {
     gw g;
     ASSERT_OK(gw_run(&g, 1, 0, 6));
-    const sim_lmgroup *lg = sim_world_us_group(g.f.w, 0);
+    const sim_lmgroup *lg = sim_pki_us_group(g.f.w, 0);
     ASSERT_TRUE(lg != NULL);
     ASSERT_TRUE(lg->nversions >= 5);
     mtc_lmgroup_member mem[8];

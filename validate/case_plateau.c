@@ -15,7 +15,7 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "../sim/pki/pki.h"
+#include "../sim/pki/pki_internal.h"
 #include "mtc/error.h"
 #include "mtc/taid.h"
 #include "sim/web.h"

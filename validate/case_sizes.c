@@ -14,6 +14,7 @@
 
 #include "mtc/error.h"
 #include "mtc/sig.h"
+#include "sim/pki.h"
 #include "vcases.h"
 #include "vworld.h"
 
@@ -67,8 +68,8 @@ int case_3a(vctx *c)
            CT_UNEXPIRED / RENEW_H / CT_RATE_NOW, CT_UNEXPIRED * per_site_h / CT_RATE_NOW);
     /* The relying party's state for 7-day certificates, hourly landmarks:
      * max_active = ceil(168 / 1) + 1 = 169 landmarks, 2 hashes each. */
-    uint32_t pub = sim_world_pub_latest(f.w, 0);
-    const sim_ca_view *v = sim_world_pub_view(f.w, 0, pub, 0);
+    uint32_t pub = sim_pki_pub_latest(f.w, 0);
+    const sim_ca_view *v = sim_pki_pub_view(f.w, 0, pub, 0);
     double hashes = v ? (double)v->nsubtrees : NAN;
     double ma = v && v->nlogs ? (double)v->log[0].max_active : NAN;
     v_row(c, "max_active_landmarks, 7 d / 1 h", "", 0, 169, 0, ma, ma, ma, 0, 0);

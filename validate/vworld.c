@@ -10,6 +10,7 @@
 
 #include "mtc/cert.h"
 #include "mtc/error.h"
+#include "sim/pki.h"
 #include "sim/world.h"
 #include "mtc/sig.h"
 #include "vworld.h"
@@ -49,14 +50,15 @@ void vw_record(vctx *c, int64_t exp, int64_t point, uint64_t seed, uint64_t rep,
     }
     sim_results_add_params(c->db, run, &sim_world_config_schema, "world", wc);
     size_t nk;
-    const sim_param_schema *const *ks = sim_world_schemas(&nk);
+    nk = sim_world_kind_count();
     for (size_t k = 0; k < nk; k++) {
-        if (!strcmp(ks[k]->kind, "world"))
+        const sim_param_schema *ks = sim_world_kind(k);
+        if (!strcmp(ks->kind, "world"))
             continue;
-        size_t n = sim_world_count(f->w, ks[k]->kind);
+        size_t n = sim_world_count(f->w, ks->kind);
         for (size_t i = 0; i < n; i++)
-            sim_results_add_params(c->db, run, ks[k], sim_world_entity_name(f->w, ks[k]->kind, i),
-                                   sim_world_entity_config(f->w, ks[k]->kind, i));
+            sim_results_add_params(c->db, run, ks, sim_world_entity_name(f->w, ks->kind, i),
+                                   sim_world_entity_config(f->w, ks->kind, i));
     }
     sim_results_add_attr(c->db, run, "validation_case", c->case_id);
     if (sim_results_store_metrics(c->db, run, f->m) != MTC_OK)
@@ -138,7 +140,7 @@ static void probe_fire(sim_engine *sim, void *arg)
     char dns[64];
     snprintf(dns, sizeof dns, "probe%u.example", r->k);
     sim_issue_request req = {dns, p->spki, p->spki_len, 0, probe_cb, p, NULL, 0, NULL, 0};
-    if (sim_world_issue(p->f->w, p->ca, &req, NULL) != MTC_OK)
+    if (sim_pki_issue(p->f->w, p->ca, &req, NULL) != MTC_OK)
         fprintf(stderr, "validate: probe request refused\n");
     free(r);
 }
@@ -275,7 +277,7 @@ int vw_proof_run(vctx *c, const vw_proof_cfg *cfg, const char *name,
         out->checkpoints = (double)vw_counter(&f, "checkpoints", NULL);
         sim_metric *h = sim_metrics_find(f.m, "landmark_subtree_size");
         out->lm_subtree_mean = h ? sim_hist_mean(h, SIM_ALL_COHORTS) : NAN;
-        const mtc_landmarks *lm = sim_world_ca_landmarks(f.w, 0, 1);
+        const mtc_landmarks *lm = sim_pki_ca_landmarks(f.w, 0, 1);
         uint64_t last = lm ? mtc_landmarks_last(lm) : 0, a = 0, b = 0;
         out->lm_interval = last >= 2 && mtc_landmarks_size(lm, last, &b) == MTC_OK &&
                                    mtc_landmarks_size(lm, last - 1, &a) == MTC_OK

@@ -60,10 +60,10 @@ static int l_schemas(lua_State *L)
                                       "string", "enum", "dist", "profile",
                                       "list"};
     size_t n;
-    const sim_param_schema *const *ss = sim_world_schemas(&n);
+    n = sim_world_kind_count();
     lua_newtable(L);
     for (size_t i = 0; i < n; i++) {
-        const sim_param_schema *s = ss[i];
+        const sim_param_schema *s = sim_world_kind(i);
         void *cfg = NULL;
         sim_param_config_new(s, &cfg);
         lua_newtable(L);
@@ -115,21 +115,22 @@ static int l_schemas(lua_State *L)
 static int l_actions(lua_State *L)
 {
     size_t n;
-    const sim_world_action *a = sim_world_actions(&n);
+    n = sim_world_action_count();
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
+        const sim_world_action *a = sim_world_action_at(i);
         lua_newtable(L);
-        lua_pushstring(L, a[i].name);
+        lua_pushstring(L, a->name);
         lua_setfield(L, -2, "name");
-        lua_pushstring(L, a[i].kind);
+        lua_pushstring(L, a->kind);
         lua_setfield(L, -2, "kind");
-        lua_pushinteger(L, (lua_Integer)a[i].min_args);
+        lua_pushinteger(L, (lua_Integer)a->min_args);
         lua_setfield(L, -2, "min_args");
-        lua_pushinteger(L, (lua_Integer)a[i].max_args);
+        lua_pushinteger(L, (lua_Integer)a->max_args);
         lua_setfield(L, -2, "max_args");
-        lua_pushstring(L, a[i].args_doc ? a[i].args_doc : "");
+        lua_pushstring(L, a->args_doc ? a->args_doc : "");
         lua_setfield(L, -2, "args");
-        lua_pushstring(L, a[i].doc ? a[i].doc : "");
+        lua_pushstring(L, a->doc ? a->doc : "");
         lua_setfield(L, -2, "doc");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
@@ -146,10 +147,10 @@ void lworld_register(lua_State *L)
     /* the kinds alone, for the library's setup: schemas() formats every
      * default of every kind, a fifth of a state's creation */
     size_t nk;
-    const sim_param_schema *const *ks = sim_world_schemas(&nk);
+    nk = sim_world_kind_count();
     lua_createtable(L, (int)nk, 0);
     for (size_t i = 0; i < nk; i++) {
-        lua_pushstring(L, ks[i]->kind);
+        lua_pushstring(L, sim_world_kind(i)->kind);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "kind_names");

@@ -2,7 +2,7 @@
  * lworld.h - the world of one run, built from what a scenario declared.
  *
  * While the scenario runs, `mtcsim.<kind>{...}` (one constructor per kind
- * of sim_world_schemas(), so new model kinds need no binding code) fills
+ * of sim_world_kind(), so new model kinds need no binding code) fills
  * config structs through their schemas, `mtcsim.world{...}` sets the
  * run's span, and `sim:at(...)` records timed actions; all of it lives in
  * the Lua state. lworld_build() then creates engine, random streams,

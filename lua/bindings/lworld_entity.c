@@ -341,11 +341,10 @@ static int e_action_closure(lua_State *L)
 
 const sim_world_action *lworld__find_action(const char *name)
 {
-    size_t n;
-    const sim_world_action *a = sim_world_actions(&n);
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(a[i].name, name))
-            return &a[i];
+    const sim_world_action *a;
+    for (size_t i = 0; (a = sim_world_action_at(i)) != NULL; i++)
+        if (!strcmp(a->name, name))
+            return a;
     return NULL;
 }
 
@@ -405,11 +404,10 @@ void lworld__entity_register(lua_State *L)
     }
     lua_pop(L, 1);
     /* one constructor per kind */
-    size_t n;
-    const sim_param_schema *const *ss = sim_world_schemas(&n);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushlightuserdata(L, (void *)ss[i]);
+    const sim_param_schema *s;
+    for (size_t i = 0; (s = sim_world_kind(i)) != NULL; i++) {
+        lua_pushlightuserdata(L, (void *)s);
         lua_pushcclosure(L, l_declare, 1);
-        lua_setfield(L, -2, ss[i]->kind);
+        lua_setfield(L, -2, s->kind);
     }
 }

@@ -4,7 +4,7 @@
  * timed calls, the run's state, and the helpers more than one part calls.
  *
  * Nothing in the binding knows a model: parameters are converted by their
- * schema type, actions come from sim_world_actions(), so a parameter or
+ * schema type, actions come from sim_world_action_at(), so a parameter or
  * action added to the model is usable from Lua without touching it.
  * Everything a scenario declares is kept in registry tables of its Lua
  * state until lworld_build() hands the configs to the world.

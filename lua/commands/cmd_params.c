@@ -98,22 +98,23 @@ int cmd_params(int argc, char **argv)
         return HOST_OK;
     }
     size_t n;
-    const sim_param_schema *const *ss = sim_world_schemas(&n);
+    n = sim_world_kind_count();
     for (size_t i = 0; i < n; i++)
-        print_kind(ss[i], md);
-    const sim_world_action *a = sim_world_actions(&n);
+        print_kind(sim_world_kind(i), md);
+    n = sim_world_action_count();
     if (md)
         printf("### Actions\n\n| action | target | arguments | meaning |\n"
                "|---|---|---|---|\n");
     else
         printf("actions (sim:at(t, ACTION, TARGET, ARGS...)):\n");
     for (size_t i = 0; i < n; i++) {
+        const sim_world_action *a = sim_world_action_at(i);
         if (md)
-            printf("| `%s` | %s | %s | %s |\n", a[i].name, a[i].kind,
-                   a[i].args_doc ? a[i].args_doc : "", a[i].doc ? a[i].doc : "");
+            printf("| `%s` | %s | %s | %s |\n", a->name, a->kind,
+                   a->args_doc ? a->args_doc : "", a->doc ? a->doc : "");
         else
-            printf("  %-18s %-15s %-26s %s\n", a[i].name, a[i].kind,
-                   a[i].args_doc ? a[i].args_doc : "", a[i].doc ? a[i].doc : "");
+            printf("  %-18s %-15s %-26s %s\n", a->name, a->kind,
+                   a->args_doc ? a->args_doc : "", a->doc ? a->doc : "");
     }
     return HOST_OK;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "mtc/error.h"
-#include "pki.h"
+#include "pki_internal.h"
 #include "pki_ca_internal.h"
 
 static pki_state *PS(const pki_ca *ca) { return ca->ps; }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "mtc/error.h"
-#include "pki.h"
+#include "pki_internal.h"
 
 /* ---- small deques -------------------------------------------------------- */
 

@@ -27,7 +27,7 @@
 #include "mtc/der.h"
 #include "mtc/error.h"
 #include "mtc/ldp.h"
-#include "pki.h"
+#include "pki_internal.h"
 #include "pki_ca_internal.h"
 
 #define BG_NAME "e000000000000.example"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "mtc/error.h"
-#include "pki.h"
+#include "pki_internal.h"
 #include "pki_ca_internal.h"
 
 /* ---- pruning ------------------------------------------------------------ */

@@ -27,7 +27,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "mtc/error.h"
-#include "pki.h"
+#include "pki_internal.h"
 
 static void process_fire(sim_engine *sim, sim_event *ev);
 

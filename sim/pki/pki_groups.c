@@ -19,10 +19,10 @@
 
 #include "mtc/error.h"
 #include "mtc/lmgroup.h"
-#include "pki.h"
+#include "pki_internal.h"
 
 typedef struct pki_group {
-    sim_lmgroup pub;            /* what sim_world_us_group returns */
+    sim_lmgroup pub;            /* what sim_pki_us_group returns */
     pki_update *u;
     uint8_t *member;            /* per CA */
     size_t *order;              /* member CAs sorted by CA ID */
@@ -211,7 +211,7 @@ void pki_group_free(pki_update *u)
     u->group = NULL;
 }
 
-const sim_lmgroup *sim_world_us_group(const sim_world *w, size_t us)
+const sim_lmgroup *sim_pki_us_group(const sim_world *w, size_t us)
 {
     pki_state *ps = pki_state_of(w);
     if (!ps || us >= ps->nus || !ps->us[us].group)

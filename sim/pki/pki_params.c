@@ -1,7 +1,6 @@
 /*
- * pki_params.c - parameter schemas of the world and of the PKI-side kinds
- * ("world", "ca", "cosigner", "update_service"), with their defaults and
- * cross-field checks. Defaults follow docs/sources.md where a source
+ * pki_params.c - parameter schemas of the PKI's kinds ("ca", "cosigner",
+ * "update_service"), with their defaults and cross-field checks. Defaults follow docs/sources.md where a source
  * exists (7-day lifetime, hourly landmarks, ML-DSA-44 cosigners).
  */
 #include <stdio.h>
@@ -9,7 +8,7 @@
 
 #include "mtc/error.h"
 #include "mtc/ldp.h"
-#include "pki.h"
+#include "pki_internal.h"
 
 const char *const pki_alg_names[] = {"ed25519", "ecdsa-p256", "ml-dsa-44",
                                      "ml-dsa-65", "ml-dsa-87", NULL};
@@ -25,54 +24,6 @@ mtc_sig_alg pki_alg_of(int algorithm)
 #define NAME_PARAM(T)                                                       \
     {"name", SIM_PARAM_STRING, offsetof(T, name), sizeof(((T *)0)->name), 0, \
      0, NULL, "", "unique name of the entity"}
-
-/* ---- world ---- */
-
-static const char *const world_start_names[] = {"steady", "empty", NULL};
-
-static const sim_param_desc world_params[] = {
-    NAME_PARAM(sim_world_config),
-    {"duration", SIM_PARAM_DURATION, offsetof(sim_world_config, duration), 0,
-     1e-3, 3.2e9, NULL, "s", "simulated time span"},
-    {"warmup", SIM_PARAM_DURATION, offsetof(sim_world_config, warmup), 0, 0,
-     3.2e9, NULL, "s", "counters and histograms ignore earlier observations"},
-    {"grid_step", SIM_PARAM_DURATION, offsetof(sim_world_config, grid_step), 0,
-     0, 3.2e9, NULL, "s", "spacing of metric time series (0: none)"},
-    {"epoch", SIM_PARAM_INT, offsetof(sim_world_config, epoch), 0, 0,
-     2.5e9, NULL, "s", "Unix time of simulated time 0 (certificate dates)"},
-    {"start", SIM_PARAM_ENUM, offsetof(sim_world_config, start), 0, 0, 0,
-     world_start_names, "",
-     "steady: the deployed system (warmup must hold the history it needs, "
-     "see steady_warmup); empty: a cold start (first day of a deployment)"},
-};
-
-static int world_defaults(void *p)
-{
-    sim_world_config *c = p;
-    snprintf(c->name, sizeof c->name, "world");
-    c->duration = SIM_DAY;
-    c->warmup = 0;
-    c->grid_step = SIM_HOUR;
-    c->epoch = 1767225600; /* 2026-01-01T00:00:00Z */
-    c->start = SIM_START_STEADY;
-    return MTC_OK;
-}
-
-static int world_validate(const void *p, char *err, size_t errlen)
-{
-    const sim_world_config *c = p;
-    if (c->warmup >= c->duration) {
-        snprintf(err, errlen, "warmup: must be shorter than duration");
-        return SIM_ERR_CONFIG;
-    }
-    return MTC_OK;
-}
-
-const sim_param_schema sim_world_config_schema = {
-    "world", "global settings of a run: span, warm-up, series grid, epoch",
-    sizeof(sim_world_config), world_params,
-    sizeof world_params / sizeof world_params[0], world_defaults,
-    world_validate};
 
 /* ---- ca ---- */
 

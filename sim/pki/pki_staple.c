@@ -19,10 +19,10 @@
 
 #include "mtc/error.h"
 #include "mtc/staple.h"
-#include "pki.h"
+#include "pki_internal.h"
 
 struct pki_staple {
-    sim_ca_staple pub;          /* what sim_world_ca_staple returns */
+    sim_ca_staple pub;          /* what sim_pki_ca_staple returns */
     uint8_t *bytes;
 };
 
@@ -183,7 +183,7 @@ int pki_ldp_refresh(pki_ca *ca, pki_log *l)
     return MTC_OK;
 }
 
-const sim_ca_proof_set *sim_world_ca_proof_set(const sim_world *w, size_t ca,
+const sim_ca_proof_set *sim_pki_ca_proof_set(const sim_world *w, size_t ca,
                                                uint64_t log_number, uint64_t landmark)
 {
     pki_state *ps = pki_state_of(w);
@@ -213,7 +213,7 @@ void pki_staple_free(pki_ca *ca)
     ca->staple = NULL;
 }
 
-const sim_ca_staple *sim_world_ca_staple(const sim_world *w, size_t ca)
+const sim_ca_staple *sim_pki_ca_staple(const sim_world *w, size_t ca)
 {
     pki_state *ps = pki_state_of(w);
     if (!ps || ca >= ps->nca || !ps->ca[ca].staple)

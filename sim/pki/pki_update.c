@@ -11,7 +11,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "mtc/error.h"
-#include "pki.h"
+#include "pki_internal.h"
 #include "pki_update_internal.h"
 
 /* ---- publications ---- */
@@ -279,25 +279,25 @@ static pki_update *US(const sim_world *w, size_t us)
     return ps && us < ps->nus ? &ps->us[us] : NULL;
 }
 
-uint32_t sim_world_pub_latest(const sim_world *w, size_t us)
+uint32_t sim_pki_pub_latest(const sim_world *w, size_t us)
 {
     pki_update *u = US(w, us);
     return u ? (uint32_t)(u->npub - 1) : 0;
 }
 
-int sim_world_pub_available(const sim_world *w, size_t us)
+int sim_pki_pub_available(const sim_world *w, size_t us)
 {
     pki_update *u = US(w, us);
     return u ? up(u) : 0;
 }
 
-sim_time sim_world_pub_time(const sim_world *w, size_t us, uint32_t pub)
+sim_time sim_pki_pub_time(const sim_world *w, size_t us, uint32_t pub)
 {
     pki_update *u = US(w, us);
     return u && pub < u->npub ? u->pub[pub].time : 0;
 }
 
-const sim_ca_view *sim_world_pub_view(const sim_world *w, size_t us,
+const sim_ca_view *sim_pki_pub_view(const sim_world *w, size_t us,
                                       uint32_t pub, size_t ca)
 {
     pki_update *u = US(w, us);
@@ -306,7 +306,7 @@ const sim_ca_view *sim_world_pub_view(const sim_world *w, size_t us,
     return &pki__ver_at(u, ca, u->pub[pub].version[ca])->view;
 }
 
-size_t sim_world_update_parts(sim_world *w, size_t us, uint32_t from, uint32_t to,
+size_t sim_pki_update_parts(sim_world *w, size_t us, uint32_t from, uint32_t to,
                               sim_update_parts *out)
 {
     pki_update *u = US(w, us);
@@ -317,7 +317,7 @@ size_t sim_world_update_parts(sim_world *w, size_t us, uint32_t from, uint32_t t
     return pki_update_parts(u, from, to, out);
 }
 
-size_t sim_world_update_bytes(sim_world *w, size_t us, uint32_t from,
+size_t sim_pki_update_bytes(sim_world *w, size_t us, uint32_t from,
                               uint32_t to)
 {
     pki_update *u = US(w, us);

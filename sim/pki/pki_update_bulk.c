@@ -33,7 +33,7 @@
 
 #include "mtc/bulk.h"
 #include "mtc/error.h"
-#include "pki.h"
+#include "pki_internal.h"
 #include "pki_update_internal.h"
 
 void pki__bulk_free(pki_refckpt *r)

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "mtc/error.h"
-#include "pki.h"
+#include "pki_internal.h"
 #include "pki_update_internal.h"
 
 /* ---- a growable byte writer ---- */

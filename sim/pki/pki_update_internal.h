@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pki.h"
+#include "pki_internal.h"
 
 /* ---- pki_update_encode.c: a growable byte writer ---- */
 

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "mtc/error.h"
-#include "pki.h"
+#include "pki_internal.h"
 #include "sim/status.h"
 #include "sim/world_module.h"
 
@@ -553,6 +553,31 @@ static void pki_finish(sim_world *w, void *state)
 static const sim_param_schema *const pki_kinds[] = {
     &sim_ca_schema, &sim_cosigner_schema, &sim_update_service_schema};
 
+/* The PKI's what-if actions (sim/pki.h lists them). */
+static const sim_world_action pki_actions[] = {
+    {"cosigner_down", "cosigner", 0, 0, "",
+     "take the cosigner down until cosigner_up (scheduled outage)", ""},
+    {"cosigner_up", "cosigner", 0, 0, "", "end a cosigner_down outage", ""},
+    {"cosigner_outage", "cosigner", 1, 1, "duration_s",
+     "cosigner down now, up after duration_s", "d"},
+    {"update_down", "update_service", 0, 0, "",
+     "update service stops fetching and publishing", ""},
+    {"update_up", "update_service", 0, 0, "", "end an update_down outage", ""},
+    {"update_outage", "update_service", 1, 1, "duration_s",
+     "update service down now, up after duration_s", "d"},
+    {"revoke_range", "ca", 2, 3, "first_index last_index [log_number]",
+     "revoke entries of a log (default: current log); travels through the "
+     "update service", "iil"},
+    {"log_failure", "ca", 0, 0, "",
+     "the current log fails: roll over to the next log number", ""},
+    {"ca_unreachable", "ca", 1, 1, "duration_s",
+     "no update service can fetch from the CA for duration_s (its relying "
+     "parties become partially up to date)", "d"},
+    {"split_view", "ca", 1, 1, "k",
+     "misbehaving CA: the next checkpoint is forked, the first k cosigners "
+     "see view B first, the others view A first", "k"},
+};
+
 /* Appends "; "-separated text to why (bounded). */
 static void why_add(char *why, size_t whylen, const char *fmt, ...)
 {
@@ -611,24 +636,34 @@ static sim_time pki_history(const sim_world *w, char *why, size_t whylen)
 }
 
 const sim_world_module sim_pki_module = {
-    "pki", pki_kinds, sizeof pki_kinds / sizeof pki_kinds[0],
-    pki_start, pki_act, pki_set, pki_finish, pki_destroy, pki_history};
+    .name = "pki",
+    .kinds = pki_kinds,
+    .nkinds = sizeof pki_kinds / sizeof pki_kinds[0],
+    .actions = pki_actions,
+    .nactions = sizeof pki_actions / sizeof pki_actions[0],
+    .start = pki_start,
+    .act = pki_act,
+    .set = pki_set,
+    .finish = pki_finish,
+    .destroy = pki_destroy,
+    .history = pki_history,
+};
 
-/* ---- public queries (sim/world.h) ---- */
+/* ---- public queries (sim/pki.h) ---- */
 
-const sim_ca_info *sim_world_ca(const sim_world *w, size_t ca)
+const sim_ca_info *sim_pki_ca(const sim_world *w, size_t ca)
 {
     pki_state *ps = pki_state_of(w);
     return ps && ca < ps->nca ? &ps->ca[ca].info : NULL;
 }
 
-uint64_t sim_world_ca_log(const sim_world *w, size_t ca)
+uint64_t sim_pki_ca_log(const sim_world *w, size_t ca)
 {
     pki_state *ps = pki_state_of(w);
     return ps && ca < ps->nca ? pki_ca_current(&ps->ca[ca])->number : 0;
 }
 
-const mtc_landmarks *sim_world_ca_landmarks(const sim_world *w, size_t ca,
+const mtc_landmarks *sim_pki_ca_landmarks(const sim_world *w, size_t ca,
                                             uint64_t log_number)
 {
     pki_state *ps = pki_state_of(w);
@@ -638,7 +673,7 @@ const mtc_landmarks *sim_world_ca_landmarks(const sim_world *w, size_t ca,
     return l ? l->lm : NULL;
 }
 
-int sim_world_issue(sim_world *w, size_t ca, const sim_issue_request *req,
+int sim_pki_issue(sim_world *w, size_t ca, const sim_issue_request *req,
                     uint64_t *ticket)
 {
     pki_state *ps = pki_state_of(w);
@@ -649,7 +684,7 @@ int sim_world_issue(sim_world *w, size_t ca, const sim_issue_request *req,
     return pki_ca_issue(&ps->ca[ca], req, ticket);
 }
 
-int sim_world_revoke(sim_world *w, size_t ca, uint64_t log_number,
+int sim_pki_revoke(sim_world *w, size_t ca, uint64_t log_number,
                      uint64_t first, uint64_t last)
 {
     pki_state *ps = pki_state_of(w);
@@ -658,7 +693,7 @@ int sim_world_revoke(sim_world *w, size_t ca, uint64_t log_number,
     return pki_ca_revoke(&ps->ca[ca], log_number, first, last);
 }
 
-int sim_world_is_revoked(const sim_world *w, size_t ca, uint64_t serial,
+int sim_pki_is_revoked(const sim_world *w, size_t ca, uint64_t serial,
                          sim_time *since)
 {
     pki_state *ps = pki_state_of(w);
@@ -674,7 +709,7 @@ int sim_world_is_revoked(const sim_world *w, size_t ca, uint64_t serial,
     return 0;
 }
 
-int sim_world_ca_cosigner(const sim_world *w, size_t ca, size_t i,
+int sim_pki_ca_cosigner(const sim_world *w, size_t ca, size_t i,
                           const char **name, mtc_taid *id, mtc_sig_alg *alg,
                           const uint8_t **pk, size_t *pk_len)
 {

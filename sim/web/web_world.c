@@ -9,68 +9,69 @@
 #include <string.h>
 
 #include "mtc/error.h"
+#include "sim/pki.h"
 #include "sim/web.h"
 #include "sim/world_module.h"
 
 static size_t w_ca_count(void *ctx) { return sim_world_count(ctx, "ca"); }
-static const sim_ca_info *w_ca(void *ctx, size_t ca) { return sim_world_ca(ctx, ca); }
+static const sim_ca_info *w_ca(void *ctx, size_t ca) { return sim_pki_ca(ctx, ca); }
 static const mtc_landmarks *w_landmarks(void *ctx, size_t ca, uint64_t log)
 {
-    return sim_world_ca_landmarks(ctx, ca, log);
+    return sim_pki_ca_landmarks(ctx, ca, log);
 }
 static int w_issue(void *ctx, size_t ca, const sim_issue_request *req, uint64_t *t)
 {
-    return sim_world_issue(ctx, ca, req, t);
+    return sim_pki_issue(ctx, ca, req, t);
 }
 static int w_revoke(void *ctx, size_t ca, uint64_t log, uint64_t first, uint64_t last)
 {
-    return sim_world_revoke(ctx, ca, log, first, last);
+    return sim_pki_revoke(ctx, ca, log, first, last);
 }
 static int w_is_revoked(void *ctx, size_t ca, uint64_t serial, sim_time *since)
 {
-    return sim_world_is_revoked(ctx, ca, serial, since);
+    return sim_pki_is_revoked(ctx, ca, serial, since);
 }
 static size_t w_us_count(void *ctx) { return sim_world_count(ctx, "update_service"); }
-static uint32_t w_pub_latest(void *ctx, size_t us) { return sim_world_pub_latest(ctx, us); }
-static int w_pub_available(void *ctx, size_t us) { return sim_world_pub_available(ctx, us); }
+static uint32_t w_pub_latest(void *ctx, size_t us) { return sim_pki_pub_latest(ctx, us); }
+static int w_pub_available(void *ctx, size_t us) { return sim_pki_pub_available(ctx, us); }
 static const sim_ca_view *w_pub_view(void *ctx, size_t us, uint32_t pub, size_t ca)
 {
-    return sim_world_pub_view(ctx, us, pub, ca);
+    return sim_pki_pub_view(ctx, us, pub, ca);
 }
 static size_t w_update_bytes(void *ctx, size_t us, uint32_t from, uint32_t to)
 {
-    return sim_world_update_bytes(ctx, us, from, to);
+    return sim_pki_update_bytes(ctx, us, from, to);
 }
 static sim_time w_pub_time(void *ctx, size_t us, uint32_t pub)
 {
-    return sim_world_pub_time(ctx, us, pub);
+    return sim_pki_pub_time(ctx, us, pub);
 }
 static const sim_ca_staple *w_staple(void *ctx, size_t ca)
 {
-    return sim_world_ca_staple(ctx, ca);
+    return sim_pki_ca_staple(ctx, ca);
 }
 static const sim_lmgroup *w_us_group(void *ctx, size_t us)
 {
-    return sim_world_us_group(ctx, us);
+    return sim_pki_us_group(ctx, us);
 }
 static mtc_sig_alg w_cosigner_alg(void *ctx, size_t ca, size_t i)
 {
     mtc_sig_alg alg = MTC_SIG_NONE;
-    if (sim_world_ca_cosigner(ctx, ca, i, NULL, NULL, &alg, NULL, NULL) != MTC_OK)
-        return sim_world_ca(ctx, ca)->alg;
+    if (sim_pki_ca_cosigner(ctx, ca, i, NULL, NULL, &alg, NULL, NULL) != MTC_OK)
+        return sim_pki_ca(ctx, ca)->alg;
     return alg;
 }
 
 static const sim_ca_proof_set *w_proof_set(void *ctx, size_t ca, uint64_t log,
                                            uint64_t landmark)
 {
-    return sim_world_ca_proof_set(ctx, ca, log, landmark);
+    return sim_pki_ca_proof_set(ctx, ca, log, landmark);
 }
 
 static size_t w_update_parts(void *ctx, size_t us, uint32_t from, uint32_t to,
                              sim_update_parts *out)
 {
-    return sim_world_update_parts(ctx, us, from, to, out);
+    return sim_pki_update_parts(ctx, us, from, to, out);
 }
 
 static int w_us_find(void *ctx, const char *name)
@@ -158,7 +159,9 @@ static const sim_param_schema *const web_kinds[] = {&sim_sites_schema,
 const sim_world_module sim_web_module = {
     .name = "web",
     .kinds = web_kinds,
-    .nkinds = 2,
+    .nkinds = sizeof web_kinds / sizeof web_kinds[0],
+    /* no actions yet: key compromise is scheduled by the sites' own
+     * compromise_at parameter */
     .start = web_mod_start,
     .destroy = web_mod_destroy,
     .history = web_history,

@@ -48,24 +48,54 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
     return rc;
 }
 
-const sim_param_schema *sim_world_schema(const char *kind)
+size_t sim_world_kind_count(void)
 {
-    for (size_t i = 0; i < sim_world_schema_count; i++)
-        if (!strcmp(sim_world_schema_table[i]->kind, kind))
-            return sim_world_schema_table[i];
+    size_t n = 1;
+    for (size_t m = 0; m < sim_world_module_count; m++)
+        n += sim_world_module_table[m]->nkinds;
+    return n;
+}
+
+const sim_param_schema *sim_world_kind(size_t i)
+{
+    if (i == 0)
+        return &sim_world_config_schema;
+    i--;
+    for (size_t m = 0; m < sim_world_module_count; m++) {
+        const sim_world_module *mod = sim_world_module_table[m];
+        if (i < mod->nkinds)
+            return mod->kinds[i];
+        i -= mod->nkinds;
+    }
     return NULL;
 }
 
-const sim_param_schema *const *sim_world_schemas(size_t *count)
+const sim_param_schema *sim_world_schema(const char *kind)
 {
-    *count = sim_world_schema_count;
-    return sim_world_schema_table;
+    const sim_param_schema *s;
+    for (size_t i = 0; (s = sim_world_kind(i)) != NULL; i++)
+        if (!strcmp(s->kind, kind))
+            return s;
+    return NULL;
 }
 
-const sim_world_action *sim_world_actions(size_t *count)
+size_t sim_world_action_count(void)
 {
-    *count = sim_world_action_count;
-    return sim_world_action_table;
+    size_t n = 0;
+    for (size_t m = 0; m < sim_world_module_count; m++)
+        n += sim_world_module_table[m]->nactions;
+    return n;
+}
+
+const sim_world_action *sim_world_action_at(size_t i)
+{
+    for (size_t m = 0; m < sim_world_module_count; m++) {
+        const sim_world_module *mod = sim_world_module_table[m];
+        if (i < mod->nactions)
+            return &mod->actions[i];
+        i -= mod->nactions;
+    }
+    return NULL;
 }
 
 void sim_world_metrics_config(const sim_world_config *wc,
@@ -416,10 +446,10 @@ int sim_world_act(sim_world *w, const char *action, const char *entity_name,
     if (!w->started)
         return fail(err, errlen, SIM_ERR_STATE,
                     "%s: the world has not started", action);
-    const sim_world_action *a = NULL;
-    for (size_t i = 0; i < sim_world_action_count; i++)
-        if (!strcmp(sim_world_action_table[i].name, action))
-            a = &sim_world_action_table[i];
+    const sim_world_action *a = NULL, *x;
+    for (size_t i = 0; !a && (x = sim_world_action_at(i)) != NULL; i++)
+        if (!strcmp(x->name, action))
+            a = x;
     if (!a)
         return fail(err, errlen, SIM_ERR_CONFIG, "unknown action '%s'", action);
     kind_store *k;

@@ -103,6 +103,7 @@
 #include "sim/engine.h"
 #include "sim/metrics.h"
 #include "sim/params.h"
+#include "sim/pki.h"
 #include "sim/rng.h"
 #include "sim/tls.h"
 #include "sim/world.h"
@@ -264,7 +265,10 @@ extern const uint16_t web_group_ids[];          /* their TLS code points */
 extern const char *const web_update_start_names[]; /* "if_due", "always", NULL */
 extern const char *const web_update_phase_names[]; /* "random", "start", NULL */
 
-/* sim_sites_schema and sim_browsers_schema are declared in sim/world.h. */
+/* The web module's kinds: "sites" (web_site.c) and "browsers"
+ * (web_browser.c). */
+extern const sim_param_schema sim_sites_schema;
+extern const sim_param_schema sim_browsers_schema;
 
 /* Global web settings. Key share and transport are per cohort
  * (web_browsers_config). */

@@ -20,6 +20,8 @@ typedef struct sim_world_module {
     const char *name;                   /* "pki", "web" */
     const sim_param_schema *const *kinds;   /* schemas of the kinds it owns */
     size_t nkinds;
+    const sim_world_action *actions;    /* its what-if actions (kinds its own) */
+    size_t nactions;
     /* After every entity is added: build state (*state, owned by the
      * module), create metrics, schedule events. err names the problem. */
     int (*start)(sim_world *w, void **state, char *err, size_t errlen);
@@ -45,15 +47,11 @@ typedef struct sim_world_module {
     sim_time (*history)(const sim_world *w, char *why, size_t whylen);
 } sim_world_module;
 
-/* The tables (world_modules.c): modules, every kind's schema ("world"
- * first) and every action. An action is dispatched to the module that
- * owns its target's kind. */
+/* The modules (world_modules.c), in start order. Kinds and actions are the
+ * modules' own (sim_world_kind, sim_world_action_at enumerate them); an
+ * action is dispatched to the module that owns its target's kind. */
 extern const sim_world_module *const sim_world_module_table[];
 extern const size_t sim_world_module_count;
-extern const sim_param_schema *const sim_world_schema_table[];
-extern const size_t sim_world_schema_count;
-extern const sim_world_action sim_world_action_table[];
-extern const size_t sim_world_action_count;
 
 /* The PKI module (pki_world.c) and the web module (web_world.c). */
 extern const sim_world_module sim_pki_module;

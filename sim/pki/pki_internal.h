@@ -1,5 +1,5 @@
 /*
- * pki.h - internal structures of the PKI side of the world model
+ * pki_internal.h - internal structures of the PKI side of the world model
  * (pki_params.c, pki_ca*.c, pki_cosigner.c, pki_update*.c, pki_world.c;
  * what only a CA's or only the update service's files share is in
  * pki_ca_internal.h and pki_update_internal.h).
@@ -12,8 +12,8 @@
  * Cosigning is asynchronous: a checkpoint job sends one request per
  * external cosigner and completes when the quorum has signed.
  */
-#ifndef SIM_PKI_H
-#define SIM_PKI_H
+#ifndef SIM_PKI_INTERNAL_H
+#define SIM_PKI_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +29,7 @@
 #include "mtc/taid.h"
 #include "mtc/tree.h"
 #include "sim/dist.h"
+#include "sim/pki.h"
 #include "sim/world.h"
 #include "sim/world_prof.h"
 
