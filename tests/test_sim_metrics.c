@@ -850,9 +850,9 @@ TEST(recorded_after_finish)
     ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
     ASSERT_OK(sim_metrics_gauge(m, "rec", "", 1, SIM_METRIC_RECORD, &recd));
     ASSERT_OK(sim_metrics_gauge(m, "plain", "", 1, 0, &plain));
-    ASSERT_EQ(sim_metrics_counter(m, "c", "", 1, SIM_METRIC_RECORD, &x), MTC_ERR_ARG);
+    ASSERT_EQ(sim_metrics_counter(m, "c", "", 1, SIM_METRIC_RECORD, &x), SIM_ERR_ARG);
     ASSERT_EQ(sim_metrics_gauge(m, "g", "", 1, SIM_METRIC_RECORD | SIM_METRIC_SERIES, &x),
-              MTC_ERR_ARG);
+              SIM_ERR_ARG);
     sim_metrics_finish(m, 10);
     sim_gauge_set(recd, 0, 42.5);
     sim_gauge_set(plain, 0, 42.5);
