@@ -54,12 +54,11 @@ static override_list *list_of(lua_State *L)
 /* The closest of the schemas' kind names to word, or NULL. */
 static const char *suggest_kind(const char *word)
 {
-    size_t n;
-    const sim_param_schema *const *ss = sim_world_schemas(&n);
+    size_t n = sim_world_kind_count();
     const char *c[64];
     size_t k = 0;
     for (size_t i = 0; i < n && k < 64; i++)
-        c[k++] = ss[i]->kind;
+        c[k++] = sim_world_kind(i)->kind;
     return sim_name_closest(word, c, k);
 }
 
@@ -132,11 +131,10 @@ static int parse_pattern(const char *name, override *o, char *err, size_t errlen
             return -1;
         }
     } else {
-        size_t ns;
-        const sim_param_schema *const *ss = sim_world_schemas(&ns);
+        size_t ns = sim_world_kind_count();
         int any = 0;
         for (size_t i = 0; i < ns && !any; i++)
-            any = sim_param_find(ss[i], param) != NULL;
+            any = sim_param_find(sim_world_kind(i), param) != NULL;
         if (!any || !strcmp(param, "name")) {
             snprintf(err, errlen, "no entity kind has a parameter '%s' (see "
                      "mtcsim params)", param);
@@ -259,7 +257,7 @@ int lworld__apply_overrides(lua_State *L, const sim_param_schema *s,
         if (lworld__set_value(L, d, cfg, -1, why, sizeof why) != MTC_OK) {
             snprintf(err, errlen, "%s=%s: %s: %s", o->option, o->value, label, why);
             lua_settop(L, top);
-            return MTC_ERR_CONFIG;
+            return SIM_ERR_CONFIG;
         }
         lua_pop(L, 1);
         o->matched++;
