@@ -15,6 +15,7 @@
 #    unknown kind, parameter or entity (with did-you-mean) or a bad value,
 #    an implausible value warned (an error under --strict);
 #  - --resume compares --sweep and entity --set like the other options;
+#    -j 2's workers record the same parameters and results as -j 1;
 #  - giving what the scenario already says changes no result: the metrics
 #    are bit-identical.
 set -u
@@ -127,4 +128,11 @@ metrics() { q "select r.sweep_point, m.name, s.cohort, s.value from scalar s
   --set 'browsers.b.rtt=lognormal{median=50,sigma=0.5}' || fail "run restating the scenario"
 [ -n "$(metrics base.db)" ] || fail "no metrics read back"
 [ "$(metrics base.db)" = "$(metrics same.db)" ] || fail "restating the scenario changed a result"
+# -j 2's workers apply them as this process does: the same rows
+"$m" run s.lua --quiet --out j1.db --set 'browsers.b.rtt=30' --sweep li=1800,3600 || fail "-j 1"
+"$m" run s.lua --quiet --out j2.db --set 'browsers.b.rtt=30' --sweep li=1800,3600 -j 2 || fail "-j 2"
+for t in "select run_id, entity_kind, entity_name, name, value, swept from param order by 1, 2, 3, 4"; do
+  [ "$(q "$t" j1.db)" = "$(q "$t" j2.db)" ] || fail "-j 2 recorded other parameters"
+done
+[ "$(metrics j1.db)" = "$(metrics j2.db)" ] || fail "-j 2 changed a result"
 echo "run overrides: ok"
