@@ -33,7 +33,7 @@
 -- ldp_fail_prob = 1 % (assumption, as the 1 % of failed update checks),
 -- and is plain HTTP/1.1 over a new TCP connection on the client's path.
 --
--- Reading the result, per run: signatureless share and handshake_ms
+-- Reading the result: per run, signatureless share and handshake_ms
 -- p50 / p90 per lagging cohort; fetches, failures, cache hits and the
 -- fetch time; per CA the distribution point's requests and bytes per
 -- client-day, and at population scale per million clients of this mix

@@ -49,7 +49,8 @@ void pki__bw_put(pki_bw *w, const void *d, size_t n)
         w->p = q;
         w->cap = nc;
     }
-    memcpy(w->p + w->len, d, n);
+    if (n)  /* d may be NULL for an empty field: memcpy must not see it */
+        memcpy(w->p + w->len, d, n);
     w->len += n;
 }
 
