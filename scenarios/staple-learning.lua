@@ -51,7 +51,8 @@
 -- 2,156 +- 223 more bytes per full handshake than updates (paired), a
 -- staple of the week's hourly landmarks being about 208 kB (53 kB with
 -- 4-hour landmarks). Staples fall short of an update channel by about
--- 0.9 points; beside one they add 0.0006.
+-- 0.9 points (partly because a pruned log keeps the previous staple:
+-- a lower bound, docs/model.md); beside one they add 0.0006.
 local report = require "lib.report"
 
 sweep("landmark_interval", { hours(1), hours(4) })
