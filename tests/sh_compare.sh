@@ -59,16 +59,16 @@ grep -Eq '^log_entries +[0-9.]+ +[0-9.e+]+ +[0-9.]+ +[0-9.e+]+ +\+0 \[\+0, \+0\]
   || fail "self difference: $(grep log_entries "$tmp/same.txt")"
 
 # ---- safe pairing: on every effective parameter, not on the swept marks ----
-# one.db fixed landmark_interval=10800 with --set (its swept mark is gone):
+# one.db fixed landmark_interval=10800 with --set (an axis of that one value):
 # it pairs with the sweep's 10800 point only, and says the 3600 point has
 # no partner; declared as the axis, it pairs with every point
 "$m" compare "$tmp/one.db" "$tmp/r.db:1" >"$tmp/o.txt" 2>"$tmp/oerr" || fail "compare one vs sweep"
-[ "$(grep -c '^== A \[point 0\] vs B \[landmark_interval=' "$tmp/o.txt")" = 1 ] || fail "one vs sweep paired more than the matching point: $(cat "$tmp/o.txt")"
-grep -q '^== A \[point 0\] vs B \[landmark_interval=10800\]$' "$tmp/o.txt" || fail "not paired with its own value: $(cat "$tmp/o.txt")"
+[ "$(grep -c '^== A \[landmark_interval=10800\] vs B \[landmark_interval=' "$tmp/o.txt")" = 1 ] || fail "one vs sweep paired more than the matching point: $(cat "$tmp/o.txt")"
+grep -q '^== A \[landmark_interval=10800\] vs B \[landmark_interval=10800\]$' "$tmp/o.txt" || fail "not paired with its own value: $(cat "$tmp/o.txt")"
 grep -q '^not compared: B \[landmark_interval=3600\]' "$tmp/o.txt" || fail "the unpaired point is not named"
 grep -q '^paired: A sweep point 0 (2 completed runs) with B sweep point 1 (2 completed runs)' "$tmp/o.txt" || fail "what was paired"
 "$m" compare "$tmp/one.db" "$tmp/r.db:1" --axis landmark_interval >"$tmp/o2.txt" || fail "compare --axis"
-[ "$(grep -c '^== A \[point 0\] vs B \[landmark_interval=' "$tmp/o2.txt")" = 2 ] || fail "one vs each point with --axis: $(cat "$tmp/o2.txt")"
+[ "$(grep -c '^== A \[landmark_interval=10800\] vs B \[landmark_interval=' "$tmp/o2.txt")" = 2 ] || fail "one vs each point with --axis: $(cat "$tmp/o2.txt")"
 grep -q '^parameters: B differs from A in the declared axis: .*landmark_interval 10800 vs 3600' "$tmp/o2.txt" || fail "the axis difference is not named"
 # a difference nobody declared: a loud warning; declared: none; another
 # axis declared: refused, exit 2, nothing printed
