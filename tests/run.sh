@@ -34,15 +34,17 @@ CHECK_SH="sh_layout sh_units sh_mtc_inputs sh_mtc_tree sh_mldsa_cli sh_mtcsim_cl
 # The sanitized pass's shell tests. The C tests already run sanitized; these
 # are the shell tests that drive C code no C test reaches: the fuzz corpora
 # through the parsers, the Lua host and bindings fed hostile or wrong
-# scenarios (sandbox, limits incl. the C library loops, errors, API checks),
-# the command line's entity overrides (--set KIND.ENTITY.PARAM), the
-# results database's writers and readers on damaged files, the
-# command-line parsers of mtc and mtcsim, and one sharded engine run (single process; Open MPI trips
+# scenarios (sandbox, limits incl. the C library loops and the memory cap,
+# errors, API checks), the command line's entity overrides (--set
+# KIND.ENTITY.PARAM), the results database's writers and readers on
+# damaged files, the command-line parsers of mtc and mtcsim, and one
+# sharded engine run (single process; Open MPI trips
 # LeakSanitizer). The others run whole scenarios whose code the optimized
 # pass covers and the C tests check sanitized on small worlds.
 SAN_SH="sh_fuzz_replay sh_lua_sandbox sh_lua_hardening sh_lua_errors sh_lua_api
         sh_harden_host sh_harden_results sh_mtc_inputs sh_mldsa_cli sh_mtcsim_cli
-        sh_certs_bundle sh_mpi_shard sh_harden_limits sh_run_overrides"
+        sh_certs_bundle sh_mpi_shard sh_harden_limits sh_run_overrides
+        sh_harden_memory"
 
 # --one KIND BUILD FILE: runs one test (KIND c or sh), writes its log and
 # result, prints its line. Called by xargs below.

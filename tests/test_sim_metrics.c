@@ -126,6 +126,48 @@ TEST(series_cap)
     sim_metrics_destroy(m);
 }
 
+/* What a run's series will hold, known before they are filled: the
+ * points to the end, and the capacity their growth reaches (64, doubled),
+ * times the cells, times the size of a point (counters 8 bytes, gauges'
+ * fixed point 16); histograms and metrics without series hold none. */
+TEST(series_bytes_known_before_the_run)
+{
+    sim_time clock = 0;
+    sim_metrics *m;
+    sim_metric *c, *g, *plain, *h;
+    sim_metrics_config cfg = {0, 0, 10, 0};
+    ASSERT_OK(sim_metrics_create(&m, &cfg, &clock));
+    ASSERT_OK(sim_metrics_counter(m, "c", "", 3, SIM_METRIC_SERIES, &c));
+    ASSERT_OK(sim_metrics_gauge(m, "g", "", 2, SIM_METRIC_SERIES, &g));
+    ASSERT_OK(sim_metrics_counter(m, "plain", "", 7, 0, &plain));
+    ASSERT_OK(sim_metrics_histogram(m, "h", "s", 4, 0, 1e-3, 1e3, 10, &h));
+    ASSERT_EQ(sim_metrics_series_points(m, 1000), 101);   /* 0, 10 .. 1000 */
+    size_t want = 128 * 3 * 8 + 128 * 2 * 16;
+    ASSERT_EQ(sim_metrics_series_bytes(m, 1000), want);
+    /* what the series then hold is within that capacity */
+    for (clock = 0; clock <= 1000; clock += 7) {
+        sim_counter_add(c, 1, 1);
+        sim_gauge_set(g, 0, (double)clock);
+    }
+    sim_metrics_finish(m, 1000);
+    ASSERT_EQ(sim_metric_series_len(c), 101);
+    ASSERT_EQ(sim_metric_series_len(g), 101);
+    ASSERT_FALSE(sim_metric_series_truncated(c));
+    sim_metrics_destroy(m);
+    /* capped at max_points; no grid, no series */
+    sim_metrics_config capped = {0, 0, 1, 1000};
+    ASSERT_OK(sim_metrics_create(&m, &capped, &clock));
+    ASSERT_OK(sim_metrics_counter(m, "c", "", 1, SIM_METRIC_SERIES, &c));
+    ASSERT_EQ(sim_metrics_series_points(m, 1000000), 1000);
+    ASSERT_EQ(sim_metrics_series_bytes(m, 1000000), 1000 * 8);
+    sim_metrics_destroy(m);
+    sim_metrics_config none = {0, 0, 0, 0};
+    ASSERT_OK(sim_metrics_create(&m, &none, &clock));
+    ASSERT_OK(sim_metrics_counter(m, "c", "", 1, SIM_METRIC_SERIES, &c));
+    ASSERT_EQ(sim_metrics_series_bytes(m, 1000000), 0);
+    sim_metrics_destroy(m);
+}
+
 TEST(histogram_bins_quantiles)
 {
     sim_metrics *m;
@@ -872,6 +914,7 @@ TEST(recorded_after_finish)
 
 static const test_case cases[] = {
     {"recorded_after_finish", recorded_after_finish},
+    {"series_bytes_known_before_the_run", series_bytes_known_before_the_run},
     {"fixed_point_rounds_to_nearest_even", fixed_point_rounds_to_nearest_even},
     {"bin_is_the_edges_bin", bin_is_the_edges_bin},
     {"observe_n_equals_repeated_observe", observe_n_equals_repeated_observe},

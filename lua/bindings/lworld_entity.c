@@ -277,7 +277,8 @@ int lworld__do_act(lua_State *L, const char *action, const char *target,
     for (int i = 0; i < n; i++)
         args[i] = luaL_checknumber(L, first_arg + i);
     char err[512];
-    if (sim_world_act(lw->world, action, target, args, (size_t)n, err,
+    if (lworld__charge_action(lw, action, err, sizeof err) ||
+        sim_world_act(lw->world, action, target, args, (size_t)n, err,
                       sizeof err) != MTC_OK)
         return luaL_error(L, "%s on '%s': %s", action, target, err);
     return 0;

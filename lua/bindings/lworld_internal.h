@@ -75,7 +75,13 @@ struct lworld {
     sim_world_config wc;        /* copy of the effective world config */
     lcall *calls;
     size_t ncalls;          /* in the list */
-    size_t cbytes;          /* C memory held for the scenario (its calls) */
+    size_t cbytes;          /* C memory held for the scenario's pending
+                             * calls (counted in lhost_mem_reserve's account
+                             * while they are pending) */
+    size_t abytes;          /* world memory its actions may keep, counted
+                             * in the same account for the rest of the run
+                             * (lworld__charge_action) */
+    size_t series_bytes;    /* its metric series, counted at the build */
     uint64_t events;        /* all ranks' events, once the run ended */
     lworld_param *params;
     size_t nparams, capparams;
@@ -171,5 +177,11 @@ lcall *lworld__call_new(lworld *lw, const char *where, char *err,
                         size_t errlen);
 /* Unlinks, unreferences and frees c (a call that will not fire again). */
 void lworld__call_free(lworld *lw, lcall *c);
+/* Before a world action runs: counts what the world may keep for it
+ * (sim_world_action.holds) against the memory cap, for the rest of the
+ * run (an event's slot returns to the engine's pool, not to malloc).
+ * 0, or -1 with the message in err. */
+int lworld__charge_action(lworld *lw, const char *action, char *err,
+                          size_t errlen);
 
 #endif

@@ -194,6 +194,24 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
         snprintf(err, errlen, "%s%s%s", w, lworld__wsep(w), e);
         return SIM_ERR_CONFIG;
     }
+    /* the metric series, which the scenario sizes (duration / grid_step
+     * points x cohorts per series): counted with its memory before the run
+     * fills them, for the run */
+    size_t sb = sim_metrics_series_bytes(lw->metrics, lw->wc.duration);
+    if (lhost_mem_reserve(h, sb)) {
+        snprintf(err, errlen, "world: its metric series would hold %zu MiB "
+                 "(%zu points per series at grid_step %.6g s over %.6g s, "
+                 "times the cohorts of each), with the scenario's other "
+                 "memory %zu MiB: more than --max-memory %zu MiB; choose a "
+                 "larger grid_step or a shorter duration",
+                 (sb >> 20) + 1,
+                 sim_metrics_series_points(lw->metrics, lw->wc.duration),
+                 sim_time_to_sec(lw->wc.grid_step),
+                 sim_time_to_sec(lw->wc.duration), lhost_mem_counted(h) >> 20,
+                 lhost_get_config(h)->max_memory >> 20);
+        return MTC_ERR_CONFIG;
+    }
+    lw->series_bytes = sb;
     /* timed actions declared by the scenario */
     lhost_set_user(h, lw);
     lw->running = 1;
@@ -401,6 +419,9 @@ void lworld_destroy(lworld *lw)
         lw->calls = c->next;
         free(c);
     }
+    /* what the run counted in the host's account goes back (the host
+     * outlives its world) */
+    lhost_mem_release(lw->h, lw->cbytes + lw->abytes + lw->series_bytes);
     for (size_t i = 0; i < lw->nparams; i++)
         free(lw->params[i].value);
     free(lw->params);

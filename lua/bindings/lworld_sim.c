@@ -62,18 +62,22 @@ int lworld__schedule_call(lworld *lw, lcall *c, sim_time at)
 lcall *lworld__call_new(lworld *lw, const char *where, char *err,
                         size_t errlen)
 {
-    size_t cap = lhost_get_config(lw->h)->max_memory;
-    size_t lua = lhost_memory(lw->h);
-    if (cap && (lua > cap || lw->cbytes + LCALL_COST > cap - lua)) {
+    /* in the scenario's one account (lhost_mem_reserve), with its Lua
+     * memory and the C memory it holds: a separate count let pending
+     * calls and Lua each fill the cap */
+    if (lhost_mem_reserve(lw->h, LCALL_COST)) {
+        size_t cap = lhost_get_config(lw->h)->max_memory;
         snprintf(err, errlen, "%s%stimed actions: %zu pending calls hold %zu "
-                              "KiB beside %zu KiB of Lua memory: the memory "
-                              "cap (--max-memory %zu MiB) is reached",
+                              "KiB, with the scenario's other memory %zu KiB: "
+                              "the memory cap (--max-memory %zu MiB) is "
+                              "reached",
                  where, lworld__wsep(where), lw->ncalls, lw->cbytes >> 10,
-                 lua >> 10, cap >> 20);
+                 lhost_mem_counted(lw->h) >> 10, cap >> 20);
         return NULL;
     }
     lcall *c = calloc(1, sizeof *c);
     if (!c) {
+        lhost_mem_release(lw->h, LCALL_COST);
         snprintf(err, errlen, "%s%stimed actions: out of memory", where,
                  lworld__wsep(where));
         return NULL;
@@ -102,7 +106,26 @@ void lworld__call_free(lworld *lw, lcall *c)
         luaL_unref(lhost_state(lw->h), LUA_REGISTRYINDEX, c->fnref);
     lw->ncalls--;
     lw->cbytes -= LCALL_COST;
+    lhost_mem_release(lw->h, LCALL_COST);
     free(c);
+}
+
+int lworld__charge_action(lworld *lw, const char *action, char *err,
+                          size_t errlen)
+{
+    const sim_world_action *a = lworld__find_action(action);
+    if (!a || !a->holds)
+        return 0;
+    if (lhost_mem_reserve(lw->h, a->holds) == 0) {
+        lw->abytes += a->holds;     /* for the run: see lworld_internal.h */
+        return 0;
+    }
+    snprintf(err, errlen, "what the world keeps for its actions (%zu KiB so "
+             "far, %zu bytes more for this one), with the scenario's other "
+             "memory %zu KiB, would exceed --max-memory %zu MiB",
+             lw->abytes >> 10, a->holds, lhost_mem_counted(lw->h) >> 10,
+             lhost_get_config(lw->h)->max_memory >> 20);
+    return -1;
 }
 
 static void call_fire(sim_engine *sim, void *arg)
@@ -119,8 +142,10 @@ static void call_fire(sim_engine *sim, void *arg)
         rc = lhost_pcall(lw->h, 1, 0, lw->err, sizeof lw->err);
     } else {
         char e[512];
-        rc = sim_world_act(lw->world, c->action, c->target, c->args, c->nargs,
-                           e, sizeof e);
+        rc = lworld__charge_action(lw, c->action, e, sizeof e)
+                 ? MTC_ERR_LIMIT
+                 : sim_world_act(lw->world, c->action, c->target, c->args,
+                                 c->nargs, e, sizeof e);
         if (rc != MTC_OK)
             snprintf(lw->err, sizeof lw->err, "%s%ssim:at: %s on '%s': %s",
                      c->where, lworld__wsep(c->where), c->action, c->target, e);

@@ -195,17 +195,56 @@ static int send_msg(int fd, uint8_t type, const bytebuf *b)
 
 /* ---- the worker ---- */
 
-/* Reads stdout captured in f since offset 0 into b. */
-static void captured(FILE *f, bytebuf *b)
+/* What the -j parent may hold for runs waiting to be recorded in order
+ * (their printed output above all): the scenario's memory cap, none with
+ * --unsafe. 0: no cap. */
+static size_t held_cap(const run_opts *o)
 {
-    char chunk[4096];
-    size_t n;
-    rewind(f);
-    bytebuf tmp = {NULL, 0, 0, 0};
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        put(&tmp, chunk, n);
-    put_bytes(b, tmp.b, tmp.n);
-    free(tmp.b);
+    return o->unsafe ? 0 : (size_t)o->max_mem_mb << 20;
+}
+
+/* The length of what f holds, or -1. */
+static long file_size(FILE *f)
+{
+    return f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+}
+
+/* Copies n bytes from f (from its current position) to fd, in chunks;
+ * what f lacks is sent as zeros. 0, or -1 when fd fails. */
+static int copy_out(FILE *f, uint64_t n, int fd)
+{
+    uint8_t chunk[65536];
+    while (n) {
+        size_t k = n < sizeof chunk ? (size_t)n : sizeof chunk;
+        size_t got = f ? fread(chunk, 1, k, f) : 0;
+        if (got < k)
+            memset(chunk + got, 0, k - got);
+        if (write_all(fd, chunk, k))
+            return -1;
+        n -= k;
+    }
+    return 0;
+}
+
+/* The 'E' message: head (to-do position .. error text), then the output
+ * captured in f (olen bytes) streamed from the file, then the metrics'
+ * encoding. The output is never held in the worker's memory: it may be
+ * as large as the output cap. 0, or -1. */
+static int send_end(int fd, const bytebuf *head, FILE *f, uint64_t olen,
+                    const uint8_t *enc, uint64_t elen)
+{
+    uint8_t type = 'E';
+    uint64_t len = head->n + sizeof olen + olen + sizeof elen + elen;
+    if (head->failed)
+        return -1;
+    if (f)
+        rewind(f);
+    return write_all(fd, &type, 1) || write_all(fd, &len, sizeof len) ||
+                   write_all(fd, head->b, head->n) ||
+                   write_all(fd, &olen, sizeof olen) || copy_out(f, olen, fd) ||
+                   write_all(fd, &elen, sizeof elen) ||
+                   (elen && write_all(fd, enc, elen))
+               ? -1 : 0;
 }
 
 /* A (name, value) run attribute into the 'S' message. */
@@ -282,31 +321,30 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
              : rc == SIM_ERR_STATE ? SIM_RUN_INTERRUPTED
                                        : SIM_RUN_FAILED;
     sim_engine *eng = built ? lworld_engine(lw) : NULL;
+    double wall = host_now() - t0;
+    fflush(stdout);
+    long olen = 0;
+    if (cap && saved >= 0) {
+        dup2(saved, 1);
+        close(saved);
+        olen = file_size(cap);
+    }
     put_u64(&b, k);
     put_u64(&b, (uint64_t)rs);
     put_u64(&b, eng ? (uint64_t)sim_now(eng) : 0);
     put_u64(&b, built ? lworld_events(lw) : 0);
-    double wall = host_now() - t0;
     put(&b, &wall, sizeof wall);
     put_u64(&b, (uint64_t)built);
     put_str(&b, rc == MTC_OK ? "" : err);
-    fflush(stdout);
-    if (cap && saved >= 0) {
-        dup2(saved, 1);
-        close(saved);
-        captured(cap, &b);
-    } else {
-        put_bytes(&b, "", 0);
-    }
-    if (cap)
-        fclose(cap);
     uint8_t *enc = NULL;
     size_t elen = 0;
     if (built && sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
         b.failed = 1;
-    put_bytes(&b, enc, elen);
+    int sent = send_end(out_fd, &b, cap, olen > 0 ? (uint64_t)olen : 0, enc, elen);
     free(enc);
-    if (send_msg(out_fd, 'E', &b))
+    if (cap)
+        fclose(cap);
+    if (sent)
         _exit(b.failed ? WORKER_EXIT_NOMEM : WORKER_EXIT_PIPE);
     free(b.b);
     lworld_destroy(lw);
@@ -365,6 +403,8 @@ typedef struct slot {
     int64_t run_id;
     uint8_t *start, *end;       /* the 'S' and 'E' payloads */
     size_t slen, elen;
+    FILE *spill;                /* the 'E' payload when memory could not
+                                 * hold it (held_cap), else NULL */
 } slot;
 
 typedef struct worker {
@@ -529,6 +569,136 @@ static void progress(const run_ctx *c, size_t done, size_t running, size_t ntodo
             done, ntodo, running, c->o->jobs, el, eta);
 }
 
+/* Reads and drops n bytes of fd: 0, or -1 when it ends or fails first. */
+static int drain(int fd, uint64_t n)
+{
+    uint8_t chunk[65536];
+    while (n) {
+        size_t k = n < sizeof chunk ? (size_t)n : sizeof chunk;
+        if (read_all(fd, chunk, k) != 1)
+            return -1;
+        n -= k;
+    }
+    return 0;
+}
+
+/* Copies n bytes of fd into f: 0; -1 when fd ends or fails first; -2
+ * when f cannot take them (the rest of fd's n bytes is read anyway). */
+static int copy_in(int fd, uint64_t n, FILE *f)
+{
+    uint8_t chunk[65536];
+    int full = 0;
+    while (n) {
+        size_t k = n < sizeof chunk ? (size_t)n : sizeof chunk;
+        if (read_all(fd, chunk, k) != 1)
+            return -1;
+        if (!full && fwrite(chunk, 1, k, f) != k)
+            full = 1;
+        n -= k;
+    }
+    return full || fflush(f) ? -2 : 0;
+}
+
+static void end_failed(slot *s, uint64_t k, const char *why, size_t *held);
+
+/* A value of a spilled 'E' payload (host-endian, as written). */
+static int spill_u64(FILE *f, uint64_t *v)
+{
+    return fread(v, sizeof *v, 1, f) == 1 ? 0 : -1;
+}
+
+/*
+ * Slot s's spilled 'E' payload, its turn come: its output goes to stdout
+ * straight from the file (where record_end would print it, before the
+ * rest), and s->end becomes the payload without it. Its metrics are read
+ * into memory if they fit the cap with what is held; else the run fails
+ * saying so.
+ */
+static void unspill(slot *s, size_t hcap, size_t *held)
+{
+    FILE *f = s->spill;
+    s->spill = NULL;
+    rewind(f);
+    bytebuf e = {NULL, 0, 0, 0};
+    uint64_t v[6], n = 0;
+    int ok = 1;
+    for (int i = 0; i < 6 && ok; i++)
+        ok = spill_u64(f, &v[i]) == 0;
+    uint64_t k = v[0];
+    char *err = NULL;
+    if (ok && spill_u64(f, &n) == 0 && n > 0 && n <= (1u << 20) &&
+        (err = malloc(n)) != NULL && fread(err, 1, n, f) == n)
+        err[n - 1] = '\0';
+    else
+        ok = 0;
+    uint64_t olen = 0, mlen = 0;
+    if (ok && spill_u64(f, &olen) == 0) {
+        uint8_t chunk[65536];
+        for (uint64_t left = olen; left && ok;) {
+            size_t c = left < sizeof chunk ? (size_t)left : sizeof chunk;
+            ok = fread(chunk, 1, c, f) == c;
+            if (ok)
+                fwrite(chunk, 1, c, stdout);
+            left -= c;
+        }
+    } else {
+        ok = 0;
+    }
+    ok = ok && spill_u64(f, &mlen) == 0;
+    uint8_t *menc = NULL;
+    char why[300] = "";
+    if (ok && hcap && (mlen > hcap || *held > hcap - mlen))
+        snprintf(why, sizeof why, "its metrics (%llu MiB), with what the -j "
+                 "parent holds for the runs after it, would take it past "
+                 "--max-memory %zu MiB", (unsigned long long)(mlen >> 20) + 1,
+                 hcap >> 20);
+    else if (ok && mlen && (!(menc = malloc(mlen)) || fread(menc, 1, mlen, f) != mlen))
+        ok = 0;
+    fclose(f);
+    if (!ok || why[0]) {
+        free(menc);
+        free(err);
+        end_failed(s, k, why[0] ? why : "its results, held in a temporary "
+                                        "file, could not be read back", held);
+        return;
+    }
+    for (int i = 0; i < 4; i++)
+        put_u64(&e, v[i]);
+    put(&e, &v[4], sizeof v[4]);    /* the wall time's bytes, as sent */
+    put_u64(&e, v[5]);
+    put_bytes(&e, err, n);
+    put_bytes(&e, "", 0);           /* the output: printed above */
+    put_bytes(&e, menc, mlen);
+    free(menc);
+    free(err);
+    s->end = e.b;
+    s->elen = e.n;
+    *held += e.n;
+}
+
+/* Slot s (to-do position k) ends as a failed run with the reason why,
+ * as if its worker had said so; the bytes held for it are counted in
+ * *held. */
+static void end_failed(slot *s, uint64_t k, const char *why, size_t *held)
+{
+    bytebuf e = {NULL, 0, 0, 0};
+    put_u64(&e, k);
+    put_u64(&e, SIM_RUN_FAILED);
+    put_u64(&e, 0);
+    put_u64(&e, 0);
+    double zero = 0;
+    put(&e, &zero, sizeof zero);
+    put_u64(&e, (uint64_t)s->started);
+    put_str(&e, why);
+    put_bytes(&e, "", 0);
+    put_bytes(&e, "", 0);
+    s->started = 1;
+    s->ended = 1;
+    s->end = e.b;
+    s->elen = e.n;
+    *held += e.n;
+}
+
 int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
 {
     int nw = c->o->jobs < (int)ntodo ? c->o->jobs : (int)ntodo;
@@ -589,6 +759,8 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
     lhost_destroy(c->h0);
     c->h0 = NULL;
     size_t next = 0, begin = 0, end = 0, running = 0;
+    /* bytes of the messages held for runs not yet recorded, and their cap */
+    size_t held = 0, hcap = held_cap(c->o);
     int forwarded = 0, failed = 0, tty = isatty(2);
     double wall0 = host_now(), busy_wall = 0;
     for (;;) {
@@ -634,7 +806,10 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 progress = 1;
             }
             if (!failed && end < begin && sl[end].ended) {
+                if (sl[end].spill)
+                    unspill(&sl[end], hcap, &held);
                 record_end(c, &sl[end], end, todo[end], ntodo);
+                held -= sl[end].slen + sl[end].elen;
                 free(sl[end].start);
                 free(sl[end].end);
                 sl[end].start = sl[end].end = NULL;
@@ -676,9 +851,53 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
             uint64_t len = 0;
             uint8_t *buf = NULL;
             int ok = read_all(x->out_fd, &type, 1) == 1 &&
-                     read_all(x->out_fd, &len, sizeof len) == 1 &&
-                     (buf = malloc(len ? len : 1)) != NULL &&
-                     read_all(x->out_fd, buf, len) == 1;
+                     read_all(x->out_fd, &len, sizeof len) == 1;
+            if (ok && type == 'E' && hcap &&
+                (len > hcap || held > hcap - len)) {
+                /* more than the cap lets the parent hold: to a temporary
+                 * file until its turn to be recorded */
+                uint64_t k = 0;
+                int sp = -1;
+                FILE *f = NULL;
+                if (len >= sizeof k && read_all(x->out_fd, &k, sizeof k) == 1 &&
+                    k == (uint64_t)x->busy) {
+                    f = tmpfile();
+                    sp = f && fwrite(&k, sizeof k, 1, f) == 1
+                             ? copy_in(x->out_fd, len - sizeof k, f)
+                             : drain(x->out_fd, len - sizeof k) ? -1 : -2;
+                }
+                if (sp == 0) {
+                    slot *s = &sl[k];
+                    s->started = 1;
+                    s->ended = 1;
+                    s->spill = f;
+                    double wall = 0;
+                    if (len >= 5 * sizeof(uint64_t) &&
+                        fseek(f, 4 * sizeof(uint64_t), SEEK_SET) == 0 &&
+                        fread(&wall, sizeof wall, 1, f) == 1)
+                        busy_wall += wall;
+                    x->busy = -1;
+                    running--;
+                    continue;
+                }
+                if (f)
+                    fclose(f);
+                if (sp == -2) {     /* no room on disk either */
+                    char why[300];
+                    snprintf(why, sizeof why, "its printed output and metrics "
+                             "(%llu MiB), held by the -j parent until the runs "
+                             "before it are recorded, fit neither under "
+                             "--max-memory %zu MiB nor in a temporary file",
+                             (unsigned long long)(len >> 20) + 1, hcap >> 20);
+                    end_failed(&sl[k], k, why, &held);
+                    x->busy = -1;
+                    running--;
+                    continue;
+                }
+                ok = 0;     /* the worker died or spoke nonsense */
+            }
+            ok = ok && (buf = malloc(len ? len : 1)) != NULL &&
+                 read_all(x->out_fd, buf, len) == 1;
             uint64_t k = 0;
             if (ok && len >= sizeof k)
                 memcpy(&k, buf, sizeof k);
@@ -688,23 +907,9 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 int st = 0;
                 waitpid(x->pid, &st, 0);
                 slot *s = &sl[x->busy];
-                bytebuf e = {NULL, 0, 0, 0};
                 char why[200];
                 worker_end_reason((long)x->pid, st, why, sizeof why);
-                put_u64(&e, (uint64_t)x->busy);
-                put_u64(&e, SIM_RUN_FAILED);
-                put_u64(&e, 0);
-                put_u64(&e, 0);
-                double zero = 0;
-                put(&e, &zero, sizeof zero);
-                put_u64(&e, (uint64_t)s->started);
-                put_str(&e, why);
-                put_bytes(&e, "", 0);
-                put_bytes(&e, "", 0);
-                s->started = 1;
-                s->ended = 1;
-                s->end = e.b;
-                s->elen = e.n;
+                end_failed(s, (uint64_t)x->busy, why, &held);
                 close(x->in_fd);
                 close(x->out_fd);
                 x->out_fd = -1;
@@ -715,6 +920,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 continue;
             }
             slot *s = &sl[k];
+            held += len;
             if (type == 'S') {
                 s->started = 1;
                 s->start = buf;
@@ -750,6 +956,8 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
     for (size_t k = 0; k < ntodo; k++) {
         free(sl[k].start);
         free(sl[k].end);
+        if (sl[k].spill)
+            fclose(sl[k].spill);
     }
     free(sl);
     free(w);

@@ -99,8 +99,26 @@ void lhost_mem_charge(lua_State *L, size_t bytes, const char *what)
 
 void lhost_mem_uncharge(lua_State *L, size_t bytes)
 {
-    lhost *h = lhost_of(L);
+    lhost_mem_release(lhost_of(L), bytes);
+}
+
+int lhost_mem_reserve(lhost *h, size_t bytes)
+{
+    size_t max = h->cfg.max_memory;
+    if (max && (bytes > max || h->mem_used + h->ext_used > max - bytes))
+        return -1;
+    h->ext_used += bytes;
+    return 0;
+}
+
+void lhost_mem_release(lhost *h, size_t bytes)
+{
     h->ext_used -= bytes < h->ext_used ? bytes : h->ext_used;
+}
+
+size_t lhost_mem_counted(const lhost *h)
+{
+    return h->mem_used + h->ext_used;
 }
 
 /* ---- instruction budget ------------------------------------------------------ */

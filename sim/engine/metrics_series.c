@@ -218,3 +218,38 @@ double sim_metric_series_value(const sim_metric *mt, size_t cohort, size_t k)
         s = sim__add_fx(s, mt->ser_lvl[k * mt->ncells + i]);
     return sim__from_fx(s);
 }
+
+size_t sim_metrics_series_points(const sim_metrics *m, sim_time finish)
+{
+    const sim_metrics_config *c = &m->cfg;
+    if (c->grid_step <= 0 || finish < c->grid_start)
+        return 0;
+    uint64_t k = (uint64_t)(finish - c->grid_start) / (uint64_t)c->grid_step;
+    return k + 1 < c->max_points ? (size_t)k + 1 : c->max_points;
+}
+
+size_t sim_metrics_series_bytes(const sim_metrics *m, sim_time finish)
+{
+    size_t pts = sim_metrics_series_points(m, finish);
+    if (!pts)
+        return 0;
+    /* the capacity append_point's doubling reaches */
+    size_t cap = 64;
+    while (cap < pts)
+        cap *= 2;
+    if (cap > m->cfg.max_points)
+        cap = m->cfg.max_points;
+    size_t total = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const sim_metric *mt = m->v[i];
+        if (!sim__has_series(mt))
+            continue;
+        size_t per = mt->kind == SIM_METRIC_COUNTER ? sizeof *mt->ser_cnt
+                                                    : sizeof *mt->ser_lvl;
+        /* saturates rather than wraps: the caller compares with a cap */
+        if (mt->ncells && cap > (SIZE_MAX - total) / per / mt->ncells)
+            return SIZE_MAX;
+        total += cap * mt->ncells * per;
+    }
+    return total;
+}

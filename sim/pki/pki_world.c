@@ -553,29 +553,36 @@ static void pki_finish(sim_world *w, void *state)
 static const sim_param_schema *const pki_kinds[] = {
     &sim_ca_schema, &sim_cosigner_schema, &sim_update_service_schema};
 
-/* The PKI's what-if actions (sim/pki.h lists them). */
+/* What a revocation keeps: the CA's entry (24 bytes, up to twice that as
+ * its list grows), its copy and revoked range in the update service's
+ * newest version (40 bytes, the same), and the relying parties' range. */
+#define REVOCATION_BYTES 256
+
+/* The PKI's what-if actions (sim/pki.h lists them); the last field is
+ * what one call may keep until the run ends (sim_world_action.holds). */
 static const sim_world_action pki_actions[] = {
     {"cosigner_down", "cosigner", 0, 0, "",
-     "take the cosigner down until cosigner_up (scheduled outage)", ""},
-    {"cosigner_up", "cosigner", 0, 0, "", "end a cosigner_down outage", ""},
+     "take the cosigner down until cosigner_up (scheduled outage)", "", 0},
+    {"cosigner_up", "cosigner", 0, 0, "", "end a cosigner_down outage", "", 0},
     {"cosigner_outage", "cosigner", 1, 1, "duration_s",
-     "cosigner down now, up after duration_s", "d"},
+     "cosigner down now, up after duration_s", "d", SIM_WORLD_EVENT_BYTES},
     {"update_down", "update_service", 0, 0, "",
-     "update service stops fetching and publishing", ""},
-    {"update_up", "update_service", 0, 0, "", "end an update_down outage", ""},
+     "update service stops fetching and publishing", "", 0},
+    {"update_up", "update_service", 0, 0, "", "end an update_down outage", "", 0},
     {"update_outage", "update_service", 1, 1, "duration_s",
-     "update service down now, up after duration_s", "d"},
+     "update service down now, up after duration_s", "d",
+     SIM_WORLD_EVENT_BYTES},
     {"revoke_range", "ca", 2, 3, "first_index last_index [log_number]",
      "revoke entries of a log (default: current log); travels through the "
-     "update service", "iil"},
+     "update service", "iil", REVOCATION_BYTES},
     {"log_failure", "ca", 0, 0, "",
-     "the current log fails: roll over to the next log number", ""},
+     "the current log fails: roll over to the next log number", "", 0},
     {"ca_unreachable", "ca", 1, 1, "duration_s",
      "no update service can fetch from the CA for duration_s (its relying "
-     "parties become partially up to date)", "d"},
+     "parties become partially up to date)", "d", SIM_WORLD_EVENT_BYTES},
     {"split_view", "ca", 1, 1, "k",
      "misbehaving CA: the next checkpoint is forked, the first k cosigners "
-     "see view B first, the others view A first", "k"},
+     "see view B first, the others view A first", "k", 0},
 };
 
 /* Appends "; "-separated text to why (bounded). */

@@ -76,6 +76,14 @@ void sim_metrics_destroy(sim_metrics *m);   /* accepts NULL */
 
 const sim_metrics_config *sim_metrics_get_config(const sim_metrics *m);
 
+/* The grid points of every series of a run that ends at `finish` (at
+ * most max_points), and the bytes the series of m's metrics created so
+ * far will hold then (the capacity their growth reaches): what a run
+ * will allocate for series, known before it fills them. SIZE_MAX when it
+ * does not fit a size_t. */
+size_t sim_metrics_series_points(const sim_metrics *m, sim_time finish);
+size_t sim_metrics_series_bytes(const sim_metrics *m, sim_time finish);
+
 /* Get-or-create. name: 1..127 printable ASCII characters without spaces;
  * unit: 0..31 such characters ("" for a pure count); 1 <= ncohorts <=
  * 65536. A second call with

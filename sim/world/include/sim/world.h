@@ -216,7 +216,15 @@ typedef struct sim_world_action {
      * 'l' a log number, an integer in 1..65535;
      * 'k' a count, an integer in 0..65535. */
     const char *arg_kinds;
+    /* Bytes of world memory one call may keep until the run ends (an
+     * event pending in the engine, an entry in a list): what a host
+     * charges a scenario's memory cap for each call. 0: none. */
+    size_t holds;
 } sim_world_action;
+
+/* What one pending event costs: an event of the engine's pool (80 bytes)
+ * and its share of the queue's buckets. */
+#define SIM_WORLD_EVENT_BYTES 128
 
 /* The longest outage or unreachability an action takes (about 100 years:
  * the time axis holds it with room to spare). */
