@@ -14,7 +14,9 @@
 #  - no simulator code in mtc/error.h: its codes are mtc-core's alone, in
 #    -1 .. -999, named by mtc-core/src/error.c; each of the simulator's
 #    statuses (sim/status.h and the layers' blocks) has one row in its
-#    block's table, so sim_strerror() names every one of them.
+#    block's table, so sim_strerror() names every one of them;
+#  - the unit-slip warnings (lua/bindings/lplaus.c) name no entity kind:
+#    plausible ranges are in the parameters' descriptors.
 set -u
 fail=0
 tmpo=$(mktemp); trap 'rm -f "$tmpo"' EXIT
@@ -81,5 +83,10 @@ for c in $(grep -ho '^ *SIM_ERR_[A-Z0-9_]* *=' sim/*/include/sim/*.h sim/*/*.h |
   rows=$(cat sim/*/*.c | grep -c "E($c,")
   [ "$rows" -eq 1 ] || { echo "$c: $rows rows in the status blocks' tables (want 1)"; fail=1; }
 done
+# what a parameter is (its live flag, its plausible range) is said by its
+# descriptor alone: the unit-slip warnings keep no table of kinds
+if grep -nE '"(world|ca|cosigner|update_service|sites|browsers)"' lua/bindings/lplaus.c; then
+  echo "lua/bindings/lplaus.c names an entity kind: plausible ranges belong in the parameter descriptors"; fail=1
+fi
 [ $fail -eq 0 ] || exit 1
 echo "layout: engine and scale-out free of mtc-core, analysis free of Lua, SQL only in sim/results; $n source files, none over 900 lines; mtc/error.h holds $nmtc mtc-core codes only; $nsim simulator statuses, each named once"

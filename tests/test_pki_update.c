@@ -333,7 +333,66 @@ TEST(configuration_errors_name_the_problem)
     wfx_free(&f);
 }
 
+/* What is live and what is plausible is said once, by the descriptor:
+ * sim_world_set accepts a PKI parameter exactly when its descriptor has
+ * SIM_PARAM_LIVE (the module applies every live one), and every plausible
+ * range lies inside the parameter's legal range. */
+TEST(live_flags_and_plausible_ranges_come_from_descriptors)
+{
+    wfx f;
+    ASSERT_OK(wfx_init(&f, 7, 0, 4 * 3600, 0, 600, 0, 1));
+    void *c = wfx_cfg("cosigner", "w0");
+    wfx_add(&f, "cosigner", c);
+    c = wfx_cfg("ca", "x");
+    wfx_str("ca", c, "algorithm", "ed25519");
+    wfx_item("ca", c, "cosigners", "w0");
+    wfx_add(&f, "ca", c);
+    c = wfx_cfg("update_service", "u");
+    wfx_add(&f, "update_service", c);
+    ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
+    static const struct { const char *kind, *entity; } ents[] = {
+        {"ca", "x"}, {"cosigner", "w0"}, {"update_service", "u"}};
+    size_t nlive = 0;
+    for (size_t e = 0; e < sizeof ents / sizeof ents[0]; e++) {
+        const sim_param_schema *s = sim_world_schema(ents[e].kind);
+        ASSERT_TRUE(s != NULL);
+        const void *cfg = sim_world_entity_config(f.w, ents[e].kind, 0);
+        for (size_t i = 0; i < s->count; i++) {
+            const sim_param_desc *d = &s->params[i];
+            if (d->plaus_hi > 0) {
+                ASSERT_TRUE(d->plaus_lo > 0 && d->plaus_lo < d->plaus_hi);
+                ASSERT_TRUE(d->plaus_what && d->plaus_what[0]);
+                if (d->type != SIM_PARAM_DIST)
+                    ASSERT_TRUE(d->plaus_lo >= d->min && d->plaus_hi <= d->max);
+            }
+            if (d->type != SIM_PARAM_INT && d->type != SIM_PARAM_REAL &&
+                d->type != SIM_PARAM_DURATION && d->type != SIM_PARAM_BOOL)
+                continue;
+            /* the current value, set again: legal whatever the range */
+            const char *fp = (const char *)cfg + d->offset;
+            double v = d->type == SIM_PARAM_DURATION ? sim_time_to_sec(*(const sim_time *)fp)
+                     : d->type == SIM_PARAM_REAL ? *(const double *)fp
+                     : d->type == SIM_PARAM_INT ? (double)*(const int64_t *)fp
+                     : (double)*(const int *)fp;
+            int rc = sim_world_set(f.w, ents[e].entity, d->name, v, f.err, sizeof f.err);
+            if (d->flags & SIM_PARAM_LIVE) {
+                if (rc != SIM_OK)
+                    fprintf(stderr, "%s.%s: %s\n", ents[e].kind, d->name, f.err);
+                ASSERT_EQ(rc, SIM_OK);
+                nlive++;
+            } else {
+                ASSERT_EQ(rc, SIM_ERR_CONFIG);
+                ASSERT_TRUE(strstr(f.err, "not a live parameter") != NULL);
+            }
+        }
+    }
+    ASSERT_EQ(nlive, 4);  /* ca: checkpoint_interval, landmark_interval, rate; update_service: fetch_interval */
+    wfx_free(&f);
+}
+
 static const test_case cases[] = {
+    {"live_flags_and_plausible_ranges_come_from_descriptors",
+     live_flags_and_plausible_ranges_come_from_descriptors},
     {"update_parts_are_the_encoding", update_parts_are_the_encoding},
     {"publications_and_update_sizes", publications_and_update_sizes},
     {"update_service_rejects_bad_cosignature", update_service_rejects_bad_cosignature},

@@ -24,15 +24,15 @@ typedef struct demo_cfg {
 static const char *const algs[] = {"ed25519", "ml-dsa-44", NULL};
 
 static const sim_param_desc demo_params[] = {
-    {"count", SIM_PARAM_INT, offsetof(demo_cfg, count), 0, 1, 100, NULL, "", "a count"},
-    {"rate", SIM_PARAM_REAL, offsetof(demo_cfg, rate), 0, 0, 1e9, NULL, "1/h", "a rate"},
-    {"interval", SIM_PARAM_DURATION, offsetof(demo_cfg, interval), 0, 1, 86400, NULL, "s", "a period"},
-    {"enabled", SIM_PARAM_BOOL, offsetof(demo_cfg, enabled), 0, 0, 1, NULL, "", "a switch"},
-    {"name", SIM_PARAM_STRING, offsetof(demo_cfg, name), sizeof(((demo_cfg *)0)->name), 0, 0, NULL, "", "a name"},
-    {"alg", SIM_PARAM_ENUM, offsetof(demo_cfg, alg), 0, 0, 0, algs, "", "an algorithm"},
-    {"latency", SIM_PARAM_DIST, offsetof(demo_cfg, latency), 0, 0, 3600, NULL, "s", "a delay"},
-    {"profile", SIM_PARAM_PROFILE, offsetof(demo_cfg, profile), 0, 0, 0, NULL, "", "a day"},
-    {"witnesses", SIM_PARAM_LIST, offsetof(demo_cfg, witnesses), 0, 0, 0, NULL, "", "names"},
+    {"count", SIM_PARAM_INT, offsetof(demo_cfg, count), 0, 1, 100, NULL, "", "a count", 0, 0, 0, NULL},
+    {"rate", SIM_PARAM_REAL, offsetof(demo_cfg, rate), 0, 0, 1e9, NULL, "1/h", "a rate", 0, 0, 0, NULL},
+    {"interval", SIM_PARAM_DURATION, offsetof(demo_cfg, interval), 0, 1, 86400, NULL, "s", "a period", 0, 0, 0, NULL},
+    {"enabled", SIM_PARAM_BOOL, offsetof(demo_cfg, enabled), 0, 0, 1, NULL, "", "a switch", 0, 0, 0, NULL},
+    {"name", SIM_PARAM_STRING, offsetof(demo_cfg, name), sizeof(((demo_cfg *)0)->name), 0, 0, NULL, "", "a name", 0, 0, 0, NULL},
+    {"alg", SIM_PARAM_ENUM, offsetof(demo_cfg, alg), 0, 0, 0, algs, "", "an algorithm", 0, 0, 0, NULL},
+    {"latency", SIM_PARAM_DIST, offsetof(demo_cfg, latency), 0, 0, 3600, NULL, "s", "a delay", 0, 0, 0, NULL},
+    {"profile", SIM_PARAM_PROFILE, offsetof(demo_cfg, profile), 0, 0, 0, NULL, "", "a day", 0, 0, 0, NULL},
+    {"witnesses", SIM_PARAM_LIST, offsetof(demo_cfg, witnesses), 0, 0, 0, NULL, "", "names", 0, 0, 0, NULL},
 };
 
 static int demo_defaults(void *p)

@@ -3,9 +3,10 @@
  * (seconds given where minutes, hours or days were meant), the warning a
  * declaration outside it earns, and the state's list of warnings.
  *
- * The table is kept here, not in the model's schemas, because it is
- * advice about scenarios, not a rule of the model: a value outside it is
- * legal, merely improbable. Zero is never judged (it means "none" or
+ * The ranges are in the parameters' descriptors (plaus_lo, plaus_hi,
+ * plaus_what; sim/params.h), owned by the module that owns the kind:
+ * advice about scenarios, not a rule of the model, so a value outside
+ * is legal, merely improbable. Zero is never judged (it means "none" or
  * "never" for several of these parameters).
  */
 #include <math.h>
@@ -25,36 +26,12 @@
 #define DAY 86400.0
 
 typedef struct plaus {
-    const char *kind, *param;
     double lo, hi;          /* seconds */
     const char *what;       /* "the time between update checks" */
 } plaus;
 
-static const plaus table[] = {
-    {"world", "duration", 10 * MIN, 20 * 365 * DAY, "a simulated span"},
-    {"world", "grid_step", MIN, 30 * DAY, "the spacing of metric series"},
-    {"ca", "lifetime", HOUR, 400 * DAY, "a certificate lifetime"},
-    {"ca", "landmark_interval", MIN, 30 * DAY, "the time between landmarks"},
-    {"ca", "checkpoint_interval", 1, DAY, "the checkpoint period"},
-    {"ca", "quorum_timeout", 1, DAY, "a cosigning quorum timeout"},
-    {"ca", "prune_interval", MIN, 30 * DAY, "the pruning period"},
-    {"cosigner", "latency", 1e-3, 10 * MIN, "a cosigning round trip"},
-    {"cosigner", "mtbf", HOUR, 100 * 365 * DAY, "a mean time between failures"},
-    {"cosigner", "repair_time", 10, 30 * DAY, "a repair"},
-    {"update_service", "fetch_interval", 10, 7 * DAY, "the update service's fetch period"},
-    {"update_service", "publication_delay", 1, 7 * DAY, "an update publication delay"},
-    {"update_service", "mtbf", HOUR, 100 * 365 * DAY, "a mean time between outages"},
-    {"update_service", "repair_time", 10, 30 * DAY, "an outage"},
-    {"sites", "lifetime", HOUR, 400 * DAY, "a certificate lifetime"},
-    {"sites", "retry_after", 1, DAY, "an ACME Retry-After"},
-    {"browsers", "update_interval", MIN, 30 * DAY, "the time between update checks"},
-    {"browsers", "update_first_delay", 1, DAY, "the first update check of a session"},
-    {"browsers", "session_duration", 10, 7 * DAY, "a browser session"},
-    {"browsers", "ticket_lifetime", MIN, 7 * DAY, "a session ticket lifetime"},
-};
-
 /* An action argument that is a duration (args_doc names it "..._s"). */
-static const plaus action_duration = {"", "", MIN, 365 * DAY, "an outage"};
+static const plaus action_duration = {MIN, 365 * DAY, "an outage"};
 
 /* "90 s", "5 min", "2 h", "3 d": a duration as people say it. */
 static void fmt_dur(char *b, size_t n, double s)
@@ -116,11 +93,9 @@ void lplaus_check_entity(lua_State *L, const sim_param_schema *s,
                          const char *where)
 {
     tidx = lua_absindex(L, tidx);
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (strcmp(table[i].kind, s->kind))
-            continue;
-        const sim_param_desc *d = sim_param_find(s, table[i].param);
-        if (!d)
+    for (size_t i = 0; i < s->count; i++) {
+        const sim_param_desc *d = &s->params[i];
+        if (!(d->plaus_hi > 0))
             continue;
         int given = lua_getfield(L, tidx, d->name) != LUA_TNIL;
         lua_pop(L, 1);
@@ -136,7 +111,8 @@ void lplaus_check_entity(lua_State *L, const sim_param_schema *s,
             v = *(const double *)f;
         else
             continue;
-        judge(L, &table[i], v, where, label, d->name);
+        const plaus p = {d->plaus_lo, d->plaus_hi, d->plaus_what};
+        judge(L, &p, v, where, label, d->name);
     }
 }
 

@@ -6,7 +6,8 @@
  * what a deployment could mean. `update_interval = 5` is accepted (five
  * seconds) but almost surely meant hours(5): the value is kept, and a
  * warning names the parameter, the declaration's file:line and what was
- * probably meant. The warnings live in the scenario's Lua state; the
+ * probably meant. The ranges are the descriptors' (plaus_lo, plaus_hi,
+ * plaus_what in sim/params.h). The warnings live in the scenario's Lua state; the
  * command prints them (or, under --strict, refuses to run).
  */
 #ifndef MTCSIM_LPLAUS_H

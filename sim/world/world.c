@@ -495,9 +495,11 @@ int sim_world_set(sim_world *w, const char *entity_name, const char *param,
         return fail(err, errlen, SIM_ERR_CONFIG,
                     "set: %s: only numeric parameters can change live",
                     param);
-    if (!k->mod->set)
+    /* the descriptor says what is live; the module applies it */
+    if (!(d->flags & SIM_PARAM_LIVE) || !k->mod->set)
         return fail(err, errlen, SIM_ERR_CONFIG,
-                    "set: %s: not a live parameter", param);
+                    "set: %s: not a live parameter of %s", param,
+                    k->schema->kind);
     /* Range check on a scratch copy of the one field. */
     char scratch[256];
     char *tmp = calloc(1, k->schema->config_size);

@@ -14,19 +14,21 @@ static const char *const world_start_names[] = {"steady", "empty", NULL};
 static const sim_param_desc world_params[] = {
     {"name", SIM_PARAM_STRING, offsetof(sim_world_config, name),
      sizeof(((sim_world_config *)0)->name), 0, 0, NULL, "",
-     "unique name of the entity"},
+     "unique name of the entity", 0, 0, 0, NULL},
     {"duration", SIM_PARAM_DURATION, offsetof(sim_world_config, duration), 0,
-     1e-3, 3.2e9, NULL, "s", "simulated time span"},
+     1e-3, 3.2e9, NULL, "s", "simulated time span", 0, 10 * SIM_PLAUS_MIN, 7300 * SIM_PLAUS_DAY,
+     "a simulated span"},
     {"warmup", SIM_PARAM_DURATION, offsetof(sim_world_config, warmup), 0, 0,
-     3.2e9, NULL, "s", "counters and histograms ignore earlier observations"},
+     3.2e9, NULL, "s", "counters and histograms ignore earlier observations", 0, 0, 0, NULL},
     {"grid_step", SIM_PARAM_DURATION, offsetof(sim_world_config, grid_step), 0,
-     0, 3.2e9, NULL, "s", "spacing of metric time series (0: none)"},
+     0, 3.2e9, NULL, "s", "spacing of metric time series (0: none)", 0, SIM_PLAUS_MIN, 30 * SIM_PLAUS_DAY,
+     "the spacing of metric series"},
     {"epoch", SIM_PARAM_INT, offsetof(sim_world_config, epoch), 0, 0,
-     2.5e9, NULL, "s", "Unix time of simulated time 0 (certificate dates)"},
+     2.5e9, NULL, "s", "Unix time of simulated time 0 (certificate dates)", 0, 0, 0, NULL},
     {"start", SIM_PARAM_ENUM, offsetof(sim_world_config, start), 0, 0, 0,
      world_start_names, "",
      "steady: the deployed system (warmup must hold the history it needs, "
-     "see steady_warmup); empty: a cold start (first day of a deployment)"},
+     "see steady_warmup); empty: a cold start (first day of a deployment)", 0, 0, 0, NULL},
 };
 
 static int world_defaults(void *p)

@@ -64,7 +64,24 @@ typedef struct sim_param_desc {
     const char *const *choices; /* ENUM: NULL-terminated names */
     const char *unit;       /* "s", "1/h", "bytes", "" ... */
     const char *doc;        /* one line: what it is, and its source if any */
+    unsigned flags;         /* SIM_PARAM_LIVE */
+    /* DURATION, REAL, DIST (its mean): the plausible range in seconds, and
+     * what the value is ("a certificate lifetime"). A value outside it is
+     * legal, merely improbable (a unit slip: seconds where hours were
+     * meant), and earns a warning from the host; zero is never judged.
+     * plaus_hi == 0: none. */
+    double plaus_lo, plaus_hi;
+    const char *plaus_what;
 } sim_param_desc;
+
+/* The parameter may change during a run (sim_world_set, `sim:set`); the
+ * owning module's set hook applies it. */
+#define SIM_PARAM_LIVE 1u
+
+/* Units of plausible ranges, in seconds. */
+#define SIM_PLAUS_MIN 60.0
+#define SIM_PLAUS_HOUR 3600.0
+#define SIM_PLAUS_DAY 86400.0
 
 typedef struct sim_param_schema {
     const char *kind;       /* "ca", "cosigner", "browsers", ... */

@@ -7,7 +7,7 @@
  *
  * Kinds: "ca", "cosigner", "update_service" (schemas below, pki_params.c).
  * Their live parameters and plausible ranges are in their descriptors
- * (SIM_PARAM_LIVE, plaus_lo/plaus_hi; `mtcsim params` prints them).
+ * (SIM_PARAM_LIVE, plaus_lo/plaus_hi; sim/params.h).
  *
  * Actions (sim_world_act; the table pki_actions in pki_world.c):
  *   cosigner_down / cosigner_up          (cosigner)   scheduled outage

@@ -256,10 +256,10 @@ int sim_world_act(sim_world *w, const char *action, const char *entity_name,
 
 /*
  * Changes a live-changeable parameter of an entity now: those whose
- * descriptor says so (SIM_PARAM_LIVE, sim/params.h; `mtcsim params`
- * shows them). Units as in the schema (durations in seconds). Errors:
- * SIM_ERR_CONFIG (unknown entity or parameter, out of range), the module's
- * refusal (SIM_ERR_CONFIG: not live).
+ * descriptor says so (SIM_PARAM_LIVE, sim/params.h); the owning module's
+ * set hook applies it. Units as in the schema (durations in seconds).
+ * Errors: SIM_ERR_CONFIG (unknown entity or parameter, not live, out of
+ * range), or the module's.
  * The action table lists it as action "set".
  */
 int sim_world_set(sim_world *w, const char *entity_name, const char *param,
