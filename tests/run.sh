@@ -37,14 +37,14 @@ CHECK_SH="sh_layout sh_units sh_mtc_inputs sh_mtc_tree sh_mldsa_cli sh_mtcsim_cl
 # scenarios (sandbox, limits incl. the C library loops and the memory cap,
 # errors, API checks), the command line's entity overrides (--set
 # KIND.ENTITY.PARAM), the results database's writers and readers on
-# damaged files, the command-line parsers of mtc and mtcsim, and one
-# sharded engine run (single process; Open MPI trips
-# LeakSanitizer). The others run whole scenarios whose code the optimized
+# damaged files, the command-line parsers of mtc and mtcsim, the scenario
+# that turns every what-if on and one sharded engine run (single process
+# each; Open MPI trips LeakSanitizer). The others run whole scenarios whose code the optimized
 # pass covers and the C tests check sanitized on small worlds.
 SAN_SH="sh_fuzz_replay sh_lua_sandbox sh_lua_hardening sh_lua_errors sh_lua_api
         sh_harden_host sh_harden_results sh_mtc_inputs sh_mldsa_cli sh_mtcsim_cli
         sh_certs_bundle sh_mpi_shard sh_harden_limits sh_run_overrides
-        sh_harden_memory"
+        sh_harden_memory sh_mpi_whatif"
 
 # --one KIND BUILD FILE: runs one test (KIND c or sh), writes its log and
 # result, prints its line. Called by xargs below.
