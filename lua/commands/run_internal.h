@@ -12,6 +12,7 @@
 
 #include "lhost.h"
 #include "lworld.h"
+#include "run_bytes.h"
 #include "sim/results.h"
 #include "stats.h"
 
@@ -86,12 +87,6 @@ typedef struct plan {
     long reps;
 } plan;
 
-/* A growable byte buffer for the results a rank sends to rank 0. */
-typedef struct bytebuf {
-    uint8_t *b;
-    size_t n, cap;
-    int failed;
-} bytebuf;
 
 /* One run computed on another rank, as rank 0 receives it. Fields are
  * host-endian: all ranks of one job run the same binary on one kind of

@@ -17,35 +17,15 @@
 #include "mtc/error.h"
 #include "sim/status.h"
 
-static void bb_put(bytebuf *bb, const void *p, size_t len)
-{
-    if (bb->failed)
-        return;
-    if (bb->n + len > bb->cap) {
-        size_t cap = bb->cap ? bb->cap : 4096;
-        while (cap < bb->n + len)
-            cap *= 2;
-        uint8_t *nb = realloc(bb->b, cap);
-        if (!nb) {
-            bb->failed = 1;
-            return;
-        }
-        bb->b = nb;
-        bb->cap = cap;
-    }
-    memcpy(bb->b + bb->n, p, len);
-    bb->n += len;
-}
-
 void run_remote_put(bytebuf *bb, const remote_run *rr)
 {
-    bb_put(bb, &rr->idx, sizeof rr->idx);
-    bb_put(bb, &rr->status, sizeof rr->status);
-    bb_put(bb, &rr->now, sizeof rr->now);
-    bb_put(bb, &rr->events, sizeof rr->events);
-    bb_put(bb, rr->err, sizeof rr->err);
-    bb_put(bb, &rr->mlen, sizeof rr->mlen);
-    bb_put(bb, rr->metrics, (size_t)rr->mlen);
+    bytebuf_put(bb, &rr->idx, sizeof rr->idx);
+    bytebuf_put(bb, &rr->status, sizeof rr->status);
+    bytebuf_put(bb, &rr->now, sizeof rr->now);
+    bytebuf_put(bb, &rr->events, sizeof rr->events);
+    bytebuf_put(bb, rr->err, sizeof rr->err);
+    bytebuf_put(bb, &rr->mlen, sizeof rr->mlen);
+    bytebuf_put(bb, rr->metrics, (size_t)rr->mlen);
 }
 
 /* Reads the record at *off of buf[0..len); 0 at the end, -1 if corrupt. */

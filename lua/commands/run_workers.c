@@ -49,112 +49,7 @@
 #include "mtc/error.h"
 #include "sim/status.h"
 
-/* ---- byte messages ---- */
-
-static void put(bytebuf *b, const void *p, size_t n)
-{
-    if (b->failed || n == 0)
-        return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n)
-            cap *= 2;
-        uint8_t *nb = realloc(b->b, cap);
-        if (!nb) {
-            b->failed = 1;
-            return;
-        }
-        b->b = nb;
-        b->cap = cap;
-    }
-    memcpy(b->b + b->n, p, n);
-    b->n += n;
-}
-
-static void put_u64(bytebuf *b, uint64_t v) { put(b, &v, sizeof v); }
-
-static void put_bytes(bytebuf *b, const void *p, size_t n)
-{
-    put_u64(b, n);
-    put(b, p, n);
-}
-
-static void put_str(bytebuf *b, const char *s) { put_bytes(b, s, strlen(s) + 1); }
-
-typedef struct reader {
-    const uint8_t *p;
-    size_t n, off;
-    int bad;
-} reader;
-
-static uint64_t get_u64(reader *r)
-{
-    uint64_t v = 0;
-    if (r->n - r->off < sizeof v) {
-        r->bad = 1;
-        return 0;
-    }
-    memcpy(&v, r->p + r->off, sizeof v);
-    r->off += sizeof v;
-    return v;
-}
-
-/* A pointer into the message and its length (strings end in NUL). */
-static const uint8_t *get_bytes(reader *r, size_t *len)
-{
-    uint64_t n = get_u64(r);
-    if (r->bad || n > r->n - r->off) {
-        r->bad = 1;
-        *len = 0;
-        return (const uint8_t *)"";
-    }
-    const uint8_t *p = r->p + r->off;
-    r->off += n;
-    *len = (size_t)n;
-    return p;
-}
-
-static const char *get_str(reader *r)
-{
-    size_t n;
-    const char *s = (const char *)get_bytes(r, &n);
-    if (r->bad || n == 0 || s[n - 1] != '\0') {
-        r->bad = 1;
-        return "";
-    }
-    return s;
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    while (n) {
-        ssize_t w = write(fd, b, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        b += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* 1 read, 0 at EOF before any byte, -1 on error or EOF inside. */
-static int read_all(int fd, void *p, size_t n)
-{
-    uint8_t *b = p;
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, b + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return r == 0 && got == 0 ? 0 : -1;
-        got += (size_t)r;
-    }
-    return 1;
-}
+/* ---- messages ---- */
 
 /* A worker's exit statuses when it cannot report its run: its message
  * could not be built (out of memory), or the pipe to the parent broke. */
@@ -188,8 +83,8 @@ static int send_msg(int fd, uint8_t type, const bytebuf *b)
     uint64_t len = b->n;
     if (b->failed)
         return -1;
-    return write_all(fd, &type, 1) || write_all(fd, &len, sizeof len) ||
-                   write_all(fd, b->b, b->n)
+    return fd_write_all(fd, &type, 1) || fd_write_all(fd, &len, sizeof len) ||
+                   fd_write_all(fd, b->b, b->n)
                ? -1 : 0;
 }
 
@@ -219,7 +114,7 @@ static int copy_out(FILE *f, uint64_t n, int fd)
         size_t got = f ? fread(chunk, 1, k, f) : 0;
         if (got < k)
             memset(chunk + got, 0, k - got);
-        if (write_all(fd, chunk, k))
+        if (fd_write_all(fd, chunk, k))
             return -1;
         n -= k;
     }
@@ -239,19 +134,19 @@ static int send_end(int fd, const bytebuf *head, FILE *f, uint64_t olen,
         return -1;
     if (f)
         rewind(f);
-    return write_all(fd, &type, 1) || write_all(fd, &len, sizeof len) ||
-                   write_all(fd, head->b, head->n) ||
-                   write_all(fd, &olen, sizeof olen) || copy_out(f, olen, fd) ||
-                   write_all(fd, &elen, sizeof elen) ||
-                   (elen && write_all(fd, enc, elen))
+    return fd_write_all(fd, &type, 1) || fd_write_all(fd, &len, sizeof len) ||
+                   fd_write_all(fd, head->b, head->n) ||
+                   fd_write_all(fd, &olen, sizeof olen) || copy_out(f, olen, fd) ||
+                   fd_write_all(fd, &elen, sizeof elen) ||
+                   (elen && fd_write_all(fd, enc, elen))
                ? -1 : 0;
 }
 
 /* A (name, value) run attribute into the 'S' message. */
 static void put_attr(void *ctx, const char *name, const char *value)
 {
-    put_str(ctx, name);
-    put_str(ctx, value);
+    bytebuf_put_str(ctx, name);
+    bytebuf_put_str(ctx, value);
 }
 
 static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
@@ -287,27 +182,27 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     if (h && !built)
         lsuggest_entity(h, err, sizeof err);
     if (built) {
-        put_u64(&b, k);
-        put_u64(&b, (uint64_t)lworld_duration(lw));
+        bytebuf_put_u64(&b, k);
+        bytebuf_put_u64(&b, (uint64_t)lworld_duration(lw));
         size_t n;
         const lworld_param *wp = lworld_params(lw, &n);
-        put_u64(&b, cur.nparams + n);
+        bytebuf_put_u64(&b, cur.nparams + n);
         for (size_t i = 0; i < cur.nparams; i++) {
-            put_str(&b, "scenario");
-            put_str(&b, "scenario");
-            put_str(&b, cur.params[i].name);
-            put_str(&b, cur.params[i].value);
+            bytebuf_put_str(&b, "scenario");
+            bytebuf_put_str(&b, "scenario");
+            bytebuf_put_str(&b, cur.params[i].name);
+            bytebuf_put_str(&b, cur.params[i].value);
         }
         for (size_t i = 0; i < n; i++) {
-            put_str(&b, wp[i].kind);
-            put_str(&b, wp[i].entity);
-            put_str(&b, wp[i].desc->name);
-            put_str(&b, wp[i].value);
+            bytebuf_put_str(&b, wp[i].kind);
+            bytebuf_put_str(&b, wp[i].entity);
+            bytebuf_put_str(&b, wp[i].desc->name);
+            bytebuf_put_str(&b, wp[i].value);
         }
         bytebuf acts = {NULL, 0, 0, 0};
         size_t na = lrecord_actions(h, put_attr, &acts);
-        put_u64(&b, na);
-        put(&b, acts.b, acts.n);
+        bytebuf_put_u64(&b, na);
+        bytebuf_put(&b, acts.b, acts.n);
         b.failed |= acts.failed;
         free(acts.b);
         if (send_msg(out_fd, 'S', &b))
@@ -329,13 +224,13 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
         close(saved);
         olen = file_size(cap);
     }
-    put_u64(&b, k);
-    put_u64(&b, (uint64_t)rs);
-    put_u64(&b, eng ? (uint64_t)sim_now(eng) : 0);
-    put_u64(&b, built ? lworld_events(lw) : 0);
-    put(&b, &wall, sizeof wall);
-    put_u64(&b, (uint64_t)built);
-    put_str(&b, rc == MTC_OK ? "" : err);
+    bytebuf_put_u64(&b, k);
+    bytebuf_put_u64(&b, (uint64_t)rs);
+    bytebuf_put_u64(&b, eng ? (uint64_t)sim_now(eng) : 0);
+    bytebuf_put_u64(&b, built ? lworld_events(lw) : 0);
+    bytebuf_put(&b, &wall, sizeof wall);
+    bytebuf_put_u64(&b, (uint64_t)built);
+    bytebuf_put_str(&b, rc == MTC_OK ? "" : err);
     uint8_t *enc = NULL;
     size_t elen = 0;
     if (built && sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
@@ -389,7 +284,7 @@ static void worker_main(run_ctx *c, int in_fd, int out_fd)
 {
     uint64_t k, idx;
     for (;;) {
-        if (read_all(in_fd, &k, sizeof k) != 1 || read_all(in_fd, &idx, sizeof idx) != 1)
+        if (fd_read_all(in_fd, &k, sizeof k) != 1 || fd_read_all(in_fd, &idx, sizeof idx) != 1)
             break;
         worker_run(c, k, (size_t)idx, out_fd);
     }
@@ -437,19 +332,19 @@ static int add_attrs(sim_results *db, int64_t run, char *const *pairs, size_t n)
 /* The run row and parameters of slot s ('S' payload). */
 static int record_begin(run_ctx *c, slot *s, size_t idx)
 {
-    reader rd = {s->start, s->slen, 0, 0};
-    get_u64(&rd);
-    sim_time stop = (sim_time)get_u64(&rd);
-    size_t n = (size_t)get_u64(&rd);
+    bytereader rd = {s->start, s->slen, 0, 0};
+    bytereader_u64(&rd);
+    sim_time stop = (sim_time)bytereader_u64(&rd);
+    size_t n = (size_t)bytereader_u64(&rd);
     if (rd.bad || n > s->slen)
         return HOST_FAIL;
     char **q = calloc(4 * n + 1, sizeof *q);
     for (size_t i = 0; q && i < 4 * n; i++)
-        q[i] = (char *)get_str(&rd);
-    size_t na = (size_t)get_u64(&rd);
+        q[i] = (char *)bytereader_str(&rd);
+    size_t na = (size_t)bytereader_u64(&rd);
     char **attr = na <= s->slen ? calloc(2 * na + 1, sizeof *attr) : NULL;
     for (size_t i = 0; attr && i < 2 * na; i++)
-        attr[i] = (char *)get_str(&rd);
+        attr[i] = (char *)bytereader_str(&rd);
     if (!q || !attr || rd.bad) {
         free(attr);
         free(q);
@@ -491,21 +386,21 @@ static int record_begin(run_ctx *c, slot *s, size_t idx)
  * run_sequential does them. */
 static void record_end(run_ctx *c, slot *s, size_t k, size_t idx, size_t ntodo)
 {
-    reader rd = {s->end, s->elen, 0, 0};
-    get_u64(&rd);
-    int rs = (int)get_u64(&rd);
-    sim_time now = (sim_time)get_u64(&rd);
-    uint64_t events = get_u64(&rd);
+    bytereader rd = {s->end, s->elen, 0, 0};
+    bytereader_u64(&rd);
+    int rs = (int)bytereader_u64(&rd);
+    sim_time now = (sim_time)bytereader_u64(&rd);
+    uint64_t events = bytereader_u64(&rd);
     double wall = 0;
     if (rd.n - rd.off >= sizeof wall) {
         memcpy(&wall, rd.p + rd.off, sizeof wall);
         rd.off += sizeof wall;
     }
-    int built = (int)get_u64(&rd);
-    const char *err = get_str(&rd);
+    int built = (int)bytereader_u64(&rd);
+    const char *err = bytereader_str(&rd);
     size_t olen, mlen;
-    const uint8_t *out = get_bytes(&rd, &olen);
-    const uint8_t *menc = get_bytes(&rd, &mlen);
+    const uint8_t *out = bytereader_bytes(&rd, &olen);
+    const uint8_t *menc = bytereader_bytes(&rd, &mlen);
     size_t p = idx / (size_t)c->pl->reps;
     long r = (long)(idx % (size_t)c->pl->reps);
     if (rd.bad) {
@@ -575,7 +470,7 @@ static int drain(int fd, uint64_t n)
     uint8_t chunk[65536];
     while (n) {
         size_t k = n < sizeof chunk ? (size_t)n : sizeof chunk;
-        if (read_all(fd, chunk, k) != 1)
+        if (fd_read_all(fd, chunk, k) != 1)
             return -1;
         n -= k;
     }
@@ -590,7 +485,7 @@ static int copy_in(int fd, uint64_t n, FILE *f)
     int full = 0;
     while (n) {
         size_t k = n < sizeof chunk ? (size_t)n : sizeof chunk;
-        if (read_all(fd, chunk, k) != 1)
+        if (fd_read_all(fd, chunk, k) != 1)
             return -1;
         if (!full && fwrite(chunk, 1, k, f) != k)
             full = 1;
@@ -663,12 +558,12 @@ static void unspill(slot *s, size_t hcap, size_t *held)
         return;
     }
     for (int i = 0; i < 4; i++)
-        put_u64(&e, v[i]);
-    put(&e, &v[4], sizeof v[4]);    /* the wall time's bytes, as sent */
-    put_u64(&e, v[5]);
-    put_bytes(&e, err, n);
-    put_bytes(&e, "", 0);           /* the output: printed above */
-    put_bytes(&e, menc, mlen);
+        bytebuf_put_u64(&e, v[i]);
+    bytebuf_put(&e, &v[4], sizeof v[4]);    /* the wall time's bytes, as sent */
+    bytebuf_put_u64(&e, v[5]);
+    bytebuf_put_bytes(&e, err, n);
+    bytebuf_put_bytes(&e, "", 0);           /* the output: printed above */
+    bytebuf_put_bytes(&e, menc, mlen);
     free(menc);
     free(err);
     s->end = e.b;
@@ -682,16 +577,16 @@ static void unspill(slot *s, size_t hcap, size_t *held)
 static void end_failed(slot *s, uint64_t k, const char *why, size_t *held)
 {
     bytebuf e = {NULL, 0, 0, 0};
-    put_u64(&e, k);
-    put_u64(&e, SIM_RUN_FAILED);
-    put_u64(&e, 0);
-    put_u64(&e, 0);
+    bytebuf_put_u64(&e, k);
+    bytebuf_put_u64(&e, SIM_RUN_FAILED);
+    bytebuf_put_u64(&e, 0);
+    bytebuf_put_u64(&e, 0);
     double zero = 0;
-    put(&e, &zero, sizeof zero);
-    put_u64(&e, (uint64_t)s->started);
-    put_str(&e, why);
-    put_bytes(&e, "", 0);
-    put_bytes(&e, "", 0);
+    bytebuf_put(&e, &zero, sizeof zero);
+    bytebuf_put_u64(&e, (uint64_t)s->started);
+    bytebuf_put_str(&e, why);
+    bytebuf_put_bytes(&e, "", 0);
+    bytebuf_put_bytes(&e, "", 0);
     s->started = 1;
     s->ended = 1;
     s->end = e.b;
@@ -770,7 +665,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
             if (w[i].busy >= 0 || w[i].out_fd < 0)
                 continue;
             uint64_t msg[2] = {next, todo[next]};
-            if (write_all(w[i].in_fd, msg, sizeof msg) == 0) {
+            if (fd_write_all(w[i].in_fd, msg, sizeof msg) == 0) {
                 w[i].busy = (int64_t)next++;
                 running++;
             } else {   /* gone: no more runs for it */
@@ -850,8 +745,8 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
             uint8_t type = 0;
             uint64_t len = 0;
             uint8_t *buf = NULL;
-            int ok = read_all(x->out_fd, &type, 1) == 1 &&
-                     read_all(x->out_fd, &len, sizeof len) == 1;
+            int ok = fd_read_all(x->out_fd, &type, 1) == 1 &&
+                     fd_read_all(x->out_fd, &len, sizeof len) == 1;
             if (ok && type == 'E' && hcap &&
                 (len > hcap || held > hcap - len)) {
                 /* more than the cap lets the parent hold: to a temporary
@@ -859,7 +754,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 uint64_t k = 0;
                 int sp = -1;
                 FILE *f = NULL;
-                if (len >= sizeof k && read_all(x->out_fd, &k, sizeof k) == 1 &&
+                if (len >= sizeof k && fd_read_all(x->out_fd, &k, sizeof k) == 1 &&
                     k == (uint64_t)x->busy) {
                     f = tmpfile();
                     sp = f && fwrite(&k, sizeof k, 1, f) == 1
@@ -897,7 +792,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 ok = 0;     /* the worker died or spoke nonsense */
             }
             ok = ok && (buf = malloc(len ? len : 1)) != NULL &&
-                 read_all(x->out_fd, buf, len) == 1;
+                 fd_read_all(x->out_fd, buf, len) == 1;
             uint64_t k = 0;
             if (ok && len >= sizeof k)
                 memcpy(&k, buf, sizeof k);
