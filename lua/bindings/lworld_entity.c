@@ -11,37 +11,15 @@
 #include <lauxlib.h>
 
 #include "lplaus.h"
+#include "sim/names.h"
 #include "mtc/error.h"
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 99;
-    size_t prev[64], cur[64];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t c = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            if (prev[j] + 1 < c)
-                c = prev[j] + 1;
-            if (cur[j - 1] + 1 < c)
-                c = cur[j - 1] + 1;
-            cur[j] = c;
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof *prev);
-    }
-    return prev[lb];
-}
 
 static const char *suggest(const sim_param_schema *s, const char *k)
 {
     const char *best = NULL;
     size_t bd = 3;
     for (size_t i = 0; i < s->count; i++) {
-        size_t d = edit_distance(k, s->params[i].name);
+        size_t d = sim_name_distance(k, s->params[i].name);
         if (d < bd) {
             bd = d;
             best = s->params[i].name;
