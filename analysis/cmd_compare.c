@@ -33,7 +33,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: mtcsim compare A.db[:EXP] B.db[:EXP] [--out DIR] [--metric NAME ...]\n"
         "                      [--stat NAME ...] [--axis NAME ...] [--all]\n"
-        "                      [--cohort NAME | --by-cohort]\n\n"
+        "                      [--cohort NAME | --by-cohort] [--vs-cohort REF]\n\n"
         "Compares two experiments (default: the latest of each file; the two\n"
         "may be in one file: r.db:1 r.db:2). For each sweep point they share\n"
         "(matched by swept values), each headline statistic: mean of A and of B\n"
@@ -46,7 +46,13 @@ static void usage(FILE *f)
         "sweep points of either side (not only on the swept marks); each pair\n"
         "says what it paired and every parameter in which B differs from A.\n"
         "A difference in a parameter not declared with --axis is a WARNING;\n"
-        "with --axis, it is refused (exit 2).\n\n"
+        "with --axis, it is refused (exit 2). When both sides ran the same\n"
+        "scenario (file and loaded files' SHA-256, entity --set options), the\n"
+        "world and entity parameters follow from the scenario parameters: points\n"
+        "are matched on those, and the others' differences are said to follow.\n"
+        "The same experiment on both sides compares each pair of its points once\n"
+        "when an --axis lets points pair across it, else (and with --vs-cohort)\n"
+        "each point with itself.\n\n"
         "  --out DIR      also write DIR/compare.txt and overlaid figures of A and\n"
         "                 B (signatureless fraction, auth bytes, issuance delays)\n"
         "  --metric NAME  one more overlaid figure (repeatable; as mtcsim plot)\n"
@@ -57,7 +63,12 @@ static void usage(FILE *f)
         "                 ENTITY.NAME or KIND.ENTITY.NAME; repeatable)\n"
         "  --all          every statistic the runs have, not only the headline\n"
         "  --cohort NAME  the statistics of one browser cohort instead of the total\n"
-        "  --by-cohort    the total, then each browser cohort\n\n"
+        "  --by-cohort    the total, then each browser cohort\n"
+        "  --vs-cohort REF  with --cohort NAME or --by-cohort: A's figures are\n"
+        "                 of cohort REF, B's of the cohort of the table; with the\n"
+        "                 same experiment on both sides, the difference within\n"
+        "                 each run (paired by replication), e.g. r.db r.db\n"
+        "                 --cohort enterprise --vs-cohort regular-desktop\n\n"
         "Exit status 0, 1 when a figure fails, 2 for bad usage or input.\n");
 }
 
@@ -98,6 +109,14 @@ static int open_side(side *d, const char *spec)
         d->reps = e.replications;
     }
     return HOST_OK;
+}
+
+/* 1 when both sides are one experiment of one file. */
+static int same_experiment(const side *A, const side *B)
+{
+    struct stat sa, sb;
+    return A->s->r.exp == B->s->r.exp && stat(A->path, &sa) == 0 &&
+           stat(B->path, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 static void close_side(side *d)
@@ -212,13 +231,14 @@ static void fmt_num(char *b, size_t n, double v, int sign)
  * interval. Returns 1 when printed, 2 when every value of both sides is 0
  * (left out of the table, named below it), 0 when a side lacks it. */
 static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
-                       const char *stat, const char *cohort, int *paired_out)
+                       const char *stat, const char *cohort_a,
+                       const char *cohort_b, int *paired_out)
 {
     double *va, *vb;
     int64_t *ra, *sa, *rb, *sb;
     stats_interval ca, cb;
-    size_t na = values(A, pa, stat, cohort, &va, &ra, &sa, &ca);
-    size_t nb = values(B, pb, stat, cohort, &vb, &rb, &sb, &cb);
+    size_t na = values(A, pa, stat, cohort_a, &va, &ra, &sa, &ca);
+    size_t nb = values(B, pb, stat, cohort_b, &vb, &rb, &sb, &cb);
     int printed = 0, zero = na && nb;
     for (size_t i = 0; zero && i < na; i++)
         zero = va[i] == 0;
@@ -284,6 +304,7 @@ typedef struct match_ctx {
     size_t naxes;
     char (*cohorts)[64];
     size_t ncohorts;
+    const char *vs_cohort;      /* --vs-cohort: A's cohort; NULL: the table's */
 } match_ctx;
 
 /* Completed runs of a side's point (for "what was paired"). */
@@ -316,9 +337,13 @@ static void print_unpaired(FILE *f, const char *tag, side *d, size_t (*pairs)[2]
 
 /* The rows of one pair and cohort. */
 static void print_rows(FILE *f, side *A, side *B, size_t pa, size_t pb,
-                       const stat_list *stats, const char *cohort)
+                       const stat_list *stats, const char *cohort,
+                       const char *vs_cohort)
 {
-    if (strcmp(cohort, "all"))
+    const char *cohort_a = vs_cohort ? vs_cohort : cohort;
+    if (vs_cohort)
+        fprintf(f, "-- cohort %s (B) against cohort %s (A)\n", cohort, vs_cohort);
+    else if (strcmp(cohort, "all"))
         fprintf(f, "-- cohort %s\n", cohort);
     fprintf(f, "%-36s %12s %9s %12s %9s %12s %-28s %c %9s\n", "statistic",
             "A mean", "+-95%", "B mean", "+-95%", "B - A", "95% CI of B - A",
@@ -326,7 +351,8 @@ static void print_rows(FILE *f, side *A, side *B, size_t pa, size_t pb,
     int paired = 0, any_paired = 0, rows = 0, zeros = 0;
     char zl[1024] = "";
     for (size_t i = 0; i < stats->n; i++) {
-        int got = compare_row(f, A, B, pa, pb, stats->name[i], cohort, &paired);
+        int got = compare_row(f, A, B, pa, pb, stats->name[i], cohort_a, cohort,
+                              &paired);
         if (got == 1) {
             rows++;
             any_paired |= paired;
@@ -351,6 +377,7 @@ static void print_rows(FILE *f, side *A, side *B, size_t pa, size_t pb,
  * cohorts), or with --by-cohort "all" and each of them. */
 static int pick_cohorts(side *A, const char *cohort, int by_cohort, match_ctx *mc)
 {
+    const char *want[2] = {cohort, mc->vs_cohort};
     char have[64][64];
     size_t nh = 0;
     int64_t *ids, *reps, *seeds;
@@ -366,27 +393,34 @@ static int pick_cohorts(side *A, const char *cohort, int by_cohort, match_ctx *m
     mc->cohorts = calloc(nh + 1, sizeof *mc->cohorts);
     if (!mc->cohorts)
         return HOST_FAIL;
-    if (cohort) {
+    for (int w = 0; w < 2; w++) {
+        if (!want[w])
+            continue;
         int found = 0;
         for (size_t i = 0; i < nh; i++)
-            found |= !strcmp(have[i], cohort);
+            found |= !strcmp(have[i], want[w]);
         if (!found) {
             char list[1024] = "";
             for (size_t i = 0; i < nh; i++) {
                 size_t l = strlen(list);
                 snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", have[i]);
             }
-            fprintf(stderr, "mtcsim compare: --cohort %s: A has no such browser "
-                            "cohort (its cohorts: %s)\n", cohort,
-                    list[0] ? list : "none");
+            fprintf(stderr, "mtcsim compare: %s %s: A has no such browser "
+                            "cohort (its cohorts: %s)\n",
+                    w ? "--vs-cohort" : "--cohort", want[w], list[0] ? list : "none");
             return HOST_USAGE;
         }
+    }
+    if (cohort) {
         snprintf(mc->cohorts[mc->ncohorts++], 64, "%s", cohort);
         return HOST_OK;
     }
-    snprintf(mc->cohorts[mc->ncohorts++], 64, "all");
+    /* against a cohort, the total is not a cohort of the same kind */
+    if (!mc->vs_cohort)
+        snprintf(mc->cohorts[mc->ncohorts++], 64, "all");
     for (size_t i = 0; by_cohort && nh > 1 && i < nh; i++)
-        snprintf(mc->cohorts[mc->ncohorts++], 64, "%s", have[i]);
+        if (!mc->vs_cohort || strcmp(have[i], mc->vs_cohort))
+            snprintf(mc->cohorts[mc->ncohorts++], 64, "%s", have[i]);
     return HOST_OK;
 }
 
@@ -399,23 +433,28 @@ static void print_table(FILE *f, side *A, side *B, size_t (*pairs)[2],
     fprintf(f, "B: %s experiment %lld (%s): %zu sweep point%s, %lld replication%s\n",
             B->path, (long long)B->s->r.exp, B->name, B->s->r.npoints,
             B->s->r.npoints == 1 ? "" : "s", (long long)B->reps, B->reps == 1 ? "" : "s");
-    print_unpaired(f, "A", A, pairs, npairs, 0);
-    print_unpaired(f, "B", B, pairs, npairs, 1);
+    if (!same_experiment(A, B)) {
+        print_unpaired(f, "A", A, pairs, npairs, 0);
+        print_unpaired(f, "B", B, pairs, npairs, 1);
+    }
     for (size_t k = 0; k < npairs; k++) {
         size_t pa = pairs[k][0], pb = pairs[k][1];
         const char *la = A->s->r.label[pa], *lb = B->s->r.label[pb];
         fprintf(f, "\n== A [%s] vs B [%s]\n", la, lb);
-        char diff[2048];
-        size_t nd, und;
+        char diff[2048], fol[2048];
+        size_t nd, und, nf;
         cmp_differences(&mc->a, pa, &mc->b, pb, mc->axes, mc->naxes, diff,
-                        sizeof diff, &nd, &und);
+                        sizeof diff, &nd, &und, fol, sizeof fol, &nf);
         fprintf(f, "paired: A sweep point %lld (%zu completed runs) with B sweep "
                    "point %lld (%zu completed runs), matched on every parameter "
                    "that varies between sweep points\n",
                 (long long)A->s->r.points[pa], point_nruns(A, pa),
                 (long long)B->s->r.points[pb], point_nruns(B, pb));
-        if (nd == 0)
+        if (nd == 0 && nf == 0)
             fprintf(f, "parameters: the same on both sides\n");
+        else if (nd == 0)
+            fprintf(f, "parameters: the scenario parameters are the same on both "
+                       "sides\n");
         else if (und == 0)
             fprintf(f, "parameters: B differs from A in the declared axis: %s\n", diff);
         else
@@ -423,8 +462,11 @@ static void print_table(FILE *f, side *A, side *B, size_t (*pairs)[2],
                        "difference below is the effect of all of them (declare "
                        "the ones under study with --axis NAME)\n", nd,
                     nd == 1 ? "" : "s", mc->naxes ? " not all declared" : "", diff);
+        if (nf)
+            fprintf(f, "following from them (the same scenario and files, the same "
+                       "entity --set options): %s\n", fol);
         for (size_t c = 0; c < mc->ncohorts; c++)
-            print_rows(f, A, B, pa, pb, stats, mc->cohorts[c]);
+            print_rows(f, A, B, pa, pb, stats, mc->cohorts[c], mc->vs_cohort);
     }
     if (npairs == 0)
         fprintf(f, "\nno sweep point of A matches one of B (compare the swept "
@@ -499,7 +541,7 @@ int cmd_compare(int argc, char **argv)
     const char *spec[2] = {NULL, NULL}, *out = NULL;
     const char *extra_m[MAX_EXTRA], *extra_s[MAX_EXTRA], *axes[MAX_EXTRA];
     size_t naxes = 0;
-    const char *cohort = NULL;
+    const char *cohort = NULL, *vs_cohort = NULL;
     int by_cohort = 0;
     size_t nm = 0, ns = 0;
     int all = 0;
@@ -517,6 +559,8 @@ int cmd_compare(int argc, char **argv)
             cohort = argv[++i];
         } else if (!strcmp(a, "--by-cohort")) {
             by_cohort = 1;
+        } else if (!strcmp(a, "--vs-cohort") && has_v) {
+            vs_cohort = argv[++i];
         } else if (!strcmp(a, "--axis") && has_v && naxes < MAX_EXTRA) {
             axes[naxes++] = argv[++i];
         } else if (!strcmp(a, "--stat") && has_v && ns < MAX_EXTRA) {
@@ -536,6 +580,11 @@ int cmd_compare(int argc, char **argv)
     }
     if (cohort && by_cohort) {
         fprintf(stderr, "mtcsim compare: --cohort and --by-cohort exclude each other\n");
+        return HOST_USAGE;
+    }
+    if (vs_cohort && !cohort && !by_cohort) {
+        fprintf(stderr, "mtcsim compare: --vs-cohort REF needs --cohort NAME or "
+                        "--by-cohort (the cohorts set against REF)\n");
         return HOST_USAGE;
     }
     if (!spec[1]) {
@@ -566,6 +615,7 @@ int cmd_compare(int argc, char **argv)
     pairs = calloc(maxp ? maxp : 1, sizeof *pairs);
     mc.axes = axes;
     mc.naxes = naxes;
+    mc.vs_cohort = vs_cohort;
     if (pick_cohorts(&A, cohort, by_cohort, &mc) != HOST_OK) {
         status = HOST_USAGE;
         goto done;
@@ -578,13 +628,29 @@ int cmd_compare(int argc, char **argv)
         goto done;
     }
     size_t npairs = pairs ? cmp_match(&mc.a, &mc.b, axes, naxes, pairs, maxp) : 0;
+    /* one experiment against itself: each pair of distinct points once
+     * when there are such pairs (an axis is declared), else (and with
+     * --vs-cohort, the difference within runs) each point with itself */
+    if (same_experiment(&A, &B)) {
+        int distinct = 0;
+        for (size_t i = 0; !vs_cohort && i < npairs; i++)
+            distinct |= pairs[i][0] < pairs[i][1];
+        size_t k = 0;
+        for (size_t i = 0; i < npairs; i++)
+            if (distinct ? pairs[i][0] < pairs[i][1] : pairs[i][0] == pairs[i][1]) {
+                pairs[k][0] = pairs[i][0];
+                pairs[k][1] = pairs[i][1];
+                k++;
+            }
+        npairs = k;
+    }
     /* differences nobody declared: a warning, or with --axis a refusal */
     size_t worst = 0;
     for (size_t k = 0; k < npairs; k++) {
-        char diff[2048];
-        size_t nd, und;
+        char diff[2048], fol[2048];
+        size_t nd, und, nf;
         cmp_differences(&mc.a, pairs[k][0], &mc.b, pairs[k][1], axes, naxes, diff,
-                        sizeof diff, &nd, &und);
+                        sizeof diff, &nd, &und, fol, sizeof fol, &nf);
         if (und > worst)
             worst = und;
         if (und && naxes) {

@@ -6,7 +6,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "compare_match.h"
+
+/* What the points of exp ran: the scenario's SHA-256 (the point's first
+ * run's), the files it loaded and the entity --set options of the stored
+ * command line; "" when any of it is unknown. malloc'ed. */
+static char *source_of(sim_results *db, int64_t exp, int64_t first_run)
+{
+    sim_run_row *r = malloc(sizeof *r);
+    sim_experiment_row *e = malloc(sizeof *e);
+    sim_attr_row *at = NULL;
+    size_t nat = 0;
+    char sets[4096];
+    size_t cap = 8192;
+    char *out = malloc(cap);
+    int ok = r && e && out && sim_results_run(db, first_run, r) == 0 && r->id >= 0 &&
+             r->scenario_sha256[0] && sim_results_experiment(db, exp, e) == 0 &&
+             e->id >= 0 && e->command_line[0] &&
+             cmdline_entity_sets(e->command_line, sets, sizeof sets) == 0 &&
+             sim_results_attrs(db, exp, "loaded:", 0, &at, &nat) == 0;
+    if (out) {
+        out[0] = '\0';
+        size_t len = 0;
+        if (ok)
+            len = (size_t)snprintf(out, cap, "%s\n%s", r->scenario_sha256, sets);
+        for (size_t i = 0; ok && i < nat && len < cap; i++)
+            len += (size_t)snprintf(out + len, cap - len, "%s=%s\n", at[i].name,
+                                    at[i].value);
+        if (len >= cap)
+            out[0] = '\0';
+    }
+    free(at);
+    free(r);
+    free(e);
+    return out;
+}
 
 int cmp_side_load(sim_results *db, int64_t exp, const int64_t *points, size_t np,
                   cmp_side *out)
@@ -18,12 +53,15 @@ int cmp_side_load(sim_results *db, int64_t exp, const int64_t *points, size_t np
         return -1;
     out->p = calloc(np ? np : 1, sizeof *out->p);
     out->n = calloc(np ? np : 1, sizeof *out->n);
-    int rc = out->p && out->n ? 0 : -1;
+    out->source = calloc(np ? np : 1, sizeof *out->source);
+    int rc = out->p && out->n && out->source ? 0 : -1;
     out->npoints = rc ? 0 : np;
     for (size_t i = 0; !rc && i < np; i++)
         for (size_t k = 0; k < n; k++)
             if (pts[k].point == points[i] &&
-                sim_results_run_params(db, pts[k].first_run, 0, &out->p[i], &out->n[i]))
+                (sim_results_run_params(db, pts[k].first_run, 0, &out->p[i],
+                                        &out->n[i]) ||
+                 !(out->source[i] = source_of(db, exp, pts[k].first_run))))
                 rc = -1;
     free(pts);
     return rc;
@@ -31,10 +69,14 @@ int cmp_side_load(sim_results *db, int64_t exp, const int64_t *points, size_t np
 
 void cmp_side_free(cmp_side *s)
 {
-    for (size_t i = 0; s->p && i < s->npoints; i++)
+    for (size_t i = 0; s->p && i < s->npoints; i++) {
         free(s->p[i]);
+        if (s->source)
+            free(s->source[i]);
+    }
     free(s->p);
     free(s->n);
+    free(s->source);
     memset(s, 0, sizeof *s);
 }
 
@@ -63,6 +105,17 @@ int cmp_declared(const sim_param_row *p, const char *const *axes, size_t naxes)
     return 0;
 }
 
+/* 1 when p (a world or entity parameter) follows from the scenario
+ * parameters: A's point i and B's point j ran the same scenario with the
+ * same entity --set options (compare_match.h). */
+static int follows(const cmp_side *a, size_t i, const cmp_side *b, size_t j,
+                   const sim_param_row *p)
+{
+    return strcmp(p->kind, "scenario") && a->source && b->source &&
+           a->source[i] && b->source[j] && a->source[i][0] &&
+           !strcmp(a->source[i], b->source[j]);
+}
+
 /* 1 when parameter k takes more than one value over s's points. */
 static int is_axis(const cmp_side *s, const sim_param_row *k)
 {
@@ -86,7 +139,8 @@ static int matches(const cmp_side *a, size_t i, const cmp_side *b, size_t j,
     for (size_t k = 0; k < a->n[i]; k++) {
         const sim_param_row *p = &a->p[i][k];
         const sim_param_row *q = find(b, j, p);
-        if (!q || !strcmp(p->value, q->value) || cmp_declared(p, axes, naxes))
+        if (!q || !strcmp(p->value, q->value) || cmp_declared(p, axes, naxes) ||
+            follows(a, i, b, j, p))
             continue;
         if (is_axis(a, p) || is_axis(b, p))
             return 0;
@@ -124,16 +178,24 @@ static void append(char *buf, size_t n, size_t *shown, const char *fmt,
 
 void cmp_differences(const cmp_side *a, size_t pa, const cmp_side *b, size_t pb,
                      const char *const *axes, size_t naxes, char *buf, size_t n,
-                     size_t *ndiff, size_t *undeclared)
+                     size_t *ndiff, size_t *undeclared, char *fbuf, size_t fn,
+                     size_t *nfollow)
 {
-    size_t shown = 0;
+    size_t shown = 0, fshown = 0;
     buf[0] = '\0';
-    *ndiff = *undeclared = 0;
+    fbuf[0] = '\0';
+    *ndiff = *undeclared = *nfollow = 0;
     for (size_t k = 0; k < a->n[pa]; k++) {
         const sim_param_row *p = &a->p[pa][k];
         const sim_param_row *q = find(b, pb, p);
         if (q && !strcmp(p->value, q->value))
             continue;
+        if (follows(a, pa, b, pb, p)) {
+            (*nfollow)++;
+            append(fbuf, fn, &fshown, "%s%s %.40s vs %.40s", p, p->value,
+                   q ? q->value : "(none)");
+            continue;
+        }
         (*ndiff)++;
         *undeclared += !cmp_declared(p, axes, naxes);
         append(buf, n, &shown, "%s%s %.40s vs %.40s", p, p->value, q ? q->value : "(none)");
@@ -142,6 +204,11 @@ void cmp_differences(const cmp_side *a, size_t pa, const cmp_side *b, size_t pb,
         const sim_param_row *q = &b->p[pb][k];
         if (find(a, pa, q))
             continue;
+        if (follows(a, pa, b, pb, q)) {
+            (*nfollow)++;
+            append(fbuf, fn, &fshown, "%s%s %.40s vs %.40s", q, "(none)", q->value);
+            continue;
+        }
         (*ndiff)++;
         *undeclared += !cmp_declared(q, axes, naxes);
         append(buf, n, &shown, "%s%s %.40s vs %.40s", q, "(none)", q->value);

@@ -130,7 +130,7 @@ static int64_t src_warmup_end(const stats_source *s)
 
 /* ---- the derived figures ---- */
 
-enum { D_FRACTION, D_RATIO_MEAN, D_SAVED_MEAN, D_QCHANGE };
+enum { D_FRACTION, D_COMPLEMENT, D_RATIO_MEAN, D_SAVED_MEAN, D_QCHANGE, D_QDIFF };
 
 typedef struct derived {
     const char *name;
@@ -145,6 +145,9 @@ typedef struct derived {
  * Latency changes price MTC and a baseline on the same connections. */
 static const derived defs[] = {
     {"signatureless_fraction", D_FRACTION, "handshake_signatureless", "handshake_full", 0},
+    /* the full handshakes that fell back to a standalone certificate (the
+     * client lacked the landmark, or is not MTC-aware): 1 - the above */
+    {"fallback_share", D_COMPLEMENT, "handshake_signatureless", "handshake_full", 0},
     {"flight_over_tcp_iw_share", D_FRACTION, "flight_over_tcp_iw", "handshake_full", 0},
     {"flight_over_tcp_iw_baseline_classical_share", D_FRACTION,
      "flight_over_tcp_iw_baseline_classical", "handshake_full", 0},
@@ -187,11 +190,24 @@ static const derived defs[] = {
      "handshake_ms_today", 0.5},
     {"handshake_ms_change_p90_vs_today", D_QCHANGE, "handshake_ms",
      "handshake_ms_today", 0.9},
+    /* the same quantiles' difference in milliseconds (MTC - baseline) */
+    {"handshake_ms_extra_p50_vs_classical", D_QDIFF, "handshake_ms",
+     "handshake_ms_baseline_classical", 0.5},
+    {"handshake_ms_extra_p90_vs_classical", D_QDIFF, "handshake_ms",
+     "handshake_ms_baseline_classical", 0.9},
+    {"handshake_ms_extra_p50_vs_mldsa44", D_QDIFF, "handshake_ms",
+     "handshake_ms_baseline_mldsa44", 0.5},
+    {"handshake_ms_extra_p90_vs_mldsa44", D_QDIFF, "handshake_ms",
+     "handshake_ms_baseline_mldsa44", 0.9},
+    {"handshake_ms_extra_p50_vs_today", D_QDIFF, "handshake_ms",
+     "handshake_ms_today", 0.5},
+    {"handshake_ms_extra_p90_vs_today", D_QDIFF, "handshake_ms",
+     "handshake_ms_today", 0.9},
 };
 #define NDEFS (sizeof defs / sizeof defs[0])
 
 const char *const stats_derived_names[] = {
-    "signatureless_fraction", "flight_over_tcp_iw_share",
+    "signatureless_fraction", "fallback_share", "flight_over_tcp_iw_share",
     "flight_over_tcp_iw_baseline_classical_share",
     "flight_over_tcp_iw_baseline_mldsa44_share", "flight_over_tcp_iw_today_share",
     "flight_over_quic_amp_share", "flight_over_quic_amp_baseline_classical_share",
@@ -202,10 +218,13 @@ const char *const stats_derived_names[] = {
     "extra_rtt_tcp_saved_vs_mldsa44", "extra_rtt_quic_saved_vs_mldsa44",
     "handshake_ms_change_p50_vs_classical", "handshake_ms_change_p90_vs_classical",
     "handshake_ms_change_p50_vs_mldsa44", "handshake_ms_change_p90_vs_mldsa44",
-    "handshake_ms_change_p50_vs_today", "handshake_ms_change_p90_vs_today", NULL};
+    "handshake_ms_change_p50_vs_today", "handshake_ms_change_p90_vs_today",
+    "handshake_ms_extra_p50_vs_classical", "handshake_ms_extra_p90_vs_classical",
+    "handshake_ms_extra_p50_vs_mldsa44", "handshake_ms_extra_p90_vs_mldsa44",
+    "handshake_ms_extra_p50_vs_today", "handshake_ms_extra_p90_vs_today", NULL};
 
 const char *const stats_headline[] = {
-    "signatureless_fraction", "auth_bytes.mean", "auth_bytes.p99",
+    "signatureless_fraction", "fallback_share", "auth_bytes.mean", "auth_bytes.p99",
     "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44",
     "auth_bytes_saved_vs_classical", "auth_bytes_saved_vs_mldsa44",
     "auth_bytes_ratio_vs_today", "extra_rtt_quic_saved_vs_mldsa44",
@@ -214,6 +233,8 @@ const char *const stats_headline[] = {
     "handshake_ms_change_p90_vs_classical",
     "handshake_ms_change_p50_vs_mldsa44", "handshake_ms_change_p90_vs_mldsa44",
     "handshake_ms_change_p50_vs_today", "handshake_ms_change_p90_vs_today",
+    "handshake_ms_extra_p50_vs_today", "handshake_ms_extra_p90_vs_today",
+    "handshake_ms_extra_p50_vs_mldsa44", "handshake_ms_extra_p90_vs_mldsa44",
     "verify_ms.mean", "verify_ms_baseline_classical.mean", "verify_ms_today.mean",
     "flight_over_tcp_iw_share", "flight_over_tcp_iw_baseline_mldsa44_share",
     "flight_over_tcp_iw_today_share", "flight_over_quic_amp_share",
@@ -244,7 +265,8 @@ int stats_kind_of(const char *name)
 {
     const derived *d = find_def(name);
     if (d)
-        return d->how == D_FRACTION ? STATS_FRACTION : STATS_VALUE;
+        return d->how == D_FRACTION || d->how == D_COMPLEMENT ? STATS_FRACTION
+                                                              : STATS_VALUE;
     size_t l = strlen(name);
     if (l > 10 && !strcmp(name + l - 10, ".transient"))
         return STATS_FLAG;
@@ -261,11 +283,13 @@ static int derived_value(const stats_source *s, const derived *d,
                          const char *cohort, stats_val *out)
 {
     memset(out, 0, sizeof *out);
-    if (d->how == D_FRACTION) {
+    if (d->how == D_FRACTION || d->how == D_COMPLEMENT) {
         double a, b;
         if (!src_scalar(s, d->b, cohort, &b) || !(b > 0) ||
             !src_scalar(s, d->a, cohort, &a))
             return 0;
+        if (d->how == D_COMPLEMENT)
+            a = b - a;
         out->v = a / b;
         out->kind = STATS_FRACTION;
         out->num = a;
@@ -280,6 +304,8 @@ static int derived_value(const stats_source *s, const derived *d,
         out->v = ha.mean / hb.mean;
     } else if (d->how == D_SAVED_MEAN) {
         out->v = hb.mean - ha.mean;
+    } else if (d->how == D_QDIFF) {
+        out->v = quantile_of(&ha, d->q) - quantile_of(&hb, d->q);
     } else {
         double qa = quantile_of(&ha, d->q), qb = quantile_of(&hb, d->q);
         if (!(qb > 0))

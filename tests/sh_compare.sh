@@ -72,14 +72,23 @@ grep -q '^paired: A sweep point 0 (2 completed runs) with B sweep point 1 (2 com
 grep -q '^parameters: B differs from A in the declared axis: .*landmark_interval 10800 vs 3600' "$tmp/o2.txt" || fail "the axis difference is not named"
 # a difference nobody declared: a loud warning; declared: none; another
 # axis declared: refused, exit 2, nothing printed
-grep -q '^WARNING: B differs from A in 2 parameters: ca.ca1.rate' "$tmp/p.txt" || fail "undeclared rate difference not warned: $(grep -i differ "$tmp/p.txt")"
+grep -q '^WARNING: B differs from A in 1 parameter: scenario.scenario.rate' "$tmp/p.txt" || fail "undeclared rate difference not warned: $(grep -i differ "$tmp/p.txt")"
+# the same scenario and files: the CA's rate follows from the scenario's
+grep -q '^following from them (the same scenario and files, the same entity --set options): ca.ca1.rate ' "$tmp/p.txt" \
+  || fail "the CA's rate is not said to follow from the scenario's: $(grep -i follow "$tmp/p.txt")"
+# an entity parameter set on the command line does not follow from anything:
+# it is a difference of its own, warned, and refused beside a declared axis
+"$m" run $sc --out "$tmp/ov.db" --quiet --set ca.ca1.rate=0.05 >/dev/null 2>"$tmp/err" || fail "run 5: $(cat "$tmp/err")"
+"$m" compare "$tmp/r.db:1" "$tmp/ov.db" >"$tmp/ov.txt" 2>/dev/null || fail "compare with an entity override"
+grep -q '^WARNING: B differs from A in 1 parameter: ca.ca1.rate ' "$tmp/ov.txt" || fail "an entity --set taken to follow: $(grep -i 'differ\|follow' "$tmp/ov.txt")"
+"$m" compare "$tmp/r.db:1" "$tmp/ov.db" --axis landmark_interval >/dev/null 2>&1; [ $? -eq 2 ] || fail "an entity --set beside a declared axis must be refused"
 "$m" compare "$tmp/r.db:1" "$tmp/r.db:2" >/dev/null 2>"$tmp/werr"
 grep -q 'warning: the paired points differ in parameters nobody declared' "$tmp/werr" || fail "no warning on stderr"
 "$m" compare "$tmp/r.db:1" "$tmp/r.db:2" --axis rate >"$tmp/ax.txt" 2>"$tmp/err" || fail "--axis rate: $(cat "$tmp/err")"
 grep -q WARNING "$tmp/ax.txt" && fail "a declared axis still warned"
 "$m" compare "$tmp/r.db:1" "$tmp/r.db:2" --axis landmark_interval >"$tmp/ref.txt" 2>"$tmp/err"
 [ $? -eq 2 ] || fail "a difference outside the declared axis must be refused (exit 2)"
-grep -q 'refused: .*differ in parameters that are not the declared axis (ca.ca1.rate' "$tmp/err" || fail "refusal message: $(cat "$tmp/err")"
+grep -q 'refused: .*differ in parameters that are not the declared axis (scenario.scenario.rate' "$tmp/err" || fail "refusal message: $(cat "$tmp/err")"
 [ -s "$tmp/ref.txt" ] && fail "a refused comparison printed a table"
 
 # ---- figures ----

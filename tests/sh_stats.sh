@@ -42,12 +42,13 @@ for name in fractions:
     mean, ci = rows[name]
     lo, hi = (float(x) for x in ci.strip('[]').split(','))
     assert 0 <= lo <= mean <= hi <= 1, (name, mean, lo, hi)
-    num = 'handshake_signatureless' if name == 'signatureless_fraction' else name[:-len('_share')]
+    num = ('handshake_signatureless' if name in ('signatureless_fraction', 'fallback_share')
+           else name[:-len('_share')])
     runs = db.execute(
         "SELECT CAST(a.value AS REAL), b.value FROM scalar_v a JOIN scalar_v b USING (run_id) "
         "WHERE a.metric = ? AND b.metric = 'handshake_full' AND a.cohort = 'all' "
         "AND b.cohort = 'all' ORDER BY run_id", (num,)).fetchall()
-    x = [a / b for a, b in runs]
+    x = [(b - a if name == 'fallback_share' else a) / b for a, b in runs]
     p, trials = statistics.mean(x), sum(b for _, b in runs)
     assert abs(p - mean) <= 1e-5 * max(1e-9, abs(p)), (name, p, mean)
     s2 = statistics.variance(x)

@@ -52,6 +52,8 @@ typedef struct run_opts {
     int quiet, unsafe, list_params, summary_all;
     const char *summary_cohort; /* --cohort NAME: the summary of one cohort */
     int by_cohort;              /* --by-cohort: the total, then each cohort */
+    const char *vs_cohort;      /* --vs-cohort REF: each cohort's difference
+                                 * to REF within each run */
     int spread;             /* under mpirun: whole runs per rank */
     int jobs;               /* -j N: local worker processes (1: none) */
     const char *resume;     /* --resume FILE.db[:EXP], or NULL */

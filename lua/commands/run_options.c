@@ -25,6 +25,7 @@ void run_usage(FILE *f)
         "                  [--unsafe]\n"
         "                  [--max-instructions N] [--max-memory MIB] [--params]\n"
         "                  [--summary short|all] [--cohort NAME | --by-cohort]\n"
+        "                  [--vs-cohort REF]\n"
         "                  [-j N] [--strict] [--traceback]\n"
         "       mtcsim run SCENARIO.lua --resume FILE.db[:EXP] [the experiment's\n"
         "                  --set, --seed, --replications] [other options]\n\n"
@@ -52,6 +53,9 @@ void run_usage(FILE *f)
         "  --cohort NAME       the summary of one browser cohort (its handshakes,\n"
         "                      bytes, fractions) instead of the total\n"
         "  --by-cohort         the summary of the total, then of each cohort\n"
+        "  --vs-cohort REF     with --cohort or --by-cohort: after each cohort's\n"
+        "                      table, its difference to cohort REF within each run,\n"
+        "                      mean and Student-t interval over the replications\n"
         "  --unsafe            full Lua (io, os, package, debug), no limits\n"
         "  --max-instructions N  sandbox limit per scenario entry (default 1e10)\n"
         "  --max-memory MIB    sandbox limit on the scenario's Lua memory (default 4096)\n"
@@ -194,6 +198,8 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
             o->summary_cohort = argv[++i];
         } else if (!strcmp(a, "--by-cohort")) {
             o->by_cohort = 1;
+        } else if (!strcmp(a, "--vs-cohort") && has_v) {
+            o->vs_cohort = argv[++i];
         } else if (!strcmp(a, "--sweep")) {
             if (!has_v) {
                 perr(errs, "mtcsim run: --sweep needs NAME=V1,V2,...\n");
@@ -305,6 +311,11 @@ int run_check_args(run_opts *o)
 {
     if (o->summary_cohort && o->by_cohort) {
         fprintf(stderr, "mtcsim run: --cohort and --by-cohort exclude each other\n");
+        return HOST_USAGE;
+    }
+    if (o->vs_cohort && !o->summary_cohort && !o->by_cohort) {
+        fprintf(stderr, "mtcsim run: --vs-cohort REF needs --cohort NAME or "
+                        "--by-cohort (the cohorts set against REF)\n");
         return HOST_USAGE;
     }
     if (!o->scenario) {

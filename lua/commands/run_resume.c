@@ -19,62 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "host.h"
 #include "rdb.h"
 #include "safetext.h"
 #include "run_internal.h"
 #include "mtc/error.h"
-
-/* Splits a POSIX-shell-quoted line into words (single and double quotes,
- * backslash escapes) in buf; returns the count, or -1 when it does not fit
- * or a quote is unterminated. */
-static long shell_split(const char *line, char *buf, size_t buflen, char **argv,
-                        size_t maxargs)
-{
-    size_t n = 0, k = 0;
-    const char *p = line;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n')
-            p++;
-        if (!*p)
-            break;
-        if (n == maxargs)
-            return -1;
-        argv[n++] = buf + k;
-        while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
-            if (k + 2 > buflen)
-                return -1;
-            if (*p == '\'') {
-                for (p++; *p && *p != '\''; p++) {
-                    if (k + 2 > buflen)
-                        return -1;
-                    buf[k++] = *p;
-                }
-                if (!*p)
-                    return -1;
-                p++;
-            } else if (*p == '"') {
-                for (p++; *p && *p != '"'; p++) {
-                    if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
-                        p++;
-                    if (k + 2 > buflen)
-                        return -1;
-                    buf[k++] = *p;
-                }
-                if (!*p)
-                    return -1;
-                p++;
-            } else if (*p == '\\' && p[1]) {
-                buf[k++] = p[1];
-                p += 2;
-            } else {
-                buf[k++] = *p++;
-            }
-        }
-        buf[k++] = '\0';
-    }
-    return (long)n;
-}
 
 /* Appends "; " + text to the differences list d (n bytes). */
 static void differ(char *d, size_t n, const char *fmt, const char *x, const char *y)
@@ -198,7 +148,7 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
         snprintf(line, sizeof line, "%s", e->command_line);
     free(e);
     char diff[2048] = "";
-    long n = shell_split(line, argbuf, arglen, argv_store, maxargs);
+    long n = cmdline_split(line, argbuf, arglen, argv_store, maxargs);
     run_opts was;
     memset(&was, 0, sizeof was);
     if (n < 3 || strcmp(argv_store[0], "mtcsim") || strcmp(argv_store[1], "run") ||

@@ -93,6 +93,65 @@ static void print_table(const char *lab, const char *cohort,
     }
 }
 
+/* The value of statistic name in r; 1 when r has it. */
+static int value_in(const run_stats *r, const char *name, double *v)
+{
+    for (size_t j = 0; r && j < r->n; j++)
+        if (!strcmp(r->s[j].name, name)) {
+            *v = r->s[j].val.v;
+            return 1;
+        }
+    return 0;
+}
+
+/* Cohort `cohort` against cohort `ref` within each run of runs[0..n) (one
+ * point): per statistic, the mean of the runs' differences and its
+ * Student-t interval (the two cohorts of a run share its world, seeds and
+ * time: a paired difference). Flags are left out. */
+static void print_vs(const char *lab, const char *cohort, const char *ref,
+                     const run_stats *const *runs, size_t n, int all, stats_val *x)
+{
+    const run_stats *c0 = stats_run_cohort(runs[0], cohort);
+    const run_stats *r0 = stats_run_cohort(runs[0], ref);
+    if (!c0 || !r0) {
+        printf("\n== difference%s%s%s cohort %s - %s: no cohort '%s'\n", *lab ? " [" : "",
+               lab, *lab ? "]" : "", cohort, ref, c0 ? ref : cohort);
+        return;
+    }
+    printf("\n== difference%s%s%s cohort %s - %s: %zu replication%s, paired "
+           "within each run\n", *lab ? " [" : "", lab, *lab ? "]" : "", cohort, ref,
+           n, n == 1 ? "" : "s");
+    printf("%-44s %16s  %s\n", "metric", "mean difference",
+           n > 1 ? "95% interval (Student-t)" : "");
+    int any = 0;
+    for (size_t s = 0; s < c0->n; s++)
+        any |= shown(c0->s[s].name, 0, 1);
+    for (size_t s = 0; s < c0->n; s++) {
+        const char *name = c0->s[s].name;
+        if (c0->s[s].val.kind == STATS_FLAG ||
+            (!c0->s[s].recorded && !shown(name, all, any)))
+            continue;
+        size_t k = 0;
+        for (size_t r = 0; r < n; r++) {
+            double a, b;
+            if (value_in(stats_run_cohort(runs[r], cohort), name, &a) &&
+                value_in(stats_run_cohort(runs[r], ref), name, &b)) {
+                memset(&x[k], 0, sizeof x[k]);
+                x[k].v = a - b;
+                x[k++].kind = STATS_VALUE;
+            }
+        }
+        if (!k)
+            continue;
+        stats_interval ci = stats_summarize(x, k);
+        char v[40], c[64] = "";
+        stats_format_value(k >= 2 ? ci.mean : x[0].v, STATS_VALUE, v, sizeof v);
+        if (k >= 2)
+            stats_format_ci(&ci, c, sizeof c);
+        printf("%-44s %16s  %s\n", name, v, c);
+    }
+}
+
 /* Per sweep point: every statistic over the replications (stats.h: mean
  * with a Student-t interval, a fraction's Wilson interval, a flag's
  * count) of the total or of cohorts, then the point's steady-state verdict
@@ -119,9 +178,12 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                 if (c)
                     pc[nc++] = c;
             }
-            if (nc)
+            if (nc) {
                 print_table(lab, o->summary_cohort, pc, nc, o->summary_all, x);
-            else {
+                if (o->vs_cohort && strcmp(o->vs_cohort, o->summary_cohort))
+                    print_vs(lab, o->summary_cohort, o->vs_cohort, pr, nrep,
+                             o->summary_all, x);
+            } else {
                 char have[1024] = "";
                 for (size_t i = 0; i < pr[0]->ncohorts; i++) {
                     size_t l = strlen(have);
@@ -152,6 +214,8 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                     pc[nc++] = c;
             }
             print_table(lab, name, pc, nc, o->summary_all, x);
+            if (o->vs_cohort && strcmp(o->vs_cohort, name))
+                print_vs(lab, name, o->vs_cohort, pr, nrep, o->summary_all, x);
         }
     }
     free(pr);
