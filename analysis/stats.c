@@ -28,11 +28,15 @@ stats_source stats_stored(sim_results *db, int64_t run)
 
 #define NO_COHORT ((size_t)-2)   /* SIM_ALL_COHORTS is (size_t)-1 */
 
-/* The cohort index of label in a live metric; NO_COHORT when it has none. */
+/* The cohort index of label in a live metric; NO_COHORT when it has none
+ * (a figure the scenario records per cohort has no total: its cells may
+ * be rates or shares, whose sum means nothing; the results store none). */
 static size_t live_cohort(const sim_metric *mt, const char *cohort)
 {
     if (!strcmp(cohort, "all"))
-        return SIM_ALL_COHORTS;
+        return (sim_metric_flags(mt) & SIM_METRIC_RECORD) && sim_metric_cohorts(mt) > 1
+                   ? NO_COHORT
+                   : SIM_ALL_COHORTS;
     for (size_t c = 0; c < sim_metric_cohorts(mt); c++) {
         const char *l = sim_metric_cohort_label(mt, c);
         if (l && !strcmp(l, cohort))
@@ -130,7 +134,8 @@ static int64_t src_warmup_end(const stats_source *s)
 
 /* ---- the derived figures ---- */
 
-enum { D_FRACTION, D_COMPLEMENT, D_RATIO_MEAN, D_SAVED_MEAN, D_QCHANGE, D_QDIFF };
+enum { D_FRACTION, D_COMPLEMENT, D_OF_SUM, D_RATIO_MEAN, D_SAVED_MEAN, D_QCHANGE,
+       D_QDIFF };
 
 typedef struct derived {
     const char *name;
@@ -148,6 +153,8 @@ static const derived defs[] = {
     /* the full handshakes that fell back to a standalone certificate (the
      * client lacked the landmark, or is not MTC-aware): 1 - the above */
     {"fallback_share", D_COMPLEMENT, "handshake_signatureless", "handshake_full", 0},
+    /* resumed connections over all connections: a / (a + b) */
+    {"resumed_share", D_OF_SUM, "handshake_resumed", "handshake_full", 0},
     {"flight_over_tcp_iw_share", D_FRACTION, "flight_over_tcp_iw", "handshake_full", 0},
     {"flight_over_tcp_iw_baseline_classical_share", D_FRACTION,
      "flight_over_tcp_iw_baseline_classical", "handshake_full", 0},
@@ -207,7 +214,8 @@ static const derived defs[] = {
 #define NDEFS (sizeof defs / sizeof defs[0])
 
 const char *const stats_derived_names[] = {
-    "signatureless_fraction", "fallback_share", "flight_over_tcp_iw_share",
+    "signatureless_fraction", "fallback_share", "resumed_share",
+    "flight_over_tcp_iw_share",
     "flight_over_tcp_iw_baseline_classical_share",
     "flight_over_tcp_iw_baseline_mldsa44_share", "flight_over_tcp_iw_today_share",
     "flight_over_quic_amp_share", "flight_over_quic_amp_baseline_classical_share",
@@ -224,7 +232,7 @@ const char *const stats_derived_names[] = {
     "handshake_ms_extra_p50_vs_today", "handshake_ms_extra_p90_vs_today", NULL};
 
 const char *const stats_headline[] = {
-    "signatureless_fraction", "fallback_share", "auth_bytes.mean", "auth_bytes.p99",
+    "signatureless_fraction", "fallback_share", "resumed_share", "auth_bytes.mean", "auth_bytes.p99",
     "auth_bytes_ratio_vs_classical", "auth_bytes_ratio_vs_mldsa44",
     "auth_bytes_saved_vs_classical", "auth_bytes_saved_vs_mldsa44",
     "auth_bytes_ratio_vs_today", "extra_rtt_quic_saved_vs_mldsa44",
@@ -265,12 +273,26 @@ int stats_kind_of(const char *name)
 {
     const derived *d = find_def(name);
     if (d)
-        return d->how == D_FRACTION || d->how == D_COMPLEMENT ? STATS_FRACTION
-                                                              : STATS_VALUE;
+        return d->how == D_FRACTION || d->how == D_COMPLEMENT || d->how == D_OF_SUM
+                   ? STATS_FRACTION
+                   : STATS_VALUE;
     size_t l = strlen(name);
     if (l > 10 && !strcmp(name + l - 10, ".transient"))
         return STATS_FLAG;
     return STATS_VALUE;
+}
+
+/* A stored figure named "..._share" (what a scenario records, e.g. the
+ * share of online clients lacking the latest landmark) that lies in
+ * [0, 1] is a fraction: its interval is Wilson's, inside [0, 1], with the
+ * effective trials its replications show (no count caps them). Other
+ * counters and gauges are values. */
+static int scalar_kind(const char *name, double v)
+{
+    size_t l = strlen(name);
+    return l > 6 && !strcmp(name + l - 6, "_share") && v >= 0 && v <= 1
+               ? STATS_FRACTION
+               : STATS_VALUE;
 }
 
 static double quantile_of(const sim_hist_row *h, double q)
@@ -283,13 +305,16 @@ static int derived_value(const stats_source *s, const derived *d,
                          const char *cohort, stats_val *out)
 {
     memset(out, 0, sizeof *out);
-    if (d->how == D_FRACTION || d->how == D_COMPLEMENT) {
+    if (d->how == D_FRACTION || d->how == D_COMPLEMENT || d->how == D_OF_SUM) {
         double a, b;
-        if (!src_scalar(s, d->b, cohort, &b) || !(b > 0) ||
-            !src_scalar(s, d->a, cohort, &a))
+        if (!src_scalar(s, d->b, cohort, &b) || !src_scalar(s, d->a, cohort, &a))
             return 0;
         if (d->how == D_COMPLEMENT)
             a = b - a;
+        else if (d->how == D_OF_SUM)
+            b += a;
+        if (!(b > 0))
+            return 0;
         out->v = a / b;
         out->kind = STATS_FRACTION;
         out->num = a;
@@ -387,8 +412,10 @@ int stats_value(const stats_source *src, const char *name, const char *cohort,
     const derived *d = find_def(name);
     if (d)
         return derived_value(src, d, cohort, out);
-    if (src_scalar(src, name, cohort, &out->v))
+    if (src_scalar(src, name, cohort, &out->v)) {
+        out->kind = scalar_kind(name, out->v);
         return isfinite(out->v);
+    }
     const char *dot = strrchr(name, '.');
     if (!dot || (size_t)(dot - name) >= 160)
         return 0;
@@ -432,6 +459,13 @@ static void add(stats_run *r, const char *name, const stats_val *v)
 static void add_plain(stats_run *r, const char *name, double v)
 {
     stats_val x = {v, STATS_VALUE, 0, 0};
+    add(r, name, &x);
+}
+
+/* A counter's or gauge's value, with its kind (scalar_kind). */
+static void add_scalar(stats_run *r, const char *name, double v)
+{
+    stats_val x = {v, scalar_kind(name, v), 0, 0};
     add(r, name, &x);
 }
 
@@ -498,10 +532,10 @@ void stats_collect(const stats_source *src, const char *cohort, stats_run *out)
             char b[200];
             switch (sim_metric_kind(mt)) {
             case SIM_METRIC_COUNTER:
-                add_plain(out, name, (double)sim_counter_value(mt, k));
+                add_scalar(out, name, (double)sim_counter_value(mt, k));
                 break;
             case SIM_METRIC_GAUGE:
-                add_plain(out, name, sim_gauge_value(mt, k));
+                add_scalar(out, name, sim_gauge_value(mt, k));
                 if (out->n && !strcmp(out->s[out->n - 1].name, name))
                     out->s[out->n - 1].recorded =
                         (sim_metric_flags(mt) & SIM_METRIC_RECORD) != 0;
@@ -532,7 +566,7 @@ void stats_collect(const stats_source *src, const char *cohort, stats_run *out)
         if (strcmp(m[i].kind, "histogram")) {
             double v;
             if (src_scalar(src, m[i].name, cohort, &v))
-                add_plain(out, m[i].name, v);
+                add_scalar(out, m[i].name, v);
             continue;
         }
         sim_hist_row h;

@@ -18,6 +18,9 @@
  *    and z is the Student-t quantile with R - 1 degrees of freedom; far
  *    from 0 and 1 this is the Student-t interval, near them it stays
  *    inside [0, 1] (Agresti and Coull 1998; Kish's design effect);
+ *    A counter or gauge named "..._share" whose value lies in [0, 1] (a
+ *    share a scenario records with sim:record) is a fraction too, its
+ *    effective trials not capped by a count;
  *  - a flag (0 or 1 per run, e.g. "<series>.transient"): a count, "flagged
  *    in k of n", never an interval.
  *

@@ -69,9 +69,12 @@ stats_interval stats_summarize(const stats_val *v, size_t n)
     if (n >= 2 && sim_ci_student(x, n, STATS_LEVEL, &t) == 0)
         ci.half = t.half_width;
     ci.has_ci = n >= 2 && ci.kind != STATS_FLAG;
-    if (ci.has_ci && ci.kind == STATS_FRACTION && trials > 0) {
-        /* the effective trials the replications show, at most those counted */
+    if (ci.has_ci && ci.kind == STATS_FRACTION) {
+        /* the effective trials the replications show, at most those counted
+         * (a share the scenario recorded comes without its counts) */
         double p = ci.mean < 0 ? 0 : ci.mean > 1 ? 1 : ci.mean;
+        if (!(trials > 0))
+            trials = INFINITY;
         double s2 = gsl_stats_variance_m(x, 1, n, ci.mean), neff = trials;
         if (s2 > 0 && p * (1 - p) > 0)
             neff = fmin(trials, p * (1 - p) * (double)n / s2);

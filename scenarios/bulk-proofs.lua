@@ -82,4 +82,6 @@ sim:on_finish(function(s)
     report.fmt(ub / (n * span), "%.0f"),
     report.fmt(uf > 0 and ub / uf or nil, "%.0f"),
     report.fmt(pub and pub.mean or nil, "%.0f"))
+  report.record(s, "update_bytes_per_client_day", ub / (n * span))
+  report.record(s, "update_bytes_per_fetch", uf > 0 and ub / uf or nil)
 end)

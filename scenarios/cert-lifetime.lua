@@ -68,6 +68,7 @@ sim:on_finish(function(s)
   report.header("cert-lifetime, schedule " .. sched, s)
   report.line("max_active_landmarks (draft formula)",
     tostring(mtcsim.core.max_active_landmarks(sc.life, sc.li)))
+  report.record(s, "max_active_landmarks", mtcsim.core.max_active_landmarks(sc.life, sc.li))
   report.pki(s, span)
   report.handshakes(s)
 end)

@@ -79,6 +79,7 @@ sim:on_finish(function(s)
     local sl = s:metric("handshake_signatureless_by_ca", ca)
     report.line("signatureless share, " .. ca,
                 report.fmt(full and full > 0 and sl / full or nil, "%.4f"))
+    report.record(s, "signatureless_share_ca_" .. ca, full and full > 0 and sl / full or nil)
   end
   report.handshakes(s)
 end)

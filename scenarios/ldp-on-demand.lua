@@ -130,9 +130,11 @@ sim:on_finish(function(s)
     local pairs_rev = s:metric("ldp_reveal_pairs", c) or 0
     report.line("  share of client-days revealing a need",
       report.fmt(days_rev / (count[c] * span), "%.4f"))
+    report.record(s, "ldp_reveal_client_day_share", days_rev / (count[c] * span), c)
     if days_rev > 0 then
       report.line("  (CA, landmark) pairs per revealing client-day",
         report.fmt(pairs_rev / days_rev, "%.2f"))
+      report.record(s, "ldp_reveal_pairs_per_client_day", pairs_rev / days_rev, c)
     end
   end
   for _, ca in ipairs { "le", "other" } do
@@ -142,5 +144,7 @@ sim:on_finish(function(s)
     report.line("distribution point " .. ca .. ": per 10^6 clients",
       string.format("%.2f requests/s, %.3f GB/day", req / total / secs * 1e6,
         by / total / span * 1e6 / 1e9))
+    report.record(s, "ldp_requests_per_s_per_1e6_clients_" .. ca, req / total / secs * 1e6)
+    report.record(s, "ldp_gb_per_day_per_1e6_clients_" .. ca, by / total / span * 1e6 / 1e9)
   end
 end)

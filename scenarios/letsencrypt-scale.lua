@@ -58,11 +58,17 @@ sim:on_finish(function(s)
   if h and h.count > 0 then
     report.line("landmark subtree size mean/max (entries)", report.fmt(h.mean, "%.0f") .. " / " .. report.fmt(h.max, "%.0f"))
   end
+  -- measured CPU time, not a result of the model (it differs between
+  -- processes): printed, not recorded (sign_cpu_us is stored)
   local cpu = s:metric("sign_cpu_us")
   if cpu then report.line("signing CPU per hour (s, measured)", report.fmt(cpu / 1e6 / (span * 24), "%.2f")) end
   local mf, mo = s:metric("mirror_fetch_bytes"), s:metric("monitor_fetch_bytes")
   if mf then report.line("mirror fetch per day (MB)", report.fmt(mf / 1e6 / span, "%.1f")) end
   if mo then report.line("monitor fetch per day (MB)", report.fmt(mo / 1e6 / span, "%.1f")) end
-  report.line("CA max_active_landmarks (draft formula)", ca:get("max_active_landmarks") == 0
-    and tostring(mtcsim.core.max_active_landmarks(days(7), hours(1))) or tostring(ca:get("max_active_landmarks")))
+  report.record(s, "mirror_fetch_mb_per_day", mf and mf / 1e6 / span)
+  report.record(s, "monitor_fetch_mb_per_day", mo and mo / 1e6 / span)
+  local mal = ca:get("max_active_landmarks") == 0
+    and mtcsim.core.max_active_landmarks(days(7), hours(1)) or ca:get("max_active_landmarks")
+  report.line("CA max_active_landmarks (draft formula)", tostring(mal))
+  report.record(s, "max_active_landmarks", mal)
 end)

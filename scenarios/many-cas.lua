@@ -101,4 +101,8 @@ sim:on_finish(function(s)
     report.fmt(snap and snap.count > 0 and snap.mean or nil, "%.0f"),
     report.fmt(lead, "%.4f"), report.fmt(mid, "%.4f"), report.fmt(tl, "%.4f"),
     math.floor(tln), report.fmt(report.fraction(s), "%.4f"))
+  report.record(s, "update_bytes_per_client_day", (s:metric("update_bytes") or 0) / (n * span))
+  report.record(s, "signatureless_share_largest_ca", lead)
+  report.record(s, "signatureless_share_ca_ranks_2_10", mid)
+  report.record(s, "signatureless_share_ca_ranks_11_up", tl)
 end)

@@ -99,6 +99,8 @@ sim:on_finish(function(s)
       local sl = s:metric("staple_signatureless_by_visit", lab)
       parts[#parts + 1] = string.format("%s%s %s", k, k == 16 and "+" or "",
         report.fmt((full and full > 0) and sl / full or nil, "%.3f"))
+      report.record(s, "staple_signatureless_share_visit_" .. k .. (k == 16 and "_up" or ""),
+        (full and full > 0) and sl / full or nil, c.name)
     end
     local b = s:metric("staple_bytes", c.name)
     printf("  %-8s signatureless %s  by n-th full handshake with the CA: %s  staple bytes mean %s  learned %s\n",

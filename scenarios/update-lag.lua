@@ -93,4 +93,7 @@ sim:on_finish(function(s)
     report.fmt((age and full and full > 0) and age.count / full or nil, "%.3f"),
     report.fmt((age and age.count > 0) and age.p50 / 3600 or nil, "%.1f"),
     report.fmt((l.n > 0) and l.sum / l.n or nil, "%.3f"))
+  report.record(s, "checks_per_client_day", (s:metric("update_fetch") or 0) / (n * span))
+  report.record(s, "holding_landmark_share", (age and full and full > 0) and age.count / full or nil)
+  report.record(s, "lacking_latest_landmark_share", (l.n > 0) and l.sum / l.n or nil)
 end)

@@ -48,6 +48,40 @@ for s in scenarios/*.lua; do
   r=$(sqlite3 "$d/$name.db" "select max(cast(value as real)) from param where entity_kind='ca' and name='rate'")
   awk -v r="$r" 'BEGIN { exit !(r > 0.2314814 && r < 0.2314815) }' ||
     fail "$name: the CA's rate is $r/s at scale $scale, not the 2e4/day it was given"
+  # what the scenario computes and prints is stored too (docs/metrics.md,
+  # "Figures the library scenarios record"), with the value printed
+  case $name in
+    quickstart) want="update_bytes_per_fetch signatures_per_hour" ;;
+    cert-lifetime) want="max_active_landmarks update_bytes_per_fetch signatures_per_hour" ;;
+    letsencrypt-scale) want="max_active_landmarks mirror_fetch_mb_per_day monitor_fetch_mb_per_day signatures_per_hour" ;;
+    chrome-adoption) want="checks_per_client_day lacking_latest_landmark_share" ;;
+    update-lag) want="checks_per_client_day holding_landmark_share lacking_latest_landmark_share" ;;
+    bulk-proofs) want="update_bytes_per_client_day update_bytes_per_fetch" ;;
+    many-cas) want="update_bytes_per_client_day signatureless_share_largest_ca signatureless_share_ca_ranks_2_10" ;;
+    landmark-groups) want="signatureless_share_ca_big signatureless_share_ca_small1 signatureless_share_ca_small2" ;;
+    staple-learning) want="staple_signatureless_share_visit_1" ;;
+    ldp-on-demand) want="ldp_reveal_client_day_share ldp_requests_per_s_per_1e6_clients_le ldp_gb_per_day_per_1e6_clients_other" ;;
+    *) want="" ;;
+  esac
+  for w in $want; do
+    [ "$(sqlite3 "$d/$name.db" "select count(*) from metric where name = '$w'")" = "$points" ] ||
+      fail "$name: prints $w but does not record it"
+  done
+  # the shared update lines: the recorded figure is the one printed and
+  # the one SQL gives (update_fetch over the cohort's clients and days)
+  if [ "$name" = chrome-adoption ]; then
+    got=$(sqlite3 "$d/$name.db" "select s.value - f.value * 1.0 / (c.value * $days) from scalar_v s
+      join scalar_v f using (run_id) join param c using (run_id)
+      where s.metric = 'checks_per_client_day' and s.cohort = 'regular-mobile'
+      and f.metric = 'update_fetch' and f.cohort = 'regular-mobile'
+      and c.entity_kind = 'browsers' and c.entity_name = 'regular-mobile' and c.name = 'count'")
+    awk -v g="$got" 'BEGIN { exit !(g > -1e-6 && g < 1e-6) }' || fail "$name: checks_per_client_day differs from SQL by $got"
+    printed=$(sed -n 's/^  regular-mobile: checks per client-day  *//p' "$d/$name.out")
+    rec=$(sqlite3 "$d/$name.db" "select printf('%.3f', value) from scalar_v where metric = 'checks_per_client_day' and cohort = 'regular-mobile'")
+    [ -n "$printed" ] && [ "$printed" = "$rec" ] || fail "$name: printed '$printed', recorded '$rec'"
+    [ "$(sqlite3 "$d/$name.db" "select count(*) from scalar_v where metric = 'checks_per_client_day' and cohort = 'all'")" = 0 ] ||
+      fail "$name: a per-cohort figure has a total (a sum of rates)"
+  fi
   # the deployed system: the window holds no start-up transient
   ! grep -q "^warning: .*MSER-5" "$d/$name.out" || fail "$name: $(grep '^warning' "$d/$name.out")"
 done

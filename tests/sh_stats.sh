@@ -43,11 +43,13 @@ for name in fractions:
     lo, hi = (float(x) for x in ci.strip('[]').split(','))
     assert 0 <= lo <= mean <= hi <= 1, (name, mean, lo, hi)
     num = ('handshake_signatureless' if name in ('signatureless_fraction', 'fallback_share')
-           else name[:-len('_share')])
+           else 'handshake_resumed' if name == 'resumed_share' else name[:-len('_share')])
     runs = db.execute(
         "SELECT CAST(a.value AS REAL), b.value FROM scalar_v a JOIN scalar_v b USING (run_id) "
         "WHERE a.metric = ? AND b.metric = 'handshake_full' AND a.cohort = 'all' "
         "AND b.cohort = 'all' ORDER BY run_id", (num,)).fetchall()
+    if name == 'resumed_share':       # of all connections, full and resumed
+        runs = [(a, a + b) for a, b in runs]
     x = [(b - a if name == 'fallback_share' else a) / b for a, b in runs]
     p, trials = statistics.mean(x), sum(b for _, b in runs)
     assert abs(p - mean) <= 1e-5 * max(1e-9, abs(p)), (name, p, mean)
@@ -132,10 +134,16 @@ local w = mtcsim.cosigner{ name = "w1", algorithm = "ed25519" }
 mtcsim.ca{ name = "ca1", algorithm = "ed25519", rate = per_day(3000), cosigners = { w },
            quorum = 1, landmark_interval = li }
 mtcsim.update_service{ name = "us" }
-sim:on_finish(function(s) s:record("entries_per_hour", s:metric("log_entries") / 12) end)
+sim:on_finish(function(s)
+  s:record("entries_per_hour", s:metric("log_entries") / 12)
+  -- a recorded share near 0: Student-t would leave [0, 1] (t(1) = 12.7)
+  s:record("tiny_share", s.replication == 1 and 0.001 or 0)
+end)
 LUA
 "$m" run "$tmp/rec.lua" --out "$tmp/rec.db" >"$tmp/rec.out" 2>"$tmp/err" || fail "record run: $(cat "$tmp/err")"
 [ "$(grep -c '^entries_per_hour  *[0-9.]*  +-' "$tmp/rec.out")" = 2 ] || fail "recorded figure not in the short summary: $(cat "$tmp/rec.out")"
+[ "$(grep -Ec '^tiny_share +0\.0005 +\[[0-9][0-9.e-]*, 0\.[0-9]+\]$' "$tmp/rec.out")" = 2 ] \
+  || fail "a recorded share without its Wilson interval inside [0, 1]: $(grep tiny_share "$tmp/rec.out")"
 python3 - "$tmp/rec.db" <<'PY' || fail "recorded values differ from log_entries / 12"
 import sys, sqlite3
 db = sqlite3.connect(sys.argv[1])

@@ -413,8 +413,9 @@ static size_t cohort_arg(lua_State *L, const sim_metric *m, int i)
  * stored as a gauge flagged SIM_METRIC_RECORD, so that it gets the
  * replication summary, compare, plot and export like any metric. With a
  * cohort (a browser cohort's name) it is one cell of a breakdown by the
- * browser cohorts (the cohorts of handshake_full), whose total is the sum
- * of the cells; a name is either a total or a breakdown. */
+ * browser cohorts (the cohorts of handshake_full), which has no total
+ * (the results store its cells only: they may be rates or shares); a name
+ * is either a total or a breakdown. */
 static int s_record(lua_State *L)
 {
     lworld *lw = lworld__current(L);

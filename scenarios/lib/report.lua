@@ -1,7 +1,19 @@
 -- lib/report.lua - the scenario library's shared result printing
 -- (`local report = require "lib.report"`). Reads metrics by the names of
--- docs/metrics.md; a figure whose metrics are absent prints "n/a".
+-- docs/metrics.md; a figure whose metrics are absent prints "n/a". A
+-- figure computed here from more than one metric and the scenario's own
+-- numbers (client counts, measured days) is also stored with sim:record
+-- (R.record), so that it gets the summary's interval, `compare`, `plot`
+-- and `export`; figures the statistics module already derives from the
+-- stored metrics (fractions, ratios, latency changes) are not stored twice.
 local R = {}
+
+-- Records a computed figure (nil or NaN: nothing), per browser cohort
+-- when cohort is given. docs/metrics.md lists the names the library uses.
+function R.record(s, name, value, cohort)
+  if value == nil or value ~= value or value == math.huge or value == -math.huge then return end
+  s:record(name, value, cohort)
+end
 
 local function fmt(x, f)
   if x == nil or x ~= x then return "n/a" end
@@ -136,6 +148,7 @@ function R.updates(s, cohorts, clients, span_days, lacking)
     local f = s:metric("update_fetch", c)
     if f and clients[c] and clients[c] > 0 then
       R.line(c .. ": checks per client-day", fmt(f / (clients[c] * span_days), "%.3f"))
+      R.record(s, "checks_per_client_day", f / (clients[c] * span_days), c)
     end
     local a = hist(s, "landmark_age_at_handshake", c)
     if a then
@@ -150,6 +163,7 @@ function R.updates(s, cohorts, clients, span_days, lacking)
     local l = lacking and lacking[c]
     if l and l.n > 0 then
       R.line(c .. ": online, lacking latest landmark", fmt(l.sum / l.n, "%.3f"))
+      R.record(s, "lacking_latest_landmark_share", l.sum / l.n, c)
     end
   end
 end
@@ -189,7 +203,10 @@ function R.pki(s, span_days)
   local e = s:metric("log_entries")
   if e then R.line("log entries appended", fmt(e, "%.0f")) end
   local sig = s:metric("signatures")
-  if sig and span_days then R.line("checkpoint/subtree signatures per hour", fmt(sig / (span_days * 24), "%.0f")) end
+  if sig and span_days then
+    R.line("checkpoint/subtree signatures per hour", fmt(sig / (span_days * 24), "%.0f"))
+    R.record(s, "signatures_per_hour", sig / (span_days * 24))
+  end
   local st = s:metric("log_storage_bytes")
   if st then R.line("log storage at the end (bytes)", fmt(st, "%.0f")) end
   local rp = s:metric("rp_state_bytes")
@@ -198,7 +215,10 @@ function R.pki(s, span_days)
   if up then R.line("update publication size mean/p99 (bytes)", fmt(up.mean, "%.0f") .. " / " .. fmt(up.p99, "%.0f")) end
   local ub = s:metric("update_bytes")
   local uf = s:metric("update_fetch")
-  if ub and uf and uf > 0 then R.line("update bytes per successful fetch", fmt(ub / uf, "%.0f")) end
+  if ub and uf and uf > 0 then
+    R.line("update bytes per successful fetch", fmt(ub / uf, "%.0f"))
+    R.record(s, "update_bytes_per_fetch", ub / uf)
+  end
 end
 
 return R

@@ -18,10 +18,15 @@ typedef struct store_ctx {
 } store_ctx;
 
 /* Cells to store for a metric: each cohort, plus the total ("all", index
- * -1) when there is a breakdown; with one cell that cell is the total. */
+ * -1) when there is a breakdown; with one cell that cell is the total. A
+ * figure the scenario records per cohort (sim:record with a cohort) has
+ * no total: its cells may be rates or shares, whose sum means nothing
+ * (the scenario records a total under its own name). */
 static size_t ncells(const sim_metric *mt)
 {
     size_t c = sim_metric_cohorts(mt);
+    if (c > 1 && (sim_metric_flags(mt) & SIM_METRIC_RECORD))
+        return c;
     return c > 1 ? c + 1 : 1;
 }
 
