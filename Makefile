@@ -80,12 +80,19 @@ LIBSIM := $(BUILD)/libsim.a
 PROGS  := $(BUILD)/mtc $(if $(HOST_SRC),$(BUILD)/mtcsim)
 TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 
-.PHONY: all deps run test test-built check check-built bench clean fuzz
+.PHONY: all deps run test test-built check check-built bench clean fuzz check-progs san-progs
 .DEFAULT_GOAL := all
 # Keep objects make considers intermediate (test objects): no rebuilds.
 .SECONDARY:
 
-all: $(PROGS) $(TESTS)
+# What each test tier runs, so that a tier builds nothing it does not run:
+# check-progs for the quick tier (the programs, the C tests and the drivers
+# its shell tests use), san-progs for the sanitized pass (those and the
+# fuzz replays; not the benchmarks or the validation suite). mk/*.mk add
+# their drivers to the tiers that run them; `all` is everything.
+check-progs: $(PROGS) $(TESTS)
+san-progs: check-progs
+all: check-progs san-progs
 
 deps:
 	@sh mk/deps.sh
@@ -136,14 +143,15 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) check-built
 
 # Everything: the optimized build and the sanitizer build (separate tree,
-# same sources), then every test of the first and the C tests and a named
-# subset of shell tests of the second (tests/run.sh lists it and says why).
+# same sources, what its pass runs), then every test of the first and the C
+# tests and a named subset of shell tests of the second (tests/run.sh lists
+# it and says why).
 test-built: all
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 all
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 san-progs
 	@sh tests/run.sh -j $(NPROC) full $(BUILD) $(BUILD)/san
 
 # The quick tier: the optimized build, its C tests and the fast shell tests.
-check-built: all
+check-built: check-progs
 	@sh tests/run.sh -j $(NPROC) check $(BUILD)
 
 clean:

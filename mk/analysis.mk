@@ -24,4 +24,4 @@ $(BUILD)/tests/results_driver: $(BUILD)/obj/tests/results_driver.o \
 	$(say) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-all: $(BUILD)/tests/results_driver
+check-progs: $(BUILD)/tests/results_driver

@@ -27,7 +27,7 @@ FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
 FUZZ_LIBSRC  := $(MTC_SRC) $(SIM_SRC) $(TESTLIB_SRC)
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 
-all: $(FUZZ_REPLAY)
+san-progs: $(FUZZ_REPLAY)
 
 # Objects first, archives last (fuzz_host adds the host's objects below).
 $(BUILD)/tests/fuzz-replay/fuzz_%: $(BUILD)/obj/tests/fuzz_%.o \

@@ -1,6 +1,6 @@
 # MPI test driver: a sharded engine run whose merged metrics must not depend
 # on the number of ranks (tests/sh_mpi_shard.sh).
-all: $(BUILD)/tests/mpi/shard_driver
+check-progs: $(BUILD)/tests/mpi/shard_driver
 
 $(BUILD)/tests/mpi/shard_driver: $(BUILD)/obj/tests/mpi/shard_driver.o $(LIBSIM) $(LIBMTC)
 	@mkdir -p $(dir $@)

@@ -2,18 +2,14 @@
 # Limits that hold (usage: sh_harden_limits.sh BUILD):
 #  - the standard library's C loops count against --max-instructions
 #    (table.move/insert/remove with a __len of 2^62, string.rep of an
-#    empty string 2^62 times, s:upper() of 64 MiB, string to number of a
+#    empty string 2^62 times, s:upper() of 4 MiB, string to number of a
 #    huge string, load of a large chunk) and stop at the first SIGINT, in
 #    a callback, leaving the run 'interrupted';
 #  - the steady start's warm-up stops at the first SIGINT, and the run is
 #    recorded 'interrupted';
 #  - sim:at action arguments are checked for kind (a rate is not a
-#    duration, a duration is not an index) and range at declaration;
-#  - after a failed run -j 2 records the same rows as -j 1, and a failed
-#    or killed run's sweep says that --resume finishes it;
-#  - -j workers: the parent's interruption reaches them once (a Ctrl-C to
-#    the whole process group does not kill them), a second signal ends
-#    everything, and workers die with their parent (kill -9).
+#    duration, a duration is not an index) and range at declaration.
+# The -j workers' signals and failures are tests/sh_harden_workers.sh's.
 set -u
 b=${1:-build}
 m="$b/mtcsim"
@@ -54,32 +50,33 @@ for i = 1, 1e9 do pcall(table.remove, setmetatable({}, { __len = function() retu
 expect 0 "" "$W
 assert(string.rep('', 1 << 62) == '' and ('x'):rep(0) == '' and ('ab'):rep(3, ',') == 'ab,ab,ab')"
 # work proportional to the size, charged before it starts (each case
-# builds its big string within the budget, then fails on the next line)
+# builds its big string within the budget, then fails on the next line;
+# the sizes are twice the budget or more, small enough to be cheap)
 expect 2 "s.lua:3: $LIM" "$W
-local s = ('x'):rep(1 << 16):rep(1 << 10)
-local u = s:upper()" --max-instructions 30000000
+local s = ('x'):rep(1 << 12):rep(1 << 10)
+local u = s:upper()" --max-instructions 2000000
 expect 2 "s.lua:3: $LIM" "$W
-local s = ('1'):rep(1 << 16):rep(1 << 10)
-local n = tonumber(s)" --max-instructions 30000000
+local s = ('1'):rep(1 << 12):rep(1 << 10)
+local n = tonumber(s)" --max-instructions 2000000
 expect 2 "s.lua:3: $LIM" "$W
-local s = ('1'):rep(1 << 16):rep(1 << 10)
-local n = s + 1" --max-instructions 30000000
+local s = ('1'):rep(1 << 12):rep(1 << 10)
+local n = s + 1" --max-instructions 2000000
 expect 2 "s.lua:3: $LIM" "$W
-local s = ('x = 1 '):rep(1 << 16):rep(128)
-load(s)" --max-instructions 30000000
+local s = ('x = 1 '):rep(1 << 12):rep(128)
+load(s)" --max-instructions 2000000
 expect 2 "s.lua:4: $LIM" "$W
-local s = ('x'):rep(1 << 20)
+local s = ('x'):rep(1 << 16)
 local t = {} for i = 1, 64 do t[i] = s end
-for i = 1, 1e9 do local c = table.concat(t) end" --max-instructions 30000000
+for i = 1, 1e9 do local c = table.concat(t) end" --max-instructions 2000000
 expect 2 "s.lua:3: $LIM" "$W
-local s = ('x'):rep(1 << 20)
-for i = 1, 1e9 do local c = s .. i end" --max-instructions 30000000
+local s = ('x'):rep(1 << 16)
+for i = 1, 1e9 do local c = s .. i end" --max-instructions 2000000
 # a reader function's pieces are charged too, and load cannot catch it
 expect 2 "$LIM" "$W
-local piece = ('x = 1 '):rep(1 << 16)
+local piece = ('x = 1 '):rep(1 << 12)
 local n = 0
 for i = 1, 1e9 do load(function() n = n + 1 if n % 2 == 1 then return piece end end) end" \
-  --max-instructions 30000000
+  --max-instructions 2000000
 # the library still does what Lua's does
 expect 0 "" "$W
 local t = {1, 2, 3}
@@ -121,31 +118,7 @@ expect 0 "" "$A
 sim:at(1, 'update_outage', 'u', '2h') sim:at(2, 'revoke_range', 'le', 0, 5) sim:at(3, 'cosigner_outage', 'w', 60)"
 
 # ---- SIGINT in a C loop of a callback ----
-# run_bg NAME LUA ARGS...: starts a run in the background (its pid in
-# $pid); with GROUP=1 in a process group of its own, as a shell job is
-# (setsid keeps the pid: a background process is no group leader)
-run_bg() {
-  name=$1; printf '%s\n' "$2" > "$d/$name.lua"; shift 2
-  ${GROUP:+setsid} "$m" run "$d/$name.lua" --quiet --out "$d/$name.db" "$@" >/dev/null 2>"$d/$name.err" &
-  pid=$!
-  pids="$pids $pid"
-}
-# wait_status DB WANT SECONDS: until the runs' statuses read WANT
-wait_status() {
-  i=0
-  until [ "$(sqlite3 "$1" "select group_concat(status, ' ') from (select status from run order by run_id)" 2>/dev/null)" = "$2" ]; do
-    i=$((i+1)); [ $i -lt $(($3 * 10)) ] || fail "$1: runs did not reach '$2' in $3 s"
-    sleep 0.1
-  done
-}
-# wait_gone PID SECONDS WHAT
-wait_gone() {
-  i=0
-  while kill -0 "$1" 2>/dev/null; do
-    i=$((i+1)); [ $i -lt $(($2 * 10)) ] || fail "$3 (still running after $2 s)"
-    sleep 0.1
-  done
-}
+. tests/lib/run_bg.sh
 
 run_bg cloop "mtcsim.world{ duration = days(1) }
 sim:at(1, function() table.move({}, 1, 1 << 62, 1, {}) end)" --max-instructions 1000000000000000
@@ -176,89 +149,4 @@ wait $pid; rc=$?
 grep -q "interrupted during the steady start's warm-up" "$d/warm.err" || fail "warm-up: $(head -2 "$d/warm.err")"
 [ "$(sqlite3 "$d/warm.db" "select status from run")" = interrupted ] || fail "warm-up: run not 'interrupted'"
 
-# ---- -j workers ----
-# workers PID: the worker processes of a -j parent
-workers() { pgrep -P "$1" | tr '\n' ' '; }
-
-# the parent's SIGINT reaches workers in their warm-up (forwarded)
-run_bg jwarm "$WARM
-replications(2)" -j 2
-sleep 3
-w=$(workers $pid)
-[ -n "$w" ] || fail "-j 2: no worker processes"
-kill -INT $pid
-wait_gone $pid 8 "-j 2: one SIGINT to the parent did not stop the workers' warm-up"
-wait $pid; rc=$?
-[ $rc -eq 1 ] || fail "-j 2 interrupted warm-up: exit $rc ($(head -2 "$d/jwarm.err"))"
-st=$(sqlite3 "$d/jwarm.db" "select group_concat(status, ' ') from run")
-[ "$st" = "interrupted interrupted" ] || fail "-j 2 warm-up: statuses '$st' ($(head -3 "$d/jwarm.err"))"
-
-LOOP='mtcsim.world{ duration = days(1) }
-replications(2)
-sim:at(1, function() while true do end end)'
-# a Ctrl-C reaches the parent and every worker (one process group): that
-# and the parent's forwarding count as one signal, the runs end
-# 'interrupted', not killed
-GROUP=1 run_bg grp "$LOOP" -j 2 --max-instructions 1000000000000000
-# run 2 is begun in the database only once run 1 is recorded (so that -j 2
-# records what -j 1 does): wait for run 1, then give worker 2 time to start
-wait_status "$d/grp.db" "running" 60
-sleep 3
-/bin/kill -INT -- -$pid
-wait_gone $pid 10 "-j 2: a Ctrl-C did not stop the sweep"
-wait $pid; rc=$?
-[ $rc -eq 1 ] || fail "-j 2 Ctrl-C: exit $rc ($(head -2 "$d/grp.err"))"
-st=$(sqlite3 "$d/grp.db" "select group_concat(status, ' ') from run")
-[ "$st" = "interrupted interrupted" ] || fail "-j 2 Ctrl-C: statuses '$st' ($(head -3 "$d/grp.err"))"
-
-# two Ctrl-C during the workers' warm-up: everything ends at once, no
-# worker outlives its parent (they used to keep the signals as a flag
-# for ever and finish their warm-up, reparented to init)
-GROUP=1 run_bg grp2 "$WARM
-replications(2)" -j 2
-sleep 3
-w=$(workers $pid)
-[ -n "$w" ] || fail "-j 2: no worker processes"
-/bin/kill -INT -- -$pid
-sleep 0.2
-/bin/kill -INT -- -$pid 2>/dev/null
-for p in $pid $w; do wait_gone $p 5 "-j 2: process $p outlived two Ctrl-C"; done
-
-# after a failed run, -j 2 records the same rows as -j 1 (the runs after
-# it are not recorded), and says that --resume makes the rest
-FAILS='mtcsim.world{ duration = hours(1) }
-replications(4)
-if sim.replication == 1 then
-  sim:at(600, function() local x = 0 for i = 1, 3e7 do x = x + i end error("boom") end)
-end'
-rows() { sqlite3 -separator ' ' "$1" "select sweep_point, replication, status from run order by run_id" | tr '\n' ' '; }
-for j in 1 2; do
-  printf '%s\n' "$FAILS" > "$d/fails.lua"
-  timeout -s KILL 120 "$m" run "$d/fails.lua" --quiet --out "$d/fails$j.db" -j $j >/dev/null 2>"$d/fails$j.err"; rc=$?
-  [ $rc -eq 1 ] || fail "-j $j failed run: exit $rc ($(head -2 "$d/fails$j.err"))"
-  grep -q "2 of 4 runs were not made; \`mtcsim run $d/fails.lua --resume $d/fails$j.db\` makes them" "$d/fails$j.err" ||
-    fail "-j $j failed run: no --resume note ($(cat "$d/fails$j.err"))"
-done
-[ "$(rows "$d/fails1.db")" = "0 0 completed 0 1 failed " ] || fail "-j 1 rows after a failure: $(rows "$d/fails1.db")"
-[ "$(rows "$d/fails2.db")" = "$(rows "$d/fails1.db")" ] ||
-  fail "-j 2 rows after a failure '$(rows "$d/fails2.db")' differ from -j 1's '$(rows "$d/fails1.db")'"
-
-# a killed worker fails its run and the sweep stops with the same note
-run_bg wkill "$LOOP" -j 2 --max-instructions 1000000000000000
-wait_status "$d/wkill.db" "running" 60; sleep 2
-w=$(workers $pid)
-kill -9 ${w%% *}
-wait_gone $pid 20 "-j 2: the sweep did not stop after a worker was killed"
-wait $pid; rc=$?
-[ $rc -eq 1 ] || fail "-j 2 killed worker: exit $rc"
-grep -q "worker process [0-9]* was killed during the run (signal 9" "$d/wkill.err" || fail "killed worker: $(cat "$d/wkill.err")"
-grep -q "runs were not made; \`mtcsim run $d/wkill.lua --resume $d/wkill.db\`" "$d/wkill.err" || fail "killed worker: no --resume note ($(cat "$d/wkill.err"))"
-
-# the parent killed outright: its workers die with it
-run_bg kill9 "$LOOP" -j 2 --max-instructions 1000000000000000
-wait_status "$d/kill9.db" "running" 60; sleep 2
-w=$(workers $pid)
-[ -n "$w" ] || fail "-j 2: no worker processes"
-kill -9 $pid
-for p in $w; do wait_gone $p 10 "-j 2: worker $p outlived its parent's kill -9"; done
 echo "harden limits: ok"
