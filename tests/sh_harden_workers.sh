@@ -86,7 +86,7 @@ for j in 1 2; do
   printf '%s\n' "$FAILS" > "$d/fails.lua"
   timeout -s KILL 120 "$m" run "$d/fails.lua" --quiet --out "$d/fails$j.db" -j $j >/dev/null 2>"$d/fails$j.err"; rc=$?
   [ $rc -eq 1 ] || fail "-j $j failed run: exit $rc ($(head -2 "$d/fails$j.err"))"
-  grep -q "2 of 4 runs were not made; \`mtcsim run $d/fails.lua --resume $d/fails$j.db\` makes them" "$d/fails$j.err" ||
+  grep -q "2 of 4 runs were not made; \`mtcsim run $d/fails.lua --quiet --resume $d/fails$j.db -j $j\` makes them" "$d/fails$j.err" ||
     fail "-j $j failed run: no --resume note ($(cat "$d/fails$j.err"))"
 done
 [ "$(rows "$d/fails1.db")" = "0 0 completed 0 1 failed " ] || fail "-j 1 rows after a failure: $(rows "$d/fails1.db")"
@@ -102,7 +102,7 @@ wait_gone $pid 20 "-j 2: the sweep did not stop after a worker was killed"
 wait $pid; rc=$?
 [ $rc -eq 1 ] || fail "-j 2 killed worker: exit $rc"
 grep -q "worker process [0-9]* was killed during the run (signal 9" "$d/wkill.err" || fail "killed worker: $(cat "$d/wkill.err")"
-grep -q "runs were not made; \`mtcsim run $d/wkill.lua --resume $d/wkill.db\`" "$d/wkill.err" || fail "killed worker: no --resume note ($(cat "$d/wkill.err"))"
+grep -q "runs were not made; \`mtcsim run $d/wkill.lua --quiet --resume $d/wkill.db -j 2 " "$d/wkill.err" || fail "killed worker: no --resume note ($(cat "$d/wkill.err"))"
 
 # the parent killed outright: its workers die with it
 run_bg kill9 "$LOOP" -j 2 --max-instructions 1000000000000000

@@ -87,7 +87,7 @@ refused "sweep point 1 \[li=0.5\]: .*landmark_interval" --sweep li=3600,0.5
 [ "$(q "select entity_kind, entity_name, name, value from param
         where name in ('rtt', 'duration', 'transport') order by 1, 2, 3" e.db)" = "browsers|b|rtt|const(mean=20)
 browsers|b|transport|quic
-browsers|enterprise|rtt|lognormal(mean=33.994453592004795)
+browsers|enterprise|rtt|lognormal(mu=3.4011973816621555,sigma=0.5)
 browsers|enterprise|transport|quic
 world|world|duration|10800" ] || fail "entity overrides as recorded: $(q "select * from param where name in ('rtt','duration','transport')" e.db)"
 # the value wins over param() too: what the entity has is the command line's
@@ -135,4 +135,28 @@ for t in "select run_id, entity_kind, entity_name, name, value, swept from param
   [ "$(q "$t" j1.db)" = "$(q "$t" j2.db)" ] || fail "-j 2 recorded other parameters"
 done
 [ "$(metrics j1.db)" = "$(metrics j2.db)" ] || fail "-j 2 changed a result"
+# the --resume hint after a failed run is the command typed, --out made
+# --resume: every --set and --sweep, quoted for the shell, so that it is
+# accepted as it stands (here with a larger instruction limit, which is
+# not an option a resume compares)
+cat > f.lua <<'LUA'
+sweep("li", { 3600, 7200 })
+local li = param("li", 3600)
+mtcsim.world{ start = "empty", duration = hours(1), warmup = 0 }
+local m = mtcsim.cosigner{ name = "m", role = "mirror" }
+mtcsim.ca{ name = "le", rate = "1e4/d", cosigners = { m }, quorum = 1, landmark_interval = li }
+mtcsim.update_service{ name = "u" }
+mtcsim.sites{ name = "s", count = 20 }
+mtcsim.browsers{ name = "b", count = 20, rtt = 80 }
+if li == 7200 then sim:at(600, function() local x = 0 for i = 1, 3e6 do x = x + i end end) end
+LUA
+"$m" run f.lua --quiet --out f.db --max-instructions 1000000 --replications 2 --sweep li=3600,7200 \
+  --set "browsers.b.rtt=lognormal{median = 30, sigma = 0.5}" --set 'world.duration=1h' \
+  >/dev/null 2>f.err; [ $? -eq 1 ] || fail "the instruction limit did not fail point 2: $(cat f.err)"
+hint=$(sed -n 's/.*runs were not made; `\([^`]*\)` makes them.*/\1/p' f.err)
+[ "$hint" = "mtcsim run f.lua --quiet --resume f.db --max-instructions 1000000 --replications 2 --sweep li=3600,7200 --set 'browsers.b.rtt=lognormal{median = 30, sigma = 0.5}' --set world.duration=1h" ] ||
+  fail "the --resume hint: '$hint' ($(cat f.err))"
+PATH="$bb:$PATH" sh -c "$(printf '%s' "$hint" | sed 's/--max-instructions 1000000 /--max-instructions 1000000000 /')" \
+  >/dev/null 2>f2.err || fail "the hinted command did not resume: $(cat f2.err)"
+[ "$(q "select count(*) from run where status = 'completed'" f.db)" = 4 ] || fail "the resume did not complete the sweep"
 echo "run overrides: ok"

@@ -403,7 +403,47 @@ TEST(nhpp_homogeneous)
     ASSERT_EQ(sim_nhpp_create(&p, 1, NULL, 0, 0, 0), SIM_ERR_ARG);
 }
 
+/* A run records a distribution parameter with every parameter it was
+ * built with (a lognormal's sigma too, not its mean alone), and the
+ * length snprintf would give however small the buffer. */
+TEST(format_records_every_parameter)
+{
+    char buf[256];
+    sim_dist *d;
+    ASSERT_OK(sim_dist_lognormal(&d, 3.5, 0.25));
+    ASSERT_EQ(sim_dist_format(d, buf, sizeof buf), (int)strlen("lognormal(mu=3.5,sigma=0.25)"));
+    ASSERT_STR_EQ(buf, "lognormal(mu=3.5,sigma=0.25)");
+    sim_dist_destroy(d);
+    ASSERT_OK(sim_dist_pareto(&d, 1.5, 86400));
+    sim_dist_format(d, buf, sizeof buf);
+    ASSERT_STR_EQ(buf, "pareto(shape=1.5,scale=86400)");
+    sim_dist_destroy(d);
+    ASSERT_OK(sim_dist_const(&d, 20));
+    sim_dist_format(d, buf, sizeof buf);
+    ASSERT_STR_EQ(buf, "const(mean=20)");
+    sim_dist_destroy(d);
+    ASSERT_OK(sim_dist_uniform(&d, -1, 2));
+    sim_dist_format(d, buf, sizeof buf);
+    ASSERT_STR_EQ(buf, "uniform(lo=-1,hi=2)");
+    sim_dist_destroy(d);
+    ASSERT_OK(sim_dist_zipf(&d, 100, 1.2));
+    sim_dist_format(d, buf, sizeof buf);
+    ASSERT_STR_EQ(buf, "zipf(n=100,s=1.2)");
+    sim_dist_destroy(d);
+    const double v[] = {1, 3}, w[] = {1, 3};
+    ASSERT_OK(sim_dist_empirical(&d, v, w, 2));
+    const char *want = "empirical(values=[1,3],p=[0.25,0.75])";
+    ASSERT_EQ(sim_dist_format(d, buf, sizeof buf), (int)strlen(want));
+    ASSERT_STR_EQ(buf, want);
+    char small[10];
+    ASSERT_EQ(sim_dist_format(d, small, sizeof small), (int)strlen(want));
+    ASSERT_EQ(strlen(small), sizeof small - 1);
+    ASSERT_EQ(strncmp(small, want, sizeof small - 1), 0);
+    sim_dist_destroy(d);
+}
+
 static const test_case cases[] = {
+    {"format_records_every_parameter", format_records_every_parameter},
     {"exponential", exponential},
     {"lognormal", lognormal},
     {"weibull", weibull},

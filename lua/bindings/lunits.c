@@ -34,7 +34,19 @@ static double unit_seconds(const char *u, size_t n)
     return 0;
 }
 
+/* lunits_parse, with the literal's number and its unit's seconds apart
+ * (so that "30ms" for a parameter in ms is 30 exactly, not 0.03 / 0.001). */
+static int parse_parts(const char *s, double *value, double *num, double *unit_s,
+                       char *err, size_t errlen);
+
 int lunits_parse(const char *s, double *value, char *err, size_t errlen)
+{
+    double num, f;
+    return parse_parts(s, value, &num, &f, err, errlen);
+}
+
+static int parse_parts(const char *s, double *value, double *num, double *unit_s,
+                       char *err, size_t errlen)
 {
     char dummy[8];
     if (!err) {
@@ -81,6 +93,8 @@ int lunits_parse(const char *s, double *value, char *err, size_t errlen)
         return LUNITS_NONE;
     }
     *value = v;
+    *num = x;
+    *unit_s = f;
     return rate ? LUNITS_RATE : LUNITS_DURATION;
 }
 
@@ -100,9 +114,9 @@ int lunits_for_param(const char *s, const char *name, const char *unit,
         p++;
     if (!isdigit((unsigned char)*p) && *p != '.')
         return 0;
-    double x;
+    double x, num, f;
     char why[256];
-    int k = lunits_parse(s, &x, why, sizeof why);
+    int k = parse_parts(s, &x, &num, &f, why, sizeof why);
     if (k == LUNITS_NONE) {
         snprintf(err, errlen, "%s: %s", name, why);
         return -1;
@@ -114,6 +128,12 @@ int lunits_for_param(const char *s, const char *name, const char *unit,
     }
     if (k == LUNITS_DURATION && unit && !strcmp(unit, "s")) {
         *v = x;
+        return 1;
+    }
+    /* a parameter in another time unit (an rtt in ms): the literal in it */
+    double fu = unit ? unit_seconds(unit, strlen(unit)) : 0;
+    if (k == LUNITS_DURATION && fu > 0) {
+        *v = f == fu ? num : num * (f / fu);
         return 1;
     }
     snprintf(err, errlen, "%s: '%s' is a %s, but the parameter's unit is '%s'",

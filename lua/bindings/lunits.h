@@ -19,7 +19,8 @@ enum { LUNITS_NONE = 0, LUNITS_DURATION = 1, LUNITS_RATE = 2 };
 int lunits_parse(const char *s, double *value, char *err, size_t errlen);
 
 /* The number a literal means for a parameter whose unit is `unit` ("s",
- * "1/s", "1/min", "1/h", "1/d"; name for messages): 1 with *v set, -1 with
+ * another time unit such as "ms" (a duration converted to it: "30ms" is
+ * 30, "0.1s" is 100), "1/s", "1/min", "1/h", "1/d"; name for messages): 1 with *v set, -1 with
  * a message in err (not a literal, or a duration for a rate parameter and
  * the like), 0 when s does not even start like a number (let the caller
  * report a wrong type). */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmdline.h"
 #include "host.h"
 #include "lrecord.h"
 #include "lsuggest.h"
@@ -72,14 +73,36 @@ int run_summarize_after(run_ctx *c, const size_t *todo, size_t ntodo, size_t k)
     return HOST_OK;
 }
 
+/* The command that finishes this experiment: the one typed, --out FILE
+ * replaced by --resume FILE (a resume must give every option the
+ * experiment ran with: --set, --sweep, --seed, --replications), quoted
+ * for the shell again. */
+static void resume_command(const run_opts *o, char *buf, size_t n)
+{
+    enum { MAXW = 512 };
+    size_t blen = sizeof o->cmdline;
+    char *words = malloc(blen), *w[MAXW];
+    long nw = words ? cmdline_split(o->cmdline, words, blen, w, MAXW) : -1;
+    for (long i = 1; i + 1 < nw; i++)
+        if (!strcmp(w[i], "--out"))
+            w[i] = "--resume";
+    if (nw >= 2)
+        run_format_cmdline((int)nw - 1, w + 1, buf, n);
+    else
+        snprintf(buf, n, "mtcsim run %s --resume %s", o->scenario, o->out);
+    free(words);
+}
+
 void run_note_unfinished(const run_ctx *c, size_t recorded, size_t ntodo)
 {
     if (!c->db || c->spread || recorded >= ntodo)
         return;
+    char cmd[sizeof c->o->cmdline + 64];
+    resume_command(c->o, cmd, sizeof cmd);
     fprintf(stderr, "mtcsim run: the sweep stopped: %zu of %zu runs were not "
-                    "made; `mtcsim run %s --resume %s` makes them (and "
-                    "redoes the failed or interrupted one)\n",
-            ntodo - recorded, ntodo, c->o->scenario, c->o->out);
+                    "made; `%s` makes them (and redoes the failed or "
+                    "interrupted one)\n",
+            ntodo - recorded, ntodo, cmd);
 }
 
 int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)

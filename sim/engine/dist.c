@@ -199,6 +199,34 @@ const char *sim_dist_name(const sim_dist *d)
     return names[d->kind];
 }
 
+int sim_dist_format(const sim_dist *d, char *buf, size_t n)
+{
+    static const char *const par[][2] = {
+        {"mean", NULL}, {"mean", NULL}, {"mu", "sigma"}, {"scale", "shape"},
+        {"shape", "scale"}, {"shape", "scale"}, {"lo", "hi"}};
+    const char *name = sim_dist_name(d);
+    if (d->kind == SIM_DIST_ZIPF)
+        return snprintf(buf, n, "%s(n=%zu,s=%.17g)", name, d->n, d->b);
+    if (d->kind != SIM_DIST_EMPIRICAL) {
+        if (!par[d->kind][1])
+            return snprintf(buf, n, "%s(%s=%.17g)", name, par[d->kind][0], d->a);
+        return snprintf(buf, n, "%s(%s=%.17g,%s=%.17g)", name, par[d->kind][0], d->a,
+                        par[d->kind][1], d->b);
+    }
+    /* the length it would have, whatever n is */
+    int len = snprintf(buf, n, "%s(values=[", name);
+    for (int list = 0; list < 2; list++) {
+        for (size_t i = 0; i < d->n; i++) {
+            size_t at = (size_t)len < n ? (size_t)len : n;
+            len += snprintf(buf + at, n - at, "%s%.17g", i ? "," : "",
+                            list ? d->prob[i] : d->values[i]);
+        }
+        size_t at = (size_t)len < n ? (size_t)len : n;
+        len += snprintf(buf + at, n - at, list ? "])" : "],p=[");
+    }
+    return len;
+}
+
 double sim_dist_sample(const sim_dist *d, gsl_rng *r)
 {
     switch (d->kind) {

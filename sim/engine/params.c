@@ -241,8 +241,7 @@ int sim_param_format(const sim_param_desc *d, const void *cfg, char *buf,
         const sim_dist *dist = *CFIELD(cfg, d, sim_dist *const);
         if (!dist)
             return snprintf(buf, buflen, "none");
-        return snprintf(buf, buflen, "%s(mean=%.17g)", sim_dist_name(dist),
-                        sim_dist_mean(dist));
+        return sim_dist_format(dist, buf, buflen);
     }
     case SIM_PARAM_PROFILE: {
         const double *h = CFIELD(cfg, d, double);

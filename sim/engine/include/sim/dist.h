@@ -73,6 +73,15 @@ void sim_dist_destroy(sim_dist *d);    /* accepts NULL */
 int sim_dist_kind(const sim_dist *d);
 const char *sim_dist_name(const sim_dist *d);
 
+/* d as text with every parameter it was built with (what a run records
+ * for a distribution parameter): "const(mean=V)", "exponential(mean=M)",
+ * "lognormal(mu=M,sigma=S)", "weibull(scale=A,shape=B)",
+ * "pareto(shape=A,scale=B)", "gamma(shape=A,scale=B)", "uniform(lo=L,hi=H)",
+ * "empirical(values=[..],p=[..])" (normalised probabilities), "zipf(n=N,s=S)";
+ * numbers with 17 significant digits. snprintf's contract: the length it
+ * would have, buf cut to n. */
+int sim_dist_format(const sim_dist *d, char *buf, size_t n);
+
 double sim_dist_sample(const sim_dist *d, gsl_rng *r);
 
 /* For EMPIRICAL and ZIPF: the index 0..n-1 drawn (rank - 1 for Zipf);
