@@ -46,6 +46,16 @@ SAN_SH="sh_fuzz_replay sh_lua_sandbox sh_lua_hardening sh_lua_errors sh_lua_api
         sh_certs_bundle sh_mpi_shard sh_harden_limits sh_run_overrides
         sh_harden_memory sh_mpi_whatif"
 
+# The longest tests by wall time in the last measured runs, longest first:
+# on a clean clone, with no durations of a last run, they start first
+# (then every other test, new ones among them), so that no long test
+# starts last and leaves a core idle at the end. A stale list only orders
+# less well.
+LONG="sh_mpi_dead_rank sh_mpi_run sh_scenarios sh_validate sh_run_overrides
+      test_web_groups test_pki_update sh_harden_limits test_world_integration
+      sh_harden_shared sh_study sh_harden_workers test_web_pricing sh_report
+      sh_mpi_whatif"
+
 # --one KIND BUILD FILE: runs one test (KIND c or sh), writes its log and
 # result, prints its line. Called by xargs below.
 if [ "${1:-}" = "--one" ]; then
@@ -87,7 +97,7 @@ case "$tier" in check|full) ;; *) echo "usage: sh tests/run.sh [-j N] check|full
 in_list() { case " $(echo $2) " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # One line per test: "SECONDS KIND BUILD FILE", SECONDS from the last run
-# (unknown: 1000, so new tests start early).
+# (unknown: 1000, so new tests start early; 2000 and more for LONG's).
 list=$(mktemp) || exit 1
 bin=$(mktemp -d) || exit 1
 trap 'rm -f "$list" "$list.sorted"; rm -rf "$bin"' EXIT
@@ -102,7 +112,15 @@ add() {  # KIND BUILD FILE
   name=$(basename "$3" .sh)
   [ -z "${ONLY:-}" ] || in_list "$name" "$ONLY" || return 0
   prev=1000
-  [ -f "$2/test-logs/$name.result" ] && prev=$(cut -d' ' -f2 "$2/test-logs/$name.result")
+  if [ -f "$2/test-logs/$name.result" ]; then
+    prev=$(cut -d' ' -f2 "$2/test-logs/$name.result")
+  else
+    k=0
+    for l in $LONG; do
+      k=$((k + 1))
+      [ "$l" = "$name" ] && prev=$((3000 - k))
+    done
+  fi
   echo "$prev $1 $2 $3" >> "$list"
 }
 plan() {  # BUILD SHELL-LIST ("all" for every shell test)
@@ -118,6 +136,9 @@ plan() {  # BUILD SHELL-LIST ("all" for every shell test)
 # Every listed test must exist: a renamed test must not drop out silently.
 for n in $CHECK_SH $SAN_SH; do
   [ -f "tests/$n.sh" ] || { echo "tests/run.sh: listed test tests/$n.sh does not exist" >&2; exit 2; }
+done
+for n in $LONG; do
+  [ -f "tests/$n.sh" ] || [ -f "tests/$n.c" ] || { echo "tests/run.sh: LONG names tests/$n, which does not exist" >&2; exit 2; }
 done
 # One run at a time per build tree: two would clear each other's results.
 mkdir -p "$build/test-logs" && exec 8>"$build/test-logs/.lock"
