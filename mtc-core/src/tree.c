@@ -341,3 +341,54 @@ int mtc_tree_prune(mtc_tree *t, uint64_t index)
     }
     return MTC_OK;
 }
+
+/* Heap of one stored level holding `count` nodes of which those below
+ * `first_kept` were pruned: as level_reserve() and mtc_tree_prune() leave
+ * it. The chunk-pointer array doubles to the smallest power of two above
+ * the last chunk index; chunk 0 doubles from FIRST_CHUNK_MIN up to a full
+ * chunk; pruning freed every chunk below first_kept's and never shrinks
+ * the pointer array. */
+static size_t level_memory_at(uint64_t count, uint64_t first_kept)
+{
+    if (count == 0)
+        return 0;
+    uint64_t last = (count - 1) >> CHUNK_SHIFT;
+    size_t nchunks = 1;
+    while (nchunks <= last)
+        nchunks *= 2;
+    size_t m = nchunks * sizeof(mtc_hash *);
+    uint64_t freed = first_kept >> CHUNK_SHIFT; /* chunks [0, freed) */
+    if (freed == 0) {
+        size_t cap = FIRST_CHUNK_MIN;
+        while (cap < count && cap < CHUNK_SIZE)
+            cap *= 2;
+        m += cap * sizeof(mtc_hash);
+    }
+    uint64_t lo = freed > 1 ? freed : 1;
+    if (last >= lo)
+        m += (size_t)(last - lo + 1) * CHUNK_SIZE * sizeof(mtc_hash);
+    return m;
+}
+
+size_t mtc_tree_memory_at(const mtc_tree_options *opts, uint64_t size,
+                          uint64_t pruned_below)
+{
+    mtc_tree_options o = {.tile_height = 0, .keep_leaves = 1};
+    if (opts)
+        o = *opts;
+    if (o.tile_height > TILE_HEIGHT_MAX || pruned_below > size ||
+        (o.tile_height > 0 && !o.keep_leaves && !o.leaf_fn))
+        return 0;
+    mtc_tree shape = {.opt = o};
+    size_t m = sizeof(mtc_tree);
+    if (o.tile_height > 0)
+        m += sizeof(mtc_hash) << o.tile_height;
+    for (unsigned l = 0; l < TREE_LEVELS; l++) {
+        if (!level_stored(&shape, l))
+            continue;
+        uint64_t keep = pruned_below >> l;
+        keep = keep ? keep - 1 : 0;
+        m += level_memory_at(size >> l, keep);
+    }
+    return m;
+}

@@ -86,4 +86,15 @@ int mtc_tree_leaf_hash(mtc_tree *t, uint64_t index, mtc_hash *out);
 /* Bytes of heap the store holds now (its own accounting, exact). */
 size_t mtc_tree_memory(const mtc_tree *t);
 
+/*
+ * What mtc_tree_memory() reports for a store made with `opts` (NULL: the
+ * mtc_tree_new default) after `size` appends and prunes that left
+ * mtc_tree_pruned_below() at `pruned_below`: the accounting depends on
+ * nothing else, so a store that only counts its entries (mtc/synth_tree.h)
+ * can report the storage this one would need. 0 for invalid options or
+ * pruned_below > size.
+ */
+size_t mtc_tree_memory_at(const mtc_tree_options *opts, uint64_t size,
+                          uint64_t pruned_below);
+
 #endif
