@@ -77,9 +77,10 @@ static void do_request(sim_engine *sim, void *arg)
         abort();
 }
 
-/* A CA "le" with n Ed25519 witnesses "w0".."w{n-1}" and an update service. */
-static void basic_world(wfx *f, double rate, double ckpt, double lmi,
-                        double lat, int nwit, int quorum)
+/* A CA "le" with n Ed25519 witnesses "w0".."w{n-1}" and an update
+ * service; its log's background history as `history` says. */
+static void history_world(wfx *f, const char *history, double log_age, double rate,
+                          double ckpt, double lmi, double lat, int nwit, int quorum)
 {
     for (int i = 0; i < nwit; i++) {
         char nm[16];
@@ -101,11 +102,21 @@ static void basic_world(wfx *f, double rate, double ckpt, double lmi,
         wfx_item("ca", ca, "cosigners", nm);
     }
     wfx_num("ca", ca, "quorum", quorum);
+    wfx_str("ca", ca, "log_history", history);
+    wfx_num("ca", ca, "log_age", log_age);
     wfx_add(f, "ca", ca);
     void *us = wfx_cfg("update_service", "chrome");
     wfx_num("update_service", us, "fetch_interval", 300);
     wfx_const("update_service", us, "publication_delay", 60);
     wfx_add(f, "update_service", us);
+}
+
+/* The same with hashed history: most tests here read the hashed log's
+ * entries back through its leaf callback. */
+static void basic_world(wfx *f, double rate, double ckpt, double lmi,
+                        double lat, int nwit, int quorum)
+{
+    history_world(f, "hashed", 0, rate, ckpt, lmi, lat, nwit, quorum);
 }
 
 static pki_ca *CA0(wfx *f) { return &pki_state_of(f->w)->ca[0]; }
@@ -385,7 +396,7 @@ static double storage_at_end(double rate, double prune_interval, double *ms)
     /* minSerial's index, as a share of the log */
     uint64_t first = c->min_serial & ((UINT64_C(1) << 48) - 1);
     if (ms)
-        *ms = (double)first / (double)mtc_tree_size(l->tree);
+        *ms = (double)first / (double)pki_log_size(l);
     wfx_free(&f);
     return v;
 }
@@ -487,7 +498,200 @@ TEST(log_failure_rolls_over)
     wfx_free(&f);
 }
 
+/* One run of a world with sites, a log failure and rollover, in either
+ * history; its certificates verify; returns its metrics' encoding. */
+enum { HN = 6 };
+typedef struct hist_run {
+    got g[HN];
+    uint8_t *enc;
+    size_t enc_len;
+    mtc_hash root;              /* the current log's root at its checkpoint */
+} hist_run;
+
+static int run_history(const char *history, hist_run *out)
+{
+    wfx f;
+    if (wfx_init(&f, 9, 0, 3 * 3600, 0, 600, 0, 1) != MTC_OK)
+        return -1;
+    history_world(&f, history, 0, 20, 10, 600, 1.0, 3, 2);
+    if (sim_world_start(f.w, f.err, sizeof f.err) != MTC_OK)
+        return -2;
+    req_at r[HN];
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < HN; i++) {
+        r[i] = (req_at){&f, 0, &out->g[i], (uint64_t)i + 300, "", NULL};
+        snprintf(r[i].name, sizeof r[i].name, "h%d.example", i);
+        if (sim_call_at(f.eng, (sim_time)(200 + 1500 * i) * SIM_SEC, do_request, &r[i]) !=
+            MTC_OK)
+            return -3;
+    }
+    sim_engine_set_stop_time(f.eng, 5000 * SIM_SEC);
+    if (sim_engine_run(f.eng) < 0 ||
+        sim_world_act(f.w, "log_failure", "le", NULL, 0, f.err, sizeof f.err) != MTC_OK)
+        return -4;
+    sim_engine_set_stop_time(f.eng, 3 * 3600 * SIM_SEC);
+    if (sim_engine_run(f.eng) < 0)
+        return -5;
+    sim_world_finish(f.w);
+    uint32_t latest = sim_pki_pub_latest(f.w, 0);
+    const sim_ca_view *v = sim_pki_pub_view(f.w, 0, latest, 0);
+    mtc_rp_result res;
+    for (int i = 0; i < HN; i++) {
+        got *g = &out->g[i];
+        if (!g->standalone || !g->landmark ||
+            mtc_rp_verify(v->rp, g->sa, g->sa_len, -1, &res) != MTC_OK ||
+            mtc_rp_verify(v->rp, g->lr, g->lr_len, -1, &res) != MTC_OK ||
+            !res.used_trusted_subtree)
+            return -6;
+        g->lr[g->lr_len - 40] ^= 1; /* a wrong proof node fails */
+        if (mtc_rp_verify(v->rp, g->lr, g->lr_len, -1, &res) == MTC_OK)
+            return -7;
+        g->lr[g->lr_len - 40] ^= 1;
+    }
+    pki_log *l = pki_ca_current(CA0(&f));
+    if (l->number != 2 || pki_log_subtree_hash(l, 0, l->ckpt_size, &out->root) != MTC_OK)
+        return -8;
+    int rc = sim_metrics_encode(f.m, &out->enc, &out->enc_len);
+    wfx_free(&f);
+    return rc;
+}
+
+/* Names the first metric whose values differ between two encodings, NULL
+ * when none does; CPU-time metrics (the signers' measured time) are not
+ * results of the model and are skipped. */
+static const char *first_difference(const hist_run *a, const hist_run *b)
+{
+    static char name[128];
+    const char *found = NULL;
+    sim_metrics *x = NULL, *y = NULL;
+    if (sim_metrics_decode(&x, a->enc, a->enc_len) != MTC_OK ||
+        sim_metrics_decode(&y, b->enc, b->enc_len) != MTC_OK)
+        return "(undecodable)";
+    size_t compared = 0;
+    for (size_t i = 0; i < sim_metrics_count(x) && !found; i++) {
+        const sim_metric *p = sim_metrics_at(x, i);
+        if (strstr(sim_metric_name(p), "cpu"))
+            continue;
+        compared++;
+        const sim_metric *q = sim_metrics_find(y, sim_metric_name(p));
+        if (!q) {
+            snprintf(name, sizeof name, "%s (missing)", sim_metric_name(p));
+            found = name;
+            break;
+        }
+        int diff = 0;
+        for (size_t c = 0; c < sim_metric_cohorts(p) && !diff; c++) {
+            if (sim_metric_kind(p) == SIM_METRIC_COUNTER)
+                diff = sim_counter_value(p, c) != sim_counter_value(q, c);
+            else if (sim_metric_kind(p) == SIM_METRIC_GAUGE)
+                diff = sim_gauge_value(p, c) != sim_gauge_value(q, c);
+            else
+                diff = sim_hist_count(p, c) != sim_hist_count(q, c) ||
+                       sim_hist_sum(p, c) != sim_hist_sum(q, c);
+            for (size_t k = 0; k < sim_metric_series_len(p) && !diff; k++) {
+                double u = sim_metric_series_value(p, c, k), v = sim_metric_series_value(q, c, k);
+                diff = u != v && !(u != u && v != v);
+            }
+        }
+        if (diff) {
+            snprintf(name, sizeof name, "%s", sim_metric_name(p));
+            found = name;
+        }
+    }
+    if (!found && (compared < 20 || sim_metrics_count(x) != sim_metrics_count(y)))
+        found = "(too few metrics compared)";
+    sim_metrics_destroy(x);
+    sim_metrics_destroy(y);
+    return found;
+}
+
+/* Synthetic history changes hash values only: the same run's metrics are
+ * the same bytes (every size, batch, delay and byte count), certificates
+ * have the same lengths and verify, and the roots differ. */
+TEST(synthetic_history_is_the_hashed_run)
+{
+    static hist_run a, b;
+    ASSERT_OK(run_history("hashed", &a));
+    ASSERT_OK(run_history("synthetic", &b));
+    ASSERT_TRUE(a.enc_len > 1000);
+    const char *d = first_difference(&a, &b);
+    if (d)
+        TEST_FAIL_("metrics differ, first: %s", d);
+    for (int i = 0; i < HN; i++) {
+        ASSERT_EQ(a.g[i].sa_len, b.g[i].sa_len);
+        ASSERT_EQ(a.g[i].lr_len, b.g[i].lr_len);
+        ASSERT_EQ_U64(a.g[i].serial, b.g[i].serial);
+        ASSERT_EQ_U64(a.g[i].lm, b.g[i].lm);
+        ASSERT_EQ(a.g[i].lr_at, b.g[i].lr_at);
+    }
+    ASSERT_FALSE(mtc_hash_equal(&a.root, &b.root));
+    free(a.enc);
+    free(b.enc);
+}
+
+/* A log that starts 30 days old: its entries and landmarks are there at
+ * no cost (numbers and sizes of a log that age), sites' certificates name
+ * landmarks past them and verify, and consistency proofs are as long as
+ * the log's size implies. */
+TEST(aged_log_starts_long)
+{
+    wfx f;
+    ASSERT_OK(wfx_init(&f, 12, 0, 2 * 3600, 0, 600, 0, 1));
+    history_world(&f, "synthetic", 0, 20, 10, 600, 1.0, 2, 2);
+    ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
+    pki_ca *ca = CA0(&f);
+    ASSERT_EQ_U64(pki_log_size(pki_ca_current(ca)), 0);
+    wfx_free(&f);
+
+    ASSERT_OK(wfx_init(&f, 12, 0, 2 * 3600, 0, 600, 0, 1));
+    history_world(&f, "synthetic", 2592000, 20, 10, 600, 1.0, 2, 2);
+    ASSERT_OK(sim_world_start(f.w, f.err, sizeof f.err));
+    ca = CA0(&f);
+    pki_log *l = pki_ca_current(ca);
+    uint64_t n0 = 20 * 2592000ULL;
+    ASSERT_EQ_U64(pki_log_size(l), n0);
+    ASSERT_EQ_U64(mtc_landmarks_last(l->lm), 2592000 / 600);
+    got g;
+    memset(&g, 0, sizeof g);
+    req_at r = {&f, 0, &g, 77, "aged.example", NULL};
+    ASSERT_OK(sim_call_at(f.eng, 1000 * SIM_SEC, do_request, &r));
+    ASSERT_TRUE(sim_engine_run(f.eng) >= 0);
+    sim_world_finish(f.w);
+    ASSERT_EQ(g.standalone, 1);
+    ASSERT_EQ(g.landmark, 1);
+    ASSERT_TRUE(g.lm > 2592000 / 600);
+    ASSERT_TRUE((g.serial & ((UINT64_C(1) << 48) - 1)) >= n0);
+    uint32_t latest = sim_pki_pub_latest(f.w, 0);
+    const sim_ca_view *v = sim_pki_pub_view(f.w, 0, latest, 0);
+    mtc_rp_result res;
+    ASSERT_OK(mtc_rp_verify(v->rp, g.sa, g.sa_len, -1, &res));
+    ASSERT_OK(mtc_rp_verify(v->rp, g.lr, g.lr_len, -1, &res));
+    ASSERT_EQ(res.used_trusted_subtree, 1);
+    ASSERT_EQ(sim_counter_value(sim_metrics_find(f.m, "update_verify_failures"), 0), 0);
+    /* a landmark subtree's consistency proof into the checkpoint: about
+     * log2(size / subtree) hashes, as in any log of that size */
+    l = pki_ca_current(ca);
+    mtc_subtree sub[2];
+    ASSERT_OK(mtc_landmarks_subtrees(l->lm, mtc_landmarks_last(l->lm), &sub[0], &sub[1]));
+    mtc_node_source src;
+    pki_log_source(l, &src);
+    mtc_hash p[MTC_PROOF_MAX], root, h;
+    size_t len;
+    ASSERT_OK(mtc_subtree_consistency_proof(&src, sub[0].start, sub[0].end, l->ref_size, p, &len));
+    ASSERT_OK(mtc_subtree_hash(&src, sub[0].start, sub[0].end, &h));
+    ASSERT_OK(mtc_subtree_hash(&src, 0, l->ref_size, &root));
+    ASSERT_OK(mtc_subtree_consistency_verify(sub[0].start, sub[0].end, l->ref_size, &h, &root, p, len));
+    fprintf(stderr, "aged log: %" PRIu64 " entries, landmark subtree %" PRIu64 ", proof %zu hashes\n",
+            l->ref_size, sub[0].end - sub[0].start, len);
+    /* one hash per set bit of the size above the subtree, and more: an
+     * unaged log of 2 hours (144,000 entries) has 3 such bits */
+    ASSERT_TRUE(len >= 5);
+    wfx_free(&f);
+}
+
 static const test_case cases[] = {
+    {"aged_log_starts_long", aged_log_starts_long},
+    {"synthetic_history_is_the_hashed_run", synthetic_history_is_the_hashed_run},
     {"every_entry_in_exactly_one_batch", every_entry_in_exactly_one_batch},
     {"background_entries_are_real_log_entries", background_entries_are_real_log_entries},
     {"site_certificates_verify", site_certificates_verify},

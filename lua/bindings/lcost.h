@@ -6,7 +6,9 @@
  * The cost model (README "What a study costs", docs/model.md "The cost
  * of a run"): a run costs
  *   C_ENTRY x log entries (every CA's rate x the whole run, warm-up
- *             included: every entry is appended and hashed)
+ *             included; per entry of synthetic history: the arrival
+ *             draws and the count; of hashed history: also building and
+ *             hashing the entry)
  * + sign(alg) x window signatures (three per checkpoint of the measured
  *             window for the CA and for each cosigner it lists; the
  *             warm-up's are made only when used and are not counted)
@@ -25,6 +27,7 @@
 
 typedef struct lcost {
     double entries;         /* log entries appended over the run */
+    double log_s;           /* their CPU seconds */
     double signatures;      /* window signatures */
     double sign_s;          /* their CPU seconds */
     double visits;          /* host visits over the run */

@@ -325,8 +325,12 @@ static void run_checkpoint(pki_ca *ca)
     pki_log *l = pki_ca_current(ca);
     if (pki_ca_drain(ca) != MTC_OK)
         return;
-    uint64_t to = mtc_tree_size(l->tree), from = l->ckpt_size;
+    uint64_t to = pki_log_size(l), from = l->ckpt_size;
     if (to == from)
+        return;
+    /* the checkpoint's size is where roots and subtrees are read: with
+     * synthetic history the nodes over its last entry become real */
+    if (pki_log_synthetic(l) && mtc_synth_tree_cut(l->stree) != MTC_OK)
         return;
     sim_time now = NOW(ca);
     pki_job *job = calloc(1, sizeof *job);
@@ -356,7 +360,7 @@ static void run_checkpoint(pki_ca *ca)
     job->ts = ts > 0 ? (uint64_t)ts : 1;
     mtc_covering_subtrees(from, to, &job->sub[0], &job->sub[1]);
     job->nviews = 1;
-    job->v[0].src.tree = l->tree;
+    job->v[0].src.log = l;
     if (ca->split_pending) {
         /* View B: the same log with its first new entry replaced by a
          * mis-issued one (a real entry for another name). */
@@ -364,7 +368,7 @@ static void run_checkpoint(pki_ca *ca)
         job->fork_first_k = ca->split_pending - 1;
         ca->split_pending = 0;
         pki_view_src *f = &job->v[1].src;
-        f->tree = l->tree;
+        f->log = l;
         f->forked = 1;
         f->fork_index = from;
         mtc_tbs_entry e;
@@ -418,7 +422,7 @@ static int view_range(void *ctx, uint64_t start, uint64_t end, mtc_hash *out)
     pki_view_src *v = ctx;
     if (!v->forked || v->fork_index < start || v->fork_index >= end) {
         mtc_node_source t;
-        mtc_tree_source(v->tree, &t);
+        pki_log_source(v->log, &t);
         return t.range_hash(t.ctx, start, end, out);
     }
     if (end - start == 1) {
@@ -441,5 +445,5 @@ void pki_view_source(pki_view_src *v, mtc_node_source *src)
 {
     src->range_hash = view_range;
     src->ctx = v;
-    src->size = mtc_tree_size(v->tree);
+    src->size = pki_log_size(v->log);
 }

@@ -34,7 +34,7 @@ int pki__fill_inclusion(pki_log *l, uint64_t i, mtc_subtree sub,
 {
     memset(p, 0, sizeof *p);
     mtc_node_source src;
-    mtc_tree_source(l->tree, &src);
+    pki_log_source(l, &src);
     mtc_hash tmp[MTC_PROOF_MAX];
     size_t n;
     int rc = mtc_inclusion_proof(&src, i, sub.start, sub.end, tmp, &n);

@@ -14,12 +14,25 @@
  *    its batch's opening time, a pseudo-random SPKI hash from a Philox
  *    stream); one DER template per batch is patched per entry, so building
  *    an entry costs a memcpy plus SHA-256;
- *  - the tree store keeps no leaf hashes: its leaf callback regenerates a
- *    background entry from its index, or returns a sampled site's stored
- *    leaf hash. Memory is ~64/2^tile_height bytes per unpruned entry.
+ *  - with synthetic history (log_history "synthetic", the default) a
+ *    background entry is only counted: the tree (mtc/synth_tree.h) gives
+ *    every node covering only background entries a pseudo-random hash
+ *    keyed by (seed, replication, CA, log), and computes every node over
+ *    a sampled site's entry from its children, so roots, subtrees and
+ *    proofs are real SHA-256 over those values. No measured quantity sees
+ *    a background entry's content: certificates, proofs and byte counts
+ *    are those of the hashed log, only hash values differ;
+ *  - with hashed history the tree store (mtc/tree.h) keeps no leaf
+ *    hashes: its leaf callback regenerates a background entry from its
+ *    index, or returns a sampled site's stored leaf hash. Memory is
+ *    ~64/2^tile_height bytes per unpruned entry.
+ * Either way the batch's template gives the background entries' length
+ * (fetch bytes), and log_storage_bytes reports the hashed store's memory
+ * (mtc_tree_memory_at), the storage a CA needs for the log.
  * Only what a checkpoint, a landmark or a certificate needs is signed or
  * proved, and every such signature, proof and certificate is real.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +46,61 @@
 #define BG_NAME "e000000000000.example"
 #define BG_NAME_LEN 21
 #define PHILOX_TAG UINT64_C(0x6d74637369700001) /* "mtcsip" v1 */
+#define PHILOX_TAG_SYNTH UINT64_C(0x6d74637369700002) /* synthetic node key */
+
+static int log_leaf_fn(void *ctx, uint64_t index, mtc_hash *out);
 
 static pki_state *PS(const pki_ca *ca) { return ca->ps; }
 static sim_engine *ENG(const pki_ca *ca) { return ca->ps->env->engine; }
 static sim_time NOW(const pki_ca *ca) { return sim_now(ENG(ca)); }
 
 /* ---- logs ---------------------------------------------------------------- */
+
+int pki_log_synthetic(const pki_log *l)
+{
+    return l->ca->cfg->log_history == PKI_HISTORY_SYNTHETIC;
+}
+
+uint64_t pki_log_size(const pki_log *l)
+{
+    return pki_log_synthetic(l) ? mtc_synth_tree_size(l->stree) : mtc_tree_size(l->tree);
+}
+
+uint64_t pki_log_pruned_below(const pki_log *l)
+{
+    return pki_log_synthetic(l) ? mtc_synth_tree_pruned_below(l->stree)
+                    : mtc_tree_pruned_below(l->tree);
+}
+
+void pki_log_source(pki_log *l, mtc_node_source *src)
+{
+    if (pki_log_synthetic(l))
+        mtc_synth_tree_source(l->stree, src);
+    else
+        mtc_tree_source(l->tree, src);
+}
+
+int pki_log_subtree_hash(pki_log *l, uint64_t start, uint64_t end, mtc_hash *out)
+{
+    mtc_node_source src;
+    pki_log_source(l, &src);
+    return mtc_subtree_hash(&src, start, end, out);
+}
+
+int pki_log_prune(pki_log *l, uint64_t index)
+{
+    return pki_log_synthetic(l) ? mtc_synth_tree_prune(l->stree, index)
+                    : mtc_tree_prune(l->tree, index);
+}
+
+/* The hashed store's options for this CA: the one that is built with
+ * hashed history, and whose memory is reported with synthetic history. */
+static mtc_tree_options tree_options(pki_log *l)
+{
+    const pki_ca_config *c = l->ca->cfg;
+    mtc_tree_options o = {(unsigned)c->tile_height, c->tile_height == 0, log_leaf_fn, l};
+    return o;
+}
 
 pki_log *pki_ca_current(const pki_ca *ca) { return ca->logs[ca->nlogs - 1]; }
 
@@ -134,7 +196,7 @@ static void bg_leaf(const pki_ca *ca, const pki_log *l, pki_template *t,
     mtc_hash_leaf_from_mid(&t->mid, t->buf, t->len, out);
 }
 
-static int log_leaf(void *ctx, uint64_t index, mtc_hash *out)
+static int log_leaf_fn(void *ctx, uint64_t index, mtc_hash *out)
 {
     pki_log *l = ctx;
     size_t s = pki__site_lower(l, index);
@@ -163,6 +225,66 @@ int pki__batch_open(pki_log *l, uint64_t from, sim_time opened,
     return rc;
 }
 
+/* The key of log l's synthetic nodes: a function of (seed, replication,
+ * CA, log), so replications differ and a rerun is identical. */
+static void synth_key(const pki_log *l, uint8_t key[MTC_HASH_LEN])
+{
+    const sim_rng *r = l->ca->ps->env->rng;
+    uint64_t k[2] = {sim_rng_seed(r), sim_rng_replication(r)};
+    uint64_t ctr[4] = {0, (uint64_t)l->ca->index << 16 | l->number,
+                       PKI_STREAM_BG_KEYS, PHILOX_TAG_SYNTH};
+    uint64_t w[4];
+    sim_philox4x64_10(ctr, k, w);
+    memcpy(key, w, MTC_HASH_LEN);
+}
+
+/*
+ * A log that has run for cfg->log_age before the simulation starts: rate x
+ * age background entries (synthetic, so free), checkpointed, and covered
+ * by one landmark per landmark_interval at evenly spaced sizes (so landmark
+ * numbers, hence trust anchor IDs, are those of a log that old). Cosigners
+ * have verified the prefix's checkpoint; its entries have expired, so the
+ * first prune drops them. Arrival times of the prefix are not kept: no
+ * measured delay covers them.
+ */
+static int log_aged(pki_ca *ca, pki_log *l)
+{
+    const pki_ca_config *c = ca->cfg;
+    double age_s = (double)c->log_age / SIM_SEC;
+    uint64_t n0 = (uint64_t)llround(c->rate * age_s);
+    if (n0 == 0)
+        return MTC_OK;
+    uint64_t k = (uint64_t)(c->log_age / c->landmark_interval);
+    if (k > n0)
+        k = n0;
+    int rc = MTC_OK;
+    for (uint64_t i = 1; i <= k && rc == MTC_OK; i++) {
+        /* landmark i of k at size n0 * i / k, strictly increasing; each a
+         * checkpoint size, so a cut of the tree */
+        uint64_t at = (uint64_t)((double)n0 * (double)i / (double)k);
+        rc = mtc_synth_tree_append_opaque(l->stree, at - mtc_synth_tree_size(l->stree));
+        if (rc == MTC_OK)
+            rc = mtc_synth_tree_cut(l->stree);
+        if (rc == MTC_OK)
+            rc = mtc_landmarks_append(l->lm, at);
+        l->lm_time[i % (ca->max_active + 1)] = NOW(ca) - (sim_time)(k - i) * c->landmark_interval;
+    }
+    if (rc == MTC_OK)
+        rc = mtc_synth_tree_append_opaque(l->stree, n0 - mtc_synth_tree_size(l->stree));
+    if (rc == MTC_OK)
+        rc = mtc_synth_tree_cut(l->stree);
+    if (rc != MTC_OK)
+        return rc;
+    l->batch[0].from = l->batch[0].to = n0;
+    l->arr_base = n0;
+    l->ckpt_size = l->done_size = l->lm_delivered = n0;
+    mtc_hash root;
+    rc = pki_log_subtree_hash(l, 0, n0, &root);
+    for (size_t s = 0; s < ca->nslots && rc == MTC_OK; s++)
+        l->wstate[s] = (pki_wstate){n0, root, 0};
+    return rc;
+}
+
 pki_log *pki__log_new(pki_ca *ca, uint64_t number)
 {
     pki_log *l = calloc(1, sizeof *l);
@@ -171,16 +293,25 @@ pki_log *pki__log_new(pki_ca *ca, uint64_t number)
     l->ca = ca;
     l->number = number;
     l->tpl_append.batch_from = l->tpl_lookup.batch_from = UINT64_MAX;
-    mtc_tree_options o = {(unsigned)ca->cfg->tile_height,
-                          ca->cfg->tile_height == 0, log_leaf, l};
-    l->tree = mtc_tree_new(&o);
+    if (ca->cfg->log_history == PKI_HISTORY_SYNTHETIC) {
+        mtc_synth_tree_options so = {(unsigned)ca->cfg->tile_height, {0}};
+        synth_key(l, so.key);
+        l->stree = mtc_synth_tree_new(&so);
+    } else {
+        mtc_tree_options o = tree_options(l);
+        l->tree = mtc_tree_new(&o);
+    }
     l->lm = mtc_landmarks_new(ca->max_active);
     l->wstate = calloc(ca->nslots ? ca->nslots : 1, sizeof *l->wstate);
     l->lm_time = calloc(ca->max_active + 1, sizeof *l->lm_time);
-    if (!l->tree || !l->lm || !l->wstate || !l->lm_time ||
+    if (!l->tree /* either store: one pointer */ || !l->lm || !l->wstate || !l->lm_time ||
         mtc_taid_log_id(&ca->info.ca_id, number, &l->log_id) != MTC_OK ||
-        pki__batch_open(l, 0, NOW(ca), 0) != MTC_OK) {
-        mtc_tree_free(l->tree);
+        pki__batch_open(l, 0, NOW(ca), 0) != MTC_OK ||
+        (number == 1 && pki_log_synthetic(l) && log_aged(ca, l) != MTC_OK)) {
+        if (pki_log_synthetic(l))
+            mtc_synth_tree_free(l->stree);
+        else
+            mtc_tree_free(l->tree);
         mtc_landmarks_free(l->lm);
         free(l->wstate);
         free(l->lm_time);
@@ -217,13 +348,19 @@ void pki__log_free(pki_log *l)
     free(l->wstate);
     free(l->lm_time);
     mtc_landmarks_free(l->lm);
-    mtc_tree_free(l->tree);
+    if (pki_log_synthetic(l))
+        mtc_synth_tree_free(l->stree);
+    else
+        mtc_tree_free(l->tree);
     free(l);
 }
 
 size_t pki_log_memory(const pki_log *l)
 {
-    size_t m = sizeof *l + mtc_tree_memory(l->tree);
+    mtc_tree_options o = tree_options((pki_log *)l);
+    size_t m = sizeof *l +
+               (!pki_log_synthetic(l) ? mtc_tree_memory(l->tree)
+                        : mtc_tree_memory_at(&o, pki_log_size(l), pki_log_pruned_below(l)));
     m += l->batch_cap * sizeof *l->batch + l->site_cap * sizeof *l->site;
     m += l->arr_cap * sizeof *l->arr;
     m += (size_t)(mtc_landmarks_max_active(l->lm) + 1) * 2 * sizeof(uint64_t);
@@ -297,22 +434,58 @@ static void work_append(const pki_ca *ca, size_t len, size_t shared)
     sim_prof_work(pf, SIM_WORK_HASH_BLOCKS, (1 + len + 9 + 63) / 64 - shared + 2);
 }
 
-static int append_bg(pki_ca *ca, pki_log *l, sim_time arrival)
+/* The open batch's template, built when the batch changed: it gives the
+ * background entries' length with either history. */
+static int bg_template(pki_ca *ca, pki_log *l, const pki_batch *b)
 {
-    pki_batch *b = pki__open_batch(l);
-    int rc;
-    if (l->tpl_append.batch_from != b->from) {
-        if ((rc = tpl_build(ca, &l->tpl_append, b)) != MTC_OK)
-            return rc;
-        /* the template's shared leaf-hash blocks: once per batch */
+    if (l->tpl_append.batch_from == b->from)
+        return MTC_OK;
+    int rc = tpl_build(ca, &l->tpl_append, b);
+    /* the template's shared leaf-hash blocks: once per batch */
+    if (rc == MTC_OK && !pki_log_synthetic(l))
         sim_prof_work(sim_engine_prof(ENG(ca)), SIM_WORK_HASH_BLOCKS,
                       l->tpl_append.mid.blocks);
+    return rc;
+}
+
+/* Appends n background entries whose arrival times are the last n pushed
+ * (synthetic history: counted, not built). On error the n times are
+ * dropped again and nothing is appended. */
+static int append_bg_counted(pki_ca *ca, pki_log *l, uint64_t n)
+{
+    if (n == 0)
+        return MTC_OK;
+    pki_batch *b = pki__open_batch(l);
+    uint64_t i = pki_log_size(l);
+    int rc = bg_template(ca, l, b);
+    if (rc == MTC_OK)
+        rc = mtc_synth_tree_append_opaque(l->stree, n);
+    if (rc != MTC_OK) {
+        l->narr -= (size_t)n;
+        return rc;
     }
-    uint64_t i = mtc_tree_size(l->tree);
+    b->to = i + n;
+    b->cum_bytes += n * (l->tpl_append.len + 2);
+    sim_counter_add(PS(ca)->m.log_entries, ca->index, (int64_t)n);
+    sim_prof_work(sim_engine_prof(ENG(ca)), SIM_WORK_LOG_ENTRIES, n);
+    return MTC_OK;
+}
+
+static int append_bg(pki_ca *ca, pki_log *l, sim_time arrival)
+{
+    int rc = arr_push(l, arrival);
+    if (rc != MTC_OK)
+        return rc;
+    if (pki_log_synthetic(l))
+        return append_bg_counted(ca, l, 1);
+    pki_batch *b = pki__open_batch(l);
+    if ((rc = bg_template(ca, l, b)) != MTC_OK) {
+        l->narr--;
+        return rc;
+    }
+    uint64_t i = pki_log_size(l);
     mtc_hash h;
     bg_leaf(ca, l, &l->tpl_append, i, &h);
-    if ((rc = arr_push(l, arrival)) != MTC_OK)
-        return rc;
     if ((rc = mtc_tree_append(l->tree, &h)) != MTC_OK) {
         l->narr--;
         return rc;
@@ -385,7 +558,7 @@ static int append_site(pki_ca *ca, pki_log *l, pki_site_req *s,
     if ((rc = mtc_log_entry_leaf_hash((mtc_slice){NULL, 0}, &e, &s->leaf)) !=
         MTC_OK)
         return rc;
-    uint64_t i = mtc_tree_size(l->tree);
+    uint64_t i = pki_log_size(l);
     s->index = i;
     s->log_number = l->number;
     PKI_DEQUE_PUSH(l->site, l->site_first, l->nsite, l->site_cap, s, rc);
@@ -395,7 +568,9 @@ static int append_site(pki_ca *ca, pki_log *l, pki_site_req *s,
         l->nsite--;
         return rc;
     }
-    if ((rc = mtc_tree_append(l->tree, &s->leaf)) != MTC_OK) {
+    rc = pki_log_synthetic(l) ? mtc_synth_tree_append(l->stree, &s->leaf)
+                  : mtc_tree_append(l->tree, &s->leaf);
+    if (rc != MTC_OK) {
         l->nsite--;
         l->narr--;
         return rc;
@@ -415,6 +590,17 @@ int pki_ca_drain(pki_ca *ca)
     if (ca->next_arrival > now)
         return MTC_OK;
     gsl_rng *r = sim_rng_use(PS(ca)->env->rng, &ca->arr_stream);
+    if (pki_log_synthetic(l)) {
+        /* synthetic history: the same draws, then one count */
+        uint64_t n = 0;
+        int rc = MTC_OK;
+        while (ca->next_arrival <= now && (rc = arr_push(l, ca->next_arrival)) == MTC_OK) {
+            n++;
+            ca->next_arrival = sim_nhpp_next(ca->nhpp, r, ca->next_arrival);
+        }
+        int rc2 = append_bg_counted(ca, l, n);
+        return rc != MTC_OK ? rc : rc2;
+    }
     while (ca->next_arrival <= now) {
         int rc = append_bg(ca, l, ca->next_arrival);
         if (rc != MTC_OK)
@@ -520,7 +706,7 @@ int pki_ca_log_failure(pki_ca *ca)
     sim_counter_add(PS(ca)->m.rollovers, ca->index, 1);
     /* Entries not yet checkpointed move to the new log, in order, keeping
      * their arrival times (their issuance delay includes the failure). */
-    uint64_t size = mtc_tree_size(old->tree);
+    uint64_t size = pki_log_size(old);
     size_t k = pki__site_lower(old, old->ckpt_size), keep = k;
     for (uint64_t i = old->ckpt_size; i < size; i++) {
         sim_time t = pki__arr_get(old, i);

@@ -33,9 +33,9 @@ static void prune_log(pki_ca *ca, pki_log *l, sim_time now)
     uint64_t p = k < l->nbatch ? l->batch[k].from : l->ckpt_size;
     if (p > l->ckpt_size)
         p = l->ckpt_size;
-    if (mtc_tree_prune(l->tree, p) != MTC_OK)
+    if (pki_log_prune(l, p) != MTC_OK)
         return;
-    uint64_t pb = mtc_tree_pruned_below(l->tree);
+    uint64_t pb = pki_log_pruned_below(l);
     while (l->batch_first < l->nbatch - 1 && l->batch[l->batch_first].to <= pb)
         l->batch_first++;
     while (l->site_first < l->nsite && l->site[l->site_first]->index < pb) {

@@ -26,6 +26,7 @@
 #include "mtc/merkle.h"
 #include "mtc/rp.h"
 #include "mtc/sig.h"
+#include "mtc/synth_tree.h"
 #include "mtc/taid.h"
 #include "mtc/tree.h"
 #include "sim/dist.h"
@@ -70,7 +71,18 @@ typedef struct pki_ca_config {
     int64_t ldp;                /* distribution points its certificates name
                                    (draft-gray-plants-mtc-ldp); 0: none */
     double ldp_fail_prob;       /* a fetch from them fails */
+    int log_history;            /* PKI_HISTORY_*: how background entries
+                                   enter the tree (pki_ca_log.c) */
+    sim_time log_age;           /* each first log starts rate x log_age
+                                   entries long (synthetic history only) */
 } pki_ca_config;
+
+/* How a CA's log holds the background entries (those of no sampled site):
+ * as synthetic history (counted, never built or hashed; the nodes covering
+ * only them are keyed pseudo-random hashes, mtc/synth_tree.h) or as real
+ * entries built from a template and hashed (mtc/tree.h). */
+enum { PKI_HISTORY_SYNTHETIC = 0, PKI_HISTORY_HASHED = 1 };
+extern const char *const pki_history_names[];   /* NULL-terminated */
 
 typedef struct pki_cosigner_config {
     char name[SIM_PARAM_NAME_MAX];
@@ -216,7 +228,13 @@ struct pki_log {
     pki_ca *ca;
     uint64_t number;
     mtc_taid log_id;
-    mtc_tree *tree;
+    /* the tree, by the CA's log_history (pki_log_synthetic()); read it
+     * through pki_log_size() and pki_log_source(). A union: the log's
+     * record, whose size log_storage_bytes counts, is the same either way */
+    union {
+        mtc_tree *tree;         /* hashed history */
+        mtc_synth_tree *stree;  /* synthetic history */
+    };
     mtc_landmarks *lm;
     int failed;                 /* no more appends, checkpoints, landmarks */
     /* batches [batch_first, nbatch) are live; the last may be open */
@@ -271,9 +289,22 @@ typedef struct pki_creq {
     struct pki_creq *next;      /* job's list, for freeing */
 } pki_creq;
 
+/* 1 when log l's background history is synthetic (l->stree), 0 when
+ * hashed (l->tree). */
+int pki_log_synthetic(const pki_log *l);
+/* The tree of log l, whichever store holds it (pki_ca_log.c). */
+uint64_t pki_log_size(const pki_log *l);
+uint64_t pki_log_pruned_below(const pki_log *l);
+/* A node source over l's tree at its current size (valid until the next
+ * append or prune). */
+void pki_log_source(pki_log *l, mtc_node_source *src);
+int pki_log_subtree_hash(pki_log *l, uint64_t start, uint64_t end, mtc_hash *out);
+/* Prunes l's tree below index (mtc_tree_prune's contract). */
+int pki_log_prune(pki_log *l, uint64_t index);
+
 /* A view of the log the CA presents: A is the tree; B replaces one leaf. */
 typedef struct pki_view_src {
-    mtc_tree *tree;
+    pki_log *log;
     int forked;
     uint64_t fork_index;
     mtc_hash fork_leaf;

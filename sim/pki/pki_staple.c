@@ -61,7 +61,7 @@ static int build(pki_ca *ca, pki_log *l, uint64_t only, uint8_t **out, size_t *l
     if (rc == MTC_OK)
         qsort(cs, l->nref_sigs, sizeof *cs, cosig_cmp);
     mtc_node_source src;
-    mtc_tree_source(l->tree, &src);
+    pki_log_source(l, &src);
     size_t n = 0;
     for (uint64_t k = only ? only : first; k <= (only ? only : last) && rc == MTC_OK; k++) {
         mtc_subtree s[2];

@@ -269,6 +269,11 @@ static int take_landmarks(pki_update *u, size_t ci, size_t slot, pki_log *l,
                                                         : 0;
     if (last <= seen)
         return 0;
+    /* Nothing cosigned to verify against yet: only a log that starts with
+     * landmarks of its age (log_age) has landmarks before its first
+     * reference checkpoint. */
+    if (l->ref_size == 0)
+        return 0;
     uint64_t first_active = mtc_landmarks_first_kept(l->lm) + 1;
     uint64_t from = seen + 1 > first_active ? seen + 1 : first_active;
     int checked = u->cfg->verify;
@@ -283,7 +288,7 @@ static int take_landmarks(pki_update *u, size_t ci, size_t slot, pki_log *l,
             return rc;
     }
     mtc_node_source src;
-    mtc_tree_source(l->tree, &src);
+    pki_log_source(l, &src);
     size_t nsub0 = v->nsub, nproofs0 = v->nproofs, nlm0 = v->nlm_new;
     for (uint64_t L = from; L <= last; L++) {
         mtc_subtree sub[2];
@@ -295,7 +300,7 @@ static int take_landmarks(pki_update *u, size_t ci, size_t slot, pki_log *l,
                 continue;
             mtc_hash h, proof[MTC_PROOF_MAX];
             size_t len = 0;
-            rc = mtc_tree_subtree_hash(l->tree, sub[s].start, sub[s].end, &h);
+            rc = pki_log_subtree_hash(l, sub[s].start, sub[s].end, &h);
             if (rc == MTC_OK && (checked || u->cfg->include_proofs))
                 rc = mtc_subtree_consistency_proof(&src, sub[s].start,
                                                    sub[s].end, l->ref_size,

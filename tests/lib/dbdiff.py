@@ -7,6 +7,9 @@ metrics (names containing "_cpu_"). Used by tests/sh_run_jobs.sh.
 With EXP_A and EXP_B, compares those experiments' completed runs by
 (sweep point, replication) instead: their parameters and every metric row,
 ids aside (for a resumed experiment against an uninterrupted one).
+--ignore-param NAME (repeatable) leaves the parameter NAME out of that
+comparison (two modes of one model that must give the same results;
+tests/sh_log_history.sh).
 Python's standard library only."""
 import sqlite3, sys
 
@@ -47,10 +50,17 @@ def runs(db, exp):
         "SELECT run_id, sweep_point, replication FROM run WHERE experiment_id = ? "
         "AND status = 'completed'", (exp,))}
 
+IGNORED = set()
+while '--ignore-param' in sys.argv:
+    k = sys.argv.index('--ignore-param')
+    IGNORED.add(sys.argv[k + 1])
+    del sys.argv[k:k + 2]
+
 def content(db, run):
     out = []
-    out += db.execute("SELECT entity_kind, entity_name, name, value, swept FROM param "
-                      "WHERE run_id = ? ORDER BY 1, 2, 3", (run,)).fetchall()
+    out += [r for r in db.execute("SELECT entity_kind, entity_name, name, value, swept FROM param "
+                                  "WHERE run_id = ? ORDER BY 1, 2, 3", (run,)).fetchall()
+            if r[2] not in IGNORED]
     out += db.execute("SELECT name, kind, unit, cohorts, series FROM metric WHERE run_id = ? "
                       "ORDER BY 1", (run,)).fetchall()
     ok = "AND m.name NOT LIKE '%\\_cpu\\_%' ESCAPE '\\'"
