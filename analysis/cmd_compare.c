@@ -605,6 +605,19 @@ int cmd_compare(int argc, char **argv)
     memset(&mc, 0, sizeof mc);
     if (status != HOST_OK)
         goto done;
+    /* a --stat nobody has would print nothing: a typo is said, with the
+     * nearest name */
+    for (size_t i = 0; i < ns; i++) {
+        char best[200];
+        if (rdb_stat_known(A.s->r.db, A.s->r.exp, extra_s[i], best, sizeof best) ||
+            rdb_stat_known(B.s->r.db, B.s->r.exp, extra_s[i], best, sizeof best))
+            continue;
+        fprintf(stderr, "mtcsim compare: --stat %s: neither experiment has such a "
+                        "statistic%s%s%s\n", extra_s[i], best[0] ? " (did you mean '" : "",
+                best, best[0] ? "'?)" : "");
+        status = HOST_USAGE;
+        goto done;
+    }
     for (int i = 0; stats_headline[i]; i++)
         stat_push(&stats, stats_headline[i]);
     if (all)

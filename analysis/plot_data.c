@@ -50,6 +50,24 @@ int plot__resolve(plot_sel *s, const char *cmd)
     }
     if (metric_info(s, s->metric))
         return HOST_OK;
+    /* another figure the statistics module derives (a ratio, a share, a
+     * latency change): one value per run, drawn against the sweep or as
+     * bars; no series */
+    for (size_t i = 0; stats_derived_names[i]; i++)
+        if (!strcmp(s->metric, stats_derived_names[i])) {
+            if (!metric_info(s, "handshake_full")) {
+                if (!s->quiet)
+                    fprintf(stderr, "mtcsim %s: %s is a figure of handshakes, and "
+                                    "experiment %lld has none\n", cmd, s->metric,
+                            (long long)s->r.exp);
+                return HOST_USAGE;
+            }
+            snprintf(s->kind, sizeof s->kind, "statistic");
+            snprintf(s->unit, sizeof s->unit, "%s",
+                     stats_kind_of(s->metric) == STATS_FRACTION ? "fraction" : "");
+            s->has_series = 0;
+            return HOST_OK;
+        }
     /* "auth_bytes.p99": a histogram and its statistic */
     char *dot = strrchr(s->metric, '.');
     if (dot) {
@@ -62,19 +80,8 @@ int plot__resolve(plot_sel *s, const char *cmd)
     }
     if (s->quiet)
         return HOST_USAGE;
-    char best[160] = "";
-    size_t bd = 4, nn;
-    char(*names)[160];
-    if (sim_results_metric_names(s->r.db, s->r.exp, &names, &nn) == 0) {
-        for (size_t i = 0; i < nn; i++) {
-            size_t d = sim_name_distance(s->metric, names[i]);
-            if (d < bd) {
-                bd = d;
-                snprintf(best, sizeof best, "%s", names[i]);
-            }
-        }
-        free(names);
-    }
+    char best[200] = "";
+    rdb_stat_known(s->r.db, s->r.exp, s->metric, best, sizeof best);
     fprintf(stderr, "mtcsim %s: experiment %lld of %s has no metric '%s'%s%s%s "
                     "(mtcsim ls %s --metrics lists them)\n", cmd,
             (long long)s->r.exp, s->r.dbpath, s->metric,
@@ -87,7 +94,9 @@ int plot__resolve(plot_sel *s, const char *cmd)
  * completed run holding it (cohort_index order); their count. */
 size_t plot__cohorts(plot_sel *s, char (*out)[64], size_t max)
 {
-    const char *m = !strcmp(s->kind, "derived") ? "handshake_full" : s->metric;
+    const char *m = !strcmp(s->kind, "derived") || !strcmp(s->kind, "statistic")
+                        ? "handshake_full"
+                        : s->metric;
     int64_t run;
     sim_cohort_row *c;
     size_t nc, n = 0;
@@ -354,8 +363,9 @@ void plot__finish(plot_sel *s, plot_fig *f, int view)
         snprintf(f->xlabel, sizeof f->xlabel, "%s (%s)", s->metric, u);
         snprintf(f->ylabel, sizeof f->ylabel, "fraction of observations <= x");
     } else {
-        snprintf(f->ylabel, sizeof f->ylabel, "%s (%s)", stat,
-                 frac ? "fraction" : natural(s, f, 0));
+        const char *u = frac ? "fraction" : natural(s, f, 0);
+        /* a ratio or a change has no unit: no empty "()" */
+        snprintf(f->ylabel, sizeof f->ylabel, u[0] ? "%s (%s)" : "%s%s", stat, u);
     }
 }
 

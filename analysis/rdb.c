@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "rdb.h"
+#include "sim/names.h"
 
 int rdb_open(const char *cmd, const char *path, sim_results **res)
 {
@@ -131,4 +132,71 @@ size_t rdb_point_runs(sim_results *db, int64_t exp, int64_t point, int64_t **ids
     }
     free(runs);
     return n;
+}
+
+/* Candidate names for a did-you-mean: d below *bd replaces best. */
+static void nearer(const char *stat, const char *cand, size_t *bd, char *best,
+                   size_t n)
+{
+    size_t d = sim_name_distance(stat, cand);
+    if (d < *bd) {
+        *bd = d;
+        snprintf(best, n, "%s", cand);
+    }
+}
+
+int rdb_stat_known(sim_results *db, int64_t exp, const char *stat, char *best,
+                   size_t n)
+{
+    static const char *const hstats[] = {"count", "sum", "mean", "min", "max",
+                                         "p50", "p90", "p99"};
+    best[0] = '\0';
+    for (size_t i = 0; stats_derived_names[i]; i++)
+        if (!strcmp(stat, stats_derived_names[i]))
+            return 1;
+    for (size_t k = 0; k < STATS_SERIES; k++) {
+        char b[200];
+        snprintf(b, sizeof b, "%s.transient", stats_series[k]);
+        if (!strcmp(stat, b))
+            return 1;
+        snprintf(b, sizeof b, "%s.truncation_h", stats_series[k]);
+        if (!strcmp(stat, b))
+            return 1;
+    }
+    char(*names)[160] = NULL;
+    size_t nn = 0;
+    if (sim_results_metric_names(db, exp, &names, &nn) != 0)
+        nn = 0;
+    int known = 0;
+    const char *dot = strrchr(stat, '.');
+    for (size_t i = 0; i < nn && !known; i++) {
+        sim_metric_row m;
+        if (!strcmp(stat, names[i])) {
+            known = 1;
+        } else if (dot && (size_t)(dot - stat) == strlen(names[i]) &&
+                   !strncmp(stat, names[i], (size_t)(dot - stat)) &&
+                   sim_results_metric_info(db, exp, names[i], &m) == 0 &&
+                   !strcmp(m.kind, "histogram")) {
+            for (size_t h = 0; h < sizeof hstats / sizeof *hstats; h++)
+                known |= !strcmp(dot + 1, hstats[h]);
+        }
+    }
+    if (!known) {
+        size_t bd = 4;
+        for (size_t i = 0; stats_derived_names[i]; i++)
+            nearer(stat, stats_derived_names[i], &bd, best, n);
+        for (size_t i = 0; i < nn; i++) {
+            nearer(stat, names[i], &bd, best, n);
+            /* "auth_bytes.p9" -> "auth_bytes.p90" */
+            if (dot) {
+                char b[200];
+                for (size_t h = 0; h < sizeof hstats / sizeof *hstats; h++) {
+                    snprintf(b, sizeof b, "%s.%s", names[i], hstats[h]);
+                    nearer(stat, b, &bd, best, n);
+                }
+            }
+        }
+    }
+    free(names);
+    return known;
 }

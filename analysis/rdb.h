@@ -50,6 +50,14 @@ size_t rdb_point_vals(sim_results *db, int64_t exp, int64_t point,
                       const char *stat, const char *cohort, stats_val **out,
                       int64_t **reps, int64_t **seeds);
 
+/* Whether `stat` names a statistic of experiment exp (stats_value's
+ * names: a derived figure, a metric its runs hold, HISTOGRAM.count|sum|
+ * mean|min|max|p50|p90|p99, SERIES.transient|truncation_h): 1 or 0; when
+ * 0, the nearest such name within a small edit distance into best ("" if
+ * none), for a did-you-mean. */
+int rdb_stat_known(sim_results *db, int64_t exp, const char *stat, char *best,
+                   size_t n);
+
 /* Completed runs of (exp, point) as (run_id, replication, seed), ordered
  * by replication (a resumed replication counts once: its latest completed
  * run). Arrays malloc'd; returns the count. */

@@ -96,6 +96,20 @@ grep -q 'start = "steady"' "$tmp/st.out" && fail "a steady start advised to star
 run=$(awk '$1 == "auth_bytes_ratio_vs_today" {print $2}' "$tmp/web.out")
 cmp=$(awk '$1 == "auth_bytes_ratio_vs_today" {print $2}' "$tmp/c.txt")
 [ -n "$run" ] && [ "$run" = "$cmp" ] || fail "compare's auth_bytes_ratio_vs_today '$cmp', the summary's '$run'"
+# ---- derived figures by name in plot and compare: drawn, and typos said ----
+"$m" plot "$tmp/web.db" auth_bytes_ratio_vs_today --print --out "$tmp/ratio.png" >"$tmp/ratio.txt" 2>"$tmp/err" \
+  || fail "plot of a derived figure: $(cat "$tmp/err")"
+pl=$(awk -F'\t' 'NF == 5 {print $3}' "$tmp/ratio.txt")
+awk -v a="$pl" -v b="$run" 'BEGIN { exit !(a != "" && (a - b) ^ 2 <= (1e-5 * b) ^ 2) }' \
+  || fail "plot's auth_bytes_ratio_vs_today '$pl', the summary's '$run'"
+grep -q "^set ylabel 'auth_bytes_ratio_vs_today'$" "$tmp/ratio.png.gp" || fail "ratio's y label: $(grep ylabel "$tmp/ratio.png.gp")"
+"$m" plot "$tmp/web.db" auth_bytes_ratio_vs_tody --print >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "plot of a misspelt figure must exit 2"
+grep -q "did you mean 'auth_bytes_ratio_vs_today'" "$tmp/err" || fail "plot: no did-you-mean for a derived name: $(cat "$tmp/err")"
+"$m" compare "$tmp/web.db" "$tmp/web.db" --stat fallback_shar >"$tmp/c2.txt" 2>"$tmp/err"; [ $? -eq 2 ] || fail "compare --stat of a misspelt figure must exit 2"
+grep -q "did you mean 'fallback_share'" "$tmp/err" || fail "compare: no did-you-mean: $(cat "$tmp/err")"
+[ -s "$tmp/c2.txt" ] && fail "a refused compare printed a table"
+"$m" compare "$tmp/web.db" "$tmp/web.db" --stat auth_bytes.p9 >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "--stat auth_bytes.p9 must exit 2"
+grep -q "did you mean 'auth_bytes.p90'" "$tmp/err" || fail "compare: no did-you-mean for a histogram statistic: $(cat "$tmp/err")"
 # ---- one cohort: the summary, compare and SQL agree ----
 "$m" run tests/lua/mpi_whatif.lua --set scale=0.01 --set days=0.25 --replications 2 \
   --out "$tmp/wi.db" --cohort frozen >"$tmp/wi.out" 2>"$tmp/err" || fail "cohort run: $(cat "$tmp/err")"
