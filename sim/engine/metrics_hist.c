@@ -80,9 +80,10 @@ static size_t bin_index(const sim_metric *h, double x)
      * more than one edge: sim__hist_table_build). */
     uint32_t e = h->bin_tab[(bits_of(x) >> h->bin_tab_shift) - h->bin_tab_key0];
     size_t b = e >> 1;
-    if ((e & 1) && x >= h->edges[b])
-        b++;
-    return b;
+    /* without a branch: whether x passed the cell's edge is data, and a
+     * mispredicted branch costs more than reading edges[b] (b <= nbins,
+     * always an edge) */
+    return b + ((e & 1) & (size_t)(x >= h->edges[b]));
 }
 
 int sim__hist_table_build(sim_metric *h)

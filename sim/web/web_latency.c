@@ -5,7 +5,11 @@
  * of a flight with integer windows (the same windows as tls.c's
  * extra-round-trip counts), draws one uniform per handshake and only
  * when the path loses packets, and touches libm only for flights of more
- * than 32 packets.
+ * than 32 packets. The pricings of one call share the powers of the
+ * keep probability and the recovery rules (lat_shared), and a uniform's
+ * rescaling is only done when another test needs it, so a pricing's last
+ * test costs no division: the same operations on the same values, so the
+ * same results, bit for bit, as pricing each from scratch.
  */
 #include "sim/web_latency.h"
 
@@ -42,14 +46,6 @@
 #define SIGN_MS_RSA2048 0.382
 #define SIGN_MS_RSA4096 5.41
 
-typedef struct lat_ctx {
-    const web_lat_path *path;
-    gsl_rng *rng;
-    double p;     /* loss_prob */
-    double keep;  /* 1 - loss_prob */
-    double u;     /* the uniform being recycled; < 0: none drawn yet */
-} lat_ctx;
-
 /* How one sender recovers the packets of one round (all ms). */
 typedef struct lat_rules {
     double reo;      /* wait beyond the first acknowledgement for a lost
@@ -61,16 +57,44 @@ typedef struct lat_rules {
     double rto;      /* a lost repair: retransmission timeout (doubles) */
 } lat_rules;
 
+#define KEEP_POW_TAB 32 /* keep^n by multiplication up to n = 32 */
+
+/* What every pricing of one call shares (one path, one transport): the
+ * powers of keep computed so far and the recovery rules, so that the
+ * pricings of web_latency_ms_paired compute them once. */
+typedef struct lat_shared {
+    double kp[KEEP_POW_TAB + 1]; /* kp[n] = keep^n for n <= kn */
+    unsigned kn;
+    lat_rules rules;             /* the sender's with an RTT sample (TCP)
+                                    or QUIC's */
+} lat_shared;
+
+typedef struct lat_ctx {
+    const web_lat_path *path;
+    gsl_rng *rng;
+    double p;     /* loss_prob */
+    double keep;  /* 1 - loss_prob */
+    double u;     /* the uniform being recycled; < 0: none drawn yet */
+    /* The rescaling of u after a test that came out "not lost" (by
+     * pend, 1 - pend), applied when u is next needed: a pricing's last
+     * test then costs no division. 0: none pending. */
+    double pend;
+    lat_shared *sh;
+} lat_ctx;
+
 /* keep^packets: by multiplication for the few packets of a handshake
- * round, by exp/log beyond. */
-static double keep_pow(double keep, uint64_t packets)
+ * round (k = 1, then k *= keep, n times: the table holds exactly those
+ * products), by exp/log beyond. */
+static double keep_pow(lat_ctx *c, uint64_t packets)
 {
-    if (packets > 32)
-        return exp((double)packets * log(keep));
-    double k = 1.0;
-    for (uint64_t i = 0; i < packets; i++)
-        k *= keep;
-    return k;
+    if (packets > KEEP_POW_TAB)
+        return exp((double)packets * log(c->keep));
+    lat_shared *s = c->sh;
+    while (s->kn < packets) {
+        s->kp[s->kn + 1] = s->kp[s->kn] * c->keep;
+        s->kn++;
+    }
+    return s->kp[packets];
 }
 
 /* Whether an event of probability p happens. One uniform serves a whole
@@ -82,13 +106,18 @@ static int lost_once(lat_ctx *c, double p)
 {
     if (c->u < 0.0)
         c->u = gsl_rng_uniform(c->rng);
+    if (c->pend != 0.0) { /* the previous test's rescaling, now needed */
+        c->u = (c->u - c->pend) / (1.0 - c->pend);
+        if (c->u >= 1.0) /* rounding */
+            c->u = 0x1.fffffffffffffp-1;
+        c->pend = 0.0;
+    }
     if (c->u < p) {
         c->u /= p;
         return 1;
     }
-    c->u = (c->u - p) / (1.0 - p);
-    if (c->u >= 1.0) /* rounding */
-        c->u = 0x1.fffffffffffffp-1;
+    /* (u - p) / (1 - p), deferred; p = 0 rescales nothing */
+    c->pend = p;
     return 0;
 }
 
@@ -100,7 +129,7 @@ static double lost_time(lat_ctx *c, uint64_t packets, double timeout)
 {
     if (c->keep == 1.0 || packets == 0)
         return 0.0;
-    double p_any = 1.0 - keep_pow(c->keep, packets);
+    double p_any = 1.0 - keep_pow(c, packets);
     double lost = 0.0;
     for (int i = 1; i < WEB_LAT_MAX_TRIES; i++) {
         if (!lost_once(c, p_any))
@@ -135,7 +164,7 @@ static double round_loss(lat_ctx *c, uint64_t packets, const lat_rules *r,
     if (c->keep == 1.0 || packets == 0)
         return 0.0;
     double rtt = c->path->rtt_ms;
-    double q_all = keep_pow(c->keep, packets);
+    double q_all = keep_pow(c, packets);
     if (!lost_once(c, 1.0 - q_all))
         return 0.0;
     double extra;
@@ -160,7 +189,7 @@ static double round_loss(lat_ctx *c, uint64_t packets, const lat_rules *r,
         extra = rtt;
         if (packets > LOSS_PACKET_THRESHOLD) {
             double q_rest = q_all / c->keep;
-            double q_head = keep_pow(c->keep, packets - LOSS_PACKET_THRESHOLD);
+            double q_head = keep_pow(c, packets - LOSS_PACKET_THRESHOLD);
             if (!lost_once(c, (1.0 - q_head) / (1.0 - q_rest)))
                 extra += r->reo;
         } else {
@@ -224,22 +253,18 @@ static unsigned server_rounds(lat_ctx *c, web_lat_proto proto,
                               const tls_transport *t, size_t received,
                               size_t bytes, double *lost)
 {
-    double rtt = c ? c->path->rtt_ms : 0.0;
     uint64_t left = bytes, pkt, win, cw = 0;
-    lat_rules rules;
     int sampled;
     if (proto == WEB_LAT_TCP_TLS13) {
         pkt = t->tcp_mss ? t->tcp_mss : 1;
         win = (uint64_t)(t->tcp_iw_segments ? t->tcp_iw_segments : 1) * pkt;
         /* the server has an RTT sample from SYN-ACK / ACK */
-        tcp_rules(rtt, t->tcp_rto_min_ms, &rules);
         sampled = 1;
     } else {
         pkt = t->quic_max_datagram < 1200 ? 1200 : t->quic_max_datagram;
         cw = quic_initial_cwnd(pkt);
         uint64_t amp = (uint64_t)t->quic_amplification * received;
         win = amp < cw ? amp : cw;
-        quic_rules(rtt, &rules);
         sampled = 0; /* no acknowledgement yet */
     }
     unsigned rounds = 0;
@@ -248,7 +273,7 @@ static unsigned server_rounds(lat_ctx *c, web_lat_proto proto,
             return UINT32_MAX;
         uint64_t now = left < win ? left : win;
         if (c)
-            *lost += round_loss(c, ceil_div(now, pkt), &rules, sampled);
+            *lost += round_loss(c, ceil_div(now, pkt), &c->sh->rules, sampled);
         left -= now;
         rounds++;
         sampled = 1; /* the acknowledgement gave a sample */
@@ -290,18 +315,16 @@ static double attempt_start(lat_ctx *c, web_lat_proto proto,
 {
     const web_lat_path *p = c->path;
     double ms = 0.0;
-    lat_rules rules;
     int sampled;
+    (void)t;
     if (proto == WEB_LAT_TCP_TLS13) {
         /* SYN and SYN-ACK, each timed by the initial RTO */
         ms += p->rtt_ms + lost_time(c, 2, TCP_RTO_INIT_MS);
-        tcp_rules(p->rtt_ms, t->tcp_rto_min_ms, &rules);
         sampled = 1; /* from the SYN-ACK */
     } else {
-        quic_rules(p->rtt_ms, &rules);
         sampled = 0;
     }
-    ms += round_loss(c, packets, &rules, sampled);
+    ms += round_loss(c, packets, &c->sh->rules, sampled);
     return ms;
 }
 
@@ -337,6 +360,20 @@ static double attempt_ms(lat_ctx *c, web_lat_proto proto,
     return attempt_finish(c, proto, t, f, ms);
 }
 
+/* The shared part of one call's pricings: keep^0 and the sender's
+ * recovery rules for this path and transport (TCP: with the RTT sample
+ * of the set-up; QUIC: its own, whose first round may have none). */
+static void shared_init(lat_shared *s, web_lat_proto proto,
+                        const tls_transport *t, const web_lat_path *path)
+{
+    s->kp[0] = 1.0;
+    s->kn = 0;
+    if (proto == WEB_LAT_TCP_TLS13)
+        tcp_rules(path->rtt_ms, t->tcp_rto_min_ms, &s->rules);
+    else
+        quic_rules(path->rtt_ms, &s->rules);
+}
+
 /* Whether the arguments can be priced (web_latency_ms_u's contract). */
 static int valid_call(web_lat_proto proto, const tls_transport *t,
                       const web_lat_path *path, const web_lat_flights *first,
@@ -363,8 +400,10 @@ double web_latency_ms_u(web_lat_proto proto, const tls_transport *t,
     if (!valid_call(proto, t, path, first, rng, u))
         return -1.0;
     /* u outside [0, 1) (NaN too): none given, drawn when first needed */
+    lat_shared sh;
+    shared_init(&sh, proto, t, path);
     lat_ctx c = {path, rng, path->loss_prob, 1.0 - path->loss_prob,
-                 u >= 0.0 && u < 1.0 ? u : -1.0};
+                 u >= 0.0 && u < 1.0 ? u : -1.0, 0.0, &sh};
     double ms = attempt_ms(&c, proto, t, first);
     if (ms < 0.0 || !retry)
         return ms;
@@ -386,7 +425,9 @@ int web_latency_ms_paired(web_lat_proto proto, const tls_transport *t,
      * (a path that loses nothing draws nothing) */
     if (!(u >= 0.0 && u < 1.0))
         u = keep != 1.0 ? gsl_rng_uniform(rng) : -1.0;
-    lat_ctx c0 = {path, rng, path->loss_prob, keep, u};
+    lat_shared sh;
+    shared_init(&sh, proto, t, path);
+    lat_ctx c0 = {path, rng, path->loss_prob, keep, u, 0.0, &sh};
     uint64_t packets = client_packets(proto, t, first->client_first);
     double start = attempt_start(&c0, proto, t, packets);
     /* the handshake: its own start, then the retry if any */
@@ -402,7 +443,8 @@ int web_latency_ms_paired(web_lat_proto proto, const tls_transport *t,
         if (bp == packets) {
             ms[1 + i] = attempt_finish(&c, proto, t, &base[i], start);
         } else {
-            c.u = u;
+            c.u = u; /* the call's uniform, nothing pending */
+            c.pend = 0.0;
             ms[1 + i] = attempt_ms(&c, proto, t, &base[i]);
         }
     }
