@@ -72,6 +72,16 @@ local scale = param("scale", 0.05, "population sample (the CA is unchanged)")
 local span = param("days", 1, "measured days after the warm-up")
 local issuance = param("issuance", 6e6, "the CA's issuance, certificates per day")
 local transport = param("transport", "tcp", "tcp or quic")
+-- What-if: certificate compression (RFC 8879, [cert-compression]). Chrome
+-- offers brotli by default since version 69 [chrome-certcomp]; which
+-- share of servers answers is in no source found, so "brotli" is the
+-- what-if that every site does, for the MTC certificate and every
+-- baseline chain alike.
+local compression = param("compression", "none",
+  "what-if: \"brotli\": every client offers and every site supports brotli certificate compression; \"none\": no compression")
+assert(compression == "none" or compression == "brotli",
+       "compression: \"none\" or \"brotli\", not " .. tostring(compression))
+local comp = compression == "brotli" and { "brotli" } or {}
 
 local li = hours(1)
 local fetch, delay = minutes(10), minutes(10)
@@ -92,7 +102,7 @@ mtcsim.ca{
 mtcsim.update_service{ name = "component-updater", fetch_interval = fetch,
                        publication_delay = delay }
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(2000 * scale)),
-              renew_fraction = 0.75, retry_after = 600 }
+              renew_fraction = 0.75, retry_after = 600, cert_compression = comp }
 
 local function cohort(name, path)
   local c = {
@@ -101,6 +111,7 @@ local function cohort(name, path)
     visits_per_hour = 20, hosts_per_visit = empirical{ values = { 1, 3, 6, 10 }, weights = { 3, 3, 3, 1 } },
     zipf_exponent = 1.2, update_first_delay = 60, update_interval = hours(5),
     update_on_start = "always", ticket_lifetime = days(1), transport = transport,
+    cert_compression = comp,
   }
   for k, v in pairs(path) do c[k] = v end
   mtcsim.browsers(c)
