@@ -60,6 +60,8 @@ local issuance = param("issuance", 6e6, "the largest CA's issuance, certificates
 local scale = param("scale", 1.0, "population sample (1 = the sizes below); the CAs are unchanged")
 local span = param("days", 3, "measured days after the warm-up")
 local tail = param("tail_share", 0.01, "a CA below this share closes a checkpoint every hour")
+local ta_mode = param("trust_anchors", "full", "what the clients' ClientHello lists: full (every CA's landmark group), dns (the intersection with the site's HTTPS record), retry (an empty list, then the server's list), or all: three cohorts \"full\", \"dns\" and \"retry\" of `scale` x 20000 clients each, on the same PKI and sites")
+local https_ttl = param("https_ttl", 300, "TTL of the sites' HTTPS records, s (trust_anchors = dns)")
 
 local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
                             fetch_interval = minutes(10), publication_delay = minutes(10),
@@ -67,14 +69,21 @@ local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
 mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
 local pop = cas.declare{ n = ncas, leader_rate = per_day(issuance), tail_share = tail }
 mtcsim.update_service{ name = "updates", fetch_interval = minutes(10), publication_delay = minutes(10) }
-cas.sites(pop, { name = "sites", count = math.max(20, math.floor(20000 * scale)) })
+local site_t = { name = "sites", count = math.max(20, math.floor(20000 * scale)) }
+if ta_mode == "dns" or ta_mode == "all" then site_t.https_record_ttl = https_ttl end
+cas.sites(pop, site_t)
 local n = math.max(20, math.floor(20000 * scale))
-mtcsim.browsers{
-  name = "clients", count = n,
-  update_interval = hours(5), update_on_start = "if_due", update_fail_prob = 0.05,
-  sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
-  zipf_exponent = 1.2,
-}
+local modes = ta_mode == "all" and { "full", "dns", "retry" } or { ta_mode }
+for _, m in ipairs(modes) do
+  local clients = {
+    name = ta_mode == "all" and m or "clients", count = n,
+    update_interval = hours(5), update_on_start = "if_due", update_fail_prob = 0.05,
+    sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
+    zipf_exponent = 1.2,
+  }
+  if m ~= "full" then clients.trust_anchors = m end
+  mtcsim.browsers(clients)
+end
 
 sim:on_finish(function(s)
   local ta = s:metric("clienthello_trust_anchors_bytes")
@@ -96,13 +105,38 @@ sim:on_finish(function(s)
     ncas, s.replication,
     report.fmt(ta and ta.count > 0 and ta.mean or nil, "%.0f"),
     report.fmt(rp, "%.0f"),
-    report.fmt((s:metric("update_bytes") or 0) / (n * span), "%.0f"),
+    report.fmt((s:metric("update_bytes") or 0) / (n * #modes * span), "%.0f"),
     report.fmt(pub and pub.count > 0 and pub.mean or nil, "%.0f"),
     report.fmt(snap and snap.count > 0 and snap.mean or nil, "%.0f"),
     report.fmt(lead, "%.4f"), report.fmt(mid, "%.4f"), report.fmt(tl, "%.4f"),
     math.floor(tln), report.fmt(report.fraction(s), "%.4f"))
-  report.record(s, "update_bytes_per_client_day", (s:metric("update_bytes") or 0) / (n * span))
+  report.record(s, "update_bytes_per_client_day", (s:metric("update_bytes") or 0) / (n * #modes * span))
   report.record(s, "signatureless_share_largest_ca", lead)
   report.record(s, "signatureless_share_ca_ranks_2_10", mid)
   report.record(s, "signatureless_share_ca_ranks_11_up", tl)
+  if ta_mode ~= "full" then
+    -- per mode (cohort): its ClientHello trust_anchors, retries, the
+    -- server's lists, the HTTPS lookups and their parameter, auth bytes
+    -- and round trips, per full handshake
+    for _, m in ipairs(modes) do
+      local c = ta_mode == "all" and m or "clients"
+      local full = s:metric("handshake_full", c) or 0
+      local function mean(name)
+        local h = s:metric(name, c)
+        return h and h.count > 0 and h.mean or nil
+      end
+      printf("CAs %3d  rep %d  mode %-5s  CH trust_anchors mean %s B  signatureless %s  retries/full %s  EE trust_anchors mean %s B  HTTPS lookups/full %s  response mean %s B  tls-trust-anchors mean %s B  stale %d  missing %d  auth_bytes mean %s  extra RTT tcp %s quic %s\n",
+        ncas, s.replication, m,
+        report.fmt(mean("clienthello_trust_anchors_bytes"), "%.1f"),
+        report.fmt(full > 0 and (s:metric("handshake_signatureless", c) or 0) / full or nil, "%.4f"),
+        report.fmt(full > 0 and (s:metric("handshake_retry", c) or 0) / full or nil, "%.4f"),
+        report.fmt(mean("ee_trust_anchors_bytes"), "%.1f"),
+        report.fmt(full > 0 and (s:metric("dns_https_lookups", c) or 0) / full or nil, "%.3f"),
+        report.fmt(mean("dns_https_response_bytes"), "%.1f"),
+        report.fmt(mean("dns_trust_anchors_param_bytes"), "%.1f"),
+        math.floor(s:metric("dns_record_stale", c) or 0), math.floor(s:metric("dns_record_missing", c) or 0),
+        report.fmt(mean("auth_bytes"), "%.0f"),
+        report.fmt(mean("extra_rtt_tcp"), "%.4f"), report.fmt(mean("extra_rtt_quic"), "%.4f"))
+    end
+  end
 end)

@@ -5,7 +5,9 @@
 # landmark group with a CA unreachable for six hours; bulk update proofs;
 # landmark staples and a cohort that learns from them; a witness outage;
 # a lossy network path; Landmark Distribution Points with a cohort that
-# fetches missing landmarks and one that retries), started steady (clients start from the deployed
+# fetches missing landmarks and one that retries; a cohort listing what
+# it trusts of the sites' HTTPS records and one listing nothing and
+# retrying from the server's list), started steady (clients start from the deployed
 # system's landmarks). `mpirun -np N mtcsim run` gives the same summary
 # for N = 1, 2, 3 as a single process, and each what-if shows in it. With
 # `proofs = "per_subtree"` instead of "bulk" the summary differs in the
@@ -38,6 +40,12 @@ grep -q '^staple_learned  *[1-9]' "$tmp/single" || fail "no staple learned"
 # distribution points: fetched, failed, served, and the fallback retries
 for m in ldp_fetches ldp_fetch_failed ldp_signatureless_fetched ldp_requests_ca \
          ldp_fallback_retries ldp_reveal_pairs ldp_fetch_ms.count; do
+  grep -q "^$m  *[1-9]" "$tmp/single" || fail "no $m"
+done
+# many trust anchors: the dns cohort's lookups (some answered with a
+# stale copy) and the server's lists every full handshake received
+for m in dns_https_lookups dns_https_response_bytes.count \
+         dns_trust_anchors_param_bytes.count dns_record_stale ee_trust_anchors_bytes.count; do
   grep -q "^$m  *[1-9]" "$tmp/single" || fail "no $m"
 done
 # the witness outage cost a quorum; the network path gave latencies

@@ -40,6 +40,7 @@
 
 const char *const web_policy_names[] = {"pki", NULL};
 static const char *const ldp_names[] = {"off", "fetch", "retry", NULL};
+static const char *const ta_mode_names[] = {"full", "dns", "retry", NULL};
 const char *const web_update_start_names[] = {"if_due", "always", NULL};
 const char *const web_update_phase_names[] = {"random", "start", NULL};
 static const char *const transport_names[] = {"tcp", "quic", NULL};
@@ -89,6 +90,7 @@ static const sim_param_desc browser_params[] = {
     {"client_hello_extra", SIM_PARAM_INT, BO(client_hello_extra), 0, 0, 16000, NULL, "bytes", "ClientHello extensions not modelled (GREASE, ECH, PSK): a padding extension of this size, 0 or >= 4", 0, 0, 0, NULL},
     {"learn_staples", SIM_PARAM_BOOL, BO(learn_staples), 0, 0, 1, NULL, "", "what-if, not in the draft: signals support for landmark staples and trusts the landmark subtrees of a staple it verifies (docs/model.md)", 0, 0, 0, NULL},
     {"ldp", SIM_PARAM_ENUM, BO(ldp), 0, 0, 0, ldp_names, "", "a landmark-relative certificate whose landmark the client lacks (draft-gray-plants-mtc-ldp): off (never signalled: servers send standalone certificates), fetch (signals support; fetches the proof set from the certificate's Landmark Distribution Point, verifies it, accepts; a failed fetch falls back to the retry) or retry (signals, then retries with a standalone certificate)", 0, 0, 0, NULL},
+    {"trust_anchors", SIM_PARAM_ENUM, BO(trust_anchors), 0, 0, 0, ta_mode_names, "", "what an MTC-aware client's ClientHello lists (draft-ietf-tls-trust-anchor-ids-04): full (every CA's landmark group, unconditionally), dns (only what it trusts of the site's HTTPS record's tls-trust-anchors parameter, read through a resolver cache) or retry (an empty list; when the server's guess is a landmark it lacks, a new connection asking for a trust anchor of the server's EncryptedExtensions list); docs/model.md \"Many trust anchors\"", 0, 0, 0, NULL},
     {"rtt", SIM_PARAM_DIST, BO(rtt), 0, 0.001, 1e5, NULL, "ms", "round-trip time of the client's network path (one draw per client); none: no handshake latency is computed (docs/model.md, \"Handshake latency\")", 0, 0, 0, NULL},
     {"rtt_jitter", SIM_PARAM_DIST, BO(rtt_jitter), 0, 0, 1e5, NULL, "ms", "added to the client's rtt per connection (a draw per connection); none: no jitter", 0, 0, 0, NULL},
     {"bandwidth", SIM_PARAM_DIST, BO(bandwidth), 0, 0, 1e12, NULL, "bit/s", "bottleneck bandwidth of the client's path, one draw per client (after its rtt): serialization of each flight (none or 0: no serialization)", 0, 0, 0, NULL},
@@ -818,6 +820,7 @@ int web_create(web **out, const web_env *env,
         (rc = web__clients_create(wb, err, errlen)) != MTC_OK ||
         (rc = web__staple_create(wb, err, errlen)) != MTC_OK ||
         (rc = web__ldp_create(wb, err, errlen)) != MTC_OK ||
+        (rc = web__anchors_create(wb, err, errlen)) != MTC_OK ||
         (rc = web__base_defer_create(wb)) != MTC_OK)
         goto fail;
     *out = wb;
@@ -842,6 +845,7 @@ void web_destroy(web *wb)
     if (!wb)
         return;
     web__base_defer_destroy(wb);
+    web__anchors_destroy(wb);
     web__ldp_destroy(wb);
     web__staple_destroy(wb);
     if (wb->cohorts)

@@ -142,6 +142,8 @@ void web__site_set_changed(web *wb, web_site *s)
             if (!dup)
                 ids[n++] = c->ta_id;
         }
+    if (wb->anc)
+        web__anchors_site_changed(wb, s, ids, n);
     s->ee_len_noext = (uint32_t)tls_encrypted_extensions_len(0);
     s->ee_len = s->ee_len_noext;
     if (n > 0) {
@@ -406,6 +408,8 @@ typedef struct hs_result {
     uint32_t stp_copy, stp_bytes; /* a staple beside it (web_staple.c) */
     web_ldp_fetch ldp;      /* a proof set fetched on demand (web_ldp.c) */
     uint32_t ch_ta;         /* first ClientHello's trust_anchors bytes */
+    uint32_t ee_ta;         /* EncryptedExtensions trust_anchors bytes
+                               received, all attempts (counted with wb->anc) */
     /* per attempt, for the latency (web_path.c): trust_anchors bytes in
      * the ClientHello, bytes after the ServerHello */
     unsigned n;
@@ -470,7 +474,8 @@ static uint32_t comp_srv_auth(web *wb, uint32_t id, int alg, int ta)
 /* One attempt: bytes, flight and verification of certificate id. */
 static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *co,
                    uint32_t id, int matched, uint32_t ch_len,
-                   int ta_sent, uint32_t name_len, sim_time now, hs_result *r)
+                   int ta_sent, uint32_t name_len, uint32_t ee_ext, sim_time now,
+                   hs_result *r)
 {
     const web_cert_hot *c = &wb->certh[id];
     /* trust_anchors sent <=> the path matched (every held path has an ID). */
@@ -501,6 +506,14 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
             }
         }
     }
+    /* A list that matched nothing still gets the server's list
+     * (draft-ietf-tls-trust-anchor-ids-04 "Retry Mechanism"): only
+     * clients of the dns and retry modes send one (web_anchors.c); a
+     * full list always matches a site's standalone certificate. */
+    if (ta_sent && !matched && co->cfg.trust_anchors != WEB_TA_FULL)
+        sa += ee_ext;
+    if (ta_sent)
+        r->ee_ta += ee_ext;
     r->auth += ch_len + sa + r->stp_bytes;
     /* the server's flight after its ServerHello */
     uint32_t enc = sa + wb->enc_fixed + r->stp_bytes;
@@ -661,12 +674,19 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
         adv = web__staple_view(wb, cl, co->us, adv, 0);
     }
     int matched = 0;
-    uint32_t id = select_cert(wb, s, adv, &matched);
-    if (wb->env.check_invariants && adv && !web__staple_is_scratch(wb, adv)) {
-        if (web__groups_on(wb, co->us))
-            web__groups_slow_check(wb, co->us, apub, &wb->sites[site], id, matched, adv);
-        else
-            slow_check(wb, co, apub, &wb->sites[site], id, matched, adv);
+    /* what the ClientHello lists (web_anchors.c when not every CA's group) */
+    int mode = adv ? co->cfg.trust_anchors : WEB_TA_FULL;
+    uint32_t id, mode_ch = 0;
+    if (mode != WEB_TA_FULL) {
+        id = web__anchors_select(wb, cl->cohort, site, adv, now, rng, &matched, &mode_ch);
+    } else {
+        id = select_cert(wb, s, adv, &matched);
+        if (wb->env.check_invariants && adv && !web__staple_is_scratch(wb, adv)) {
+            if (web__groups_on(wb, co->us))
+                web__groups_slow_check(wb, co->us, apub, &wb->sites[site], id, matched, adv);
+            else
+                slow_check(wb, co, apub, &wb->sites[site], id, matched, adv);
+        }
     }
     /* a client signalling that it fetches landmarks on demand gets the
      * site's landmark-relative certificate when its CA has distribution
@@ -682,7 +702,8 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     if (id == WEB_NO_CERT)
         return;
     /* read before web__pubinfo below, which may move the table */
-    r->ch_ta = adv ? adv->ch_ext_len : 0;
+    r->ch_ta = adv ? (mode != WEB_TA_FULL ? mode_ch : adv->ch_ext_len) : 0;
+    uint32_t ee = wb->anc ? web__anchors_ee_bytes(wb, site) : 0;
     uint32_t ch_len = r->ch_ta + web__staple_signal(wb, co) + web__ldp_signal(wb, co);
     int ta_sent = adv != NULL;
     const web_cert_hot *c = &wb->certh[id];
@@ -695,7 +716,7 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     /* Did the client really hold that landmark? */
     if (c->kind == WEB_LR && own && !lr_matches(wb, own, c))
         wb->st.lr_unadvertised++;
-    int reason = attempt(wb, views, co, id, matched, ch_len, ta_sent, s->name_len, now, r);
+    int reason = attempt(wb, views, co, id, matched, ch_len, ta_sent, s->name_len, ee, now, r);
     /* lacking the landmark: a proof set it holds or fetches now, then
      * verify again against the state it gives */
     if (reason == MTC_RP_COSIGNERS && c->kind == WEB_LR && co->cfg.ldp == WEB_LDP_FETCH &&
@@ -714,24 +735,32 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
      * holds a standalone certificate of that CA). Any other failure is
      * the certificate's or the log's (revoked, expired, not yet valid,
      * subtree hash, unknown CA): the standalone sibling shares its serial
-     * and validity, so the error goes to the application. */
+     * and validity, so the error goes to the application. The dns and
+     * retry modes take the first path of the server's list the client
+     * trusts (an older landmark it holds, else the CA ID: web_anchors.c). */
     if (reason == MTC_RP_COSIGNERS && c->kind == WEB_LR && ta_sent) {
-        uint32_t sa = WEB_NO_CERT;
-        for (size_t i = 0; i < s->ncert; i++)
-            if (wb->certh[s->cert[i]].kind == WEB_SA &&
-                wb->certh[s->cert[i]].ca == c->ca) {
-                sa = s->cert[i];
-                break;
+        uint32_t sa = WEB_NO_CERT, ch1 = 0;
+        if (mode != WEB_TA_FULL) {
+            sa = web__anchors_retry_pick(wb, site, own, id, &ch1);
+        } else {
+            for (size_t i = 0; i < s->ncert; i++)
+                if (wb->certh[s->cert[i]].kind == WEB_SA &&
+                    wb->certh[s->cert[i]].ca == c->ca) {
+                    sa = s->cert[i];
+                    break;
+                }
+            if (sa != WEB_NO_CERT) {
+                const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, c->ca);
+                ch1 = (uint32_t)tls_ext_trust_anchors_len(&ci->ca_id, 1) +
+                      web__staple_signal(wb, co) + web__ldp_signal(wb, co);
             }
+        }
         if (sa != WEB_NO_CERT) {
             r->retried = 1;
-            const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, c->ca);
-            uint32_t ch1 = (uint32_t)tls_ext_trust_anchors_len(&ci->ca_id, 1) +
-                           web__staple_signal(wb, co) + web__ldp_signal(wb, co);
             /* New connection: TCP handshake + TLS flight; QUIC: one. */
             r->rtt_tcp += 2;
             r->rtt_quic += 1;
-            reason = attempt(wb, views, co, sa, 1, ch1, 1, s->name_len, now, r);
+            reason = attempt(wb, views, co, sa, 1, ch1, 1, s->name_len, ee, now, r);
         }
     }
     r->ok = reason == MTC_RP_OK;
@@ -783,6 +812,8 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
     }
     if (wb->ldp)
         web__ldp_after(wb, k, &r.ldp, r.sigless, r.retried);
+    if (wb->anc)
+        web__anchors_after(wb, k, r.ee_ta);
     if (r.retried) {
         wb->st.retries++;
         sim_counter_add(wb->m.retry, k, 1);

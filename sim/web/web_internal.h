@@ -412,6 +412,8 @@ struct web {
     web_stats st;
     struct web_staple *stp; /* learning from staples (web_staple.c); NULL: off */
     struct web_ldp *ldp;    /* landmark fetching on demand (web_ldp.c); NULL: off */
+    struct web_anchors *anc; /* trust_anchors modes other than full
+                               (web_anchors.c); NULL: every cohort full */
     int64_t epoch;
     /* Scratch for an extension encoded only for its length (the
      * ClientHello's trust_anchors): WEB_WIRE_SCRATCH bytes, owned here,
@@ -633,6 +635,34 @@ uint32_t web__staple_offer(web *wb, const web_cohort *co, uint32_t ca,
  * when a staple came (copy != 0), its verification and learning. */
 void web__staple_after(web *wb, web_client *c, size_t us, uint32_t ca,
                        uint32_t copy, uint32_t bytes, int sigless);
+/* web_anchors.c: what a client with many trust anchors lists
+ * (draft-ietf-tls-trust-anchor-ids-04): the site's HTTPS record with the
+ * tls-trust-anchors parameter, the intersection, an empty list and the
+ * retry from the server's list. All no-ops (wb->anc NULL) when every
+ * cohort's trust_anchors is full. */
+int web__anchors_create(web *wb, char *err, size_t errlen);
+void web__anchors_destroy(web *wb);
+/* The site's certificate set changed to the AvailableTrustAnchorList
+ * ids[n] (server preference order): its HTTPS record as of now. */
+void web__anchors_site_changed(web *wb, const web_site *s, const mtc_taid *ids, size_t n);
+/* A client of cohort k (mode dns or retry) whose advertised state is adv
+ * connects to site at now: the certificate the server sends (WEB_NO_CERT:
+ * none), *matched (it matched the client's list) and *ch_len (the
+ * ClientHello's trust_anchors bytes); records the DNS lookup. */
+uint32_t web__anchors_select(web *wb, size_t k, uint32_t site, const web_pubinfo *adv,
+                             sim_time now, gsl_rng *rng, int *matched, uint32_t *ch_len);
+/* After the landmark-relative certificate `failed` was refused for a
+ * landmark the client lacks: the first path of the server's
+ * EncryptedExtensions list that the client (holding own) trusts, and
+ * *ch_len, the retry's trust_anchors bytes listing only its ID;
+ * WEB_NO_CERT when none. */
+uint32_t web__anchors_retry_pick(const web *wb, uint32_t site, const web_pubinfo *own,
+                                 uint32_t failed, uint32_t *ch_len);
+/* The EncryptedExtensions trust_anchors bytes of site (0 when it lists
+ * nothing). */
+uint32_t web__anchors_ee_bytes(const web *wb, uint32_t site);
+/* After a full handshake of cohort k: ee bytes of server lists received. */
+void web__anchors_after(web *wb, size_t k, uint32_t ee);
 /* web_ldp.c: Landmark Distribution Points (draft-gray-plants-mtc-ldp):
  * a client lacking a landmark fetches the proof set on demand. All no-ops
  * when no cohort has ldp set. */

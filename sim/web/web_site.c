@@ -53,6 +53,8 @@ static const sim_param_desc site_params[] = {
     {"traffic_share", SIM_PARAM_REAL, SO(traffic_share), 0, 0, 1e9, NULL, "", "weight of this group in every cohort's site choice, Zipf within the group (0: its share of all sites; independent of declaration order)", 0, 0, 0, NULL},
     {"represents", SIM_PARAM_INT, SO(represents), 0, 0, 1e9, NULL, "", "sites of the full-size world this group samples: clients choose among that many ranks (Zipf), each site standing in for a range of ranks of about equal traffic, so revisits and resumption do not depend on the sample (0: count)", 0, 0, 0, NULL},
     {"cert_compression", SIM_PARAM_LIST, SO(cert_compression), 0, 0, 0, NULL, "", "certificate compression algorithms these servers support (RFC 8879), in their order of preference: \"brotli\", \"zstd\"; empty: none (docs/model.md \"Web side: certificate compression\")", 0, 0, 0, NULL},
+    {"https_record_ttl", SIM_PARAM_DURATION, SO(https_record_ttl), 0, 0, 1e7, NULL, "s", "TTL of the sites' HTTPS records: a resolver's cached copy is up to this old (Cloudflare's automatic TTL: 300 s, docs/sources.md [https-rr-ttl]); read by cohorts with trust_anchors = dns", 0, 0, 0, NULL},
+    {"https_record_delay", SIM_PARAM_DURATION, SO(https_record_delay), 0, 0, 1e8, NULL, "s", "a site publishes its HTTPS record's tls-trust-anchors parameter this long after its certificates change (0: automated, as the draft recommends)", 0, 0, 0, NULL},
     {"chain_mix", SIM_PARAM_LIST, SO(chain_mix), 0, 0, 0, NULL, "", "\"profile:weight\" items: the X.509 chains (mtc/chain.h profiles) these sites serve today, one drawn per site; default: the top-sites mix of docs/model.md \"Today's chains\"", 0, 0, 0, NULL},
 };
 
@@ -89,6 +91,8 @@ static int site_defaults(void *p)
     c->compromise_at = 0;
     c->compromise_fraction = 0;
     snprintf(c->dns_suffix, sizeof c->dns_suffix, "example.com");
+    c->https_record_ttl = 300 * SIM_SEC;
+    c->https_record_delay = 0;
     c->chain_mix.count = sizeof today_mix / sizeof today_mix[0];
     for (size_t i = 0; i < c->chain_mix.count; i++)
         snprintf(c->chain_mix.item[i], sizeof c->chain_mix.item[i], "%s:%g",

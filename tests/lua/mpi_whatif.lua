@@ -14,7 +14,11 @@
 --     which fail 5 % of fetches; a lagging cohort on a lossy path fetches
 --     missing landmarks on demand (ldp = "fetch"), another retries;
 --   - a witness outage, a network path with loss (handshake latency), a
---     cohort that never updates.
+--     cohort that never updates;
+--   - many trust anchors: a cohort that lists only what it trusts of the
+--     sites' HTTPS records (trust_anchors = "dns", records cached up to
+--     30 minutes) and one that lists nothing and retries from the
+--     server's list (trust_anchors = "retry").
 -- The world starts steady by default: the clients' installed landmarks at
 -- the start are set up on the rank that simulates them. (tests/sh_mpi_run.sh
 -- covers a cold start.)
@@ -49,7 +53,8 @@ mtcsim.update_service{ name = "updates", fetch_interval = minutes(10),
                        group_cas = { cas[1], cas[2], cas[3] } }
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(2000 * scale)),
               ca_shares = { "ca1:0.55", "ca2:0.25", "ca3:0.12", "ca4:0.08" },
-              issue_spread = start == "empty" and warm or 0, renew_fraction = 0.5 }
+              issue_spread = start == "empty" and warm or 0, renew_fraction = 0.5,
+              https_record_ttl = minutes(30) }
 local n = math.max(20, math.floor(10000 * scale))
 mtcsim.browsers{ name = "learners", count = n, learn_staples = true,
                  sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
@@ -67,6 +72,10 @@ mtcsim.browsers{ name = "fetchers", count = math.max(20, math.floor(n / 4)), ldp
                  rtt = lognormal{ median = 80, sigma = 0.5 }, loss_prob = 0.02 }
 mtcsim.browsers{ name = "retriers", count = math.max(20, math.floor(n / 8)), ldp = "retry",
                  never_updates = true, visits_per_hour = 10, zipf_exponent = 1.2 }
+mtcsim.browsers{ name = "dns", count = math.max(20, math.floor(n / 8)), trust_anchors = "dns",
+                 update_interval = hours(3), visits_per_hour = 10, zipf_exponent = 1.2 }
+mtcsim.browsers{ name = "empty", count = math.max(20, math.floor(n / 8)), trust_anchors = "retry",
+                 update_interval = hours(3), visits_per_hour = 10, zipf_exponent = 1.2 }
 sim:at(warm + hours(2), "ca_unreachable", cas[3], hours(6))
 sim:at(warm + hours(1), "cosigner_outage", witness, hours(2))
 

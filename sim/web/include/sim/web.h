@@ -124,6 +124,14 @@ enum {
  * Distribution Points, or signal but retry with a standalone certificate */
 enum { WEB_LDP_OFF = 0, WEB_LDP_FETCH = 1, WEB_LDP_RETRY = 2 };
 
+/* trust_anchors: what an MTC-aware client puts in its ClientHello's
+ * trust_anchors (draft-ietf-tls-trust-anchor-ids-04; web_anchors.c):
+ * every CA's landmark group, unconditionally (full); the intersection of
+ * what it trusts with the site's HTTPS record's tls-trust-anchors
+ * parameter (dns); an empty list, relying on the server's list in
+ * EncryptedExtensions and the retry mechanism (retry) */
+enum { WEB_TA_FULL = 0, WEB_TA_DNS = 1, WEB_TA_RETRY = 2 };
+
 /* update_on_start: when a session start triggers a check */
 enum { WEB_START_IF_DUE = 0, WEB_START_ALWAYS = 1 };
 /* update_phase: when the first periodic check of a client falls due */
@@ -202,6 +210,11 @@ typedef struct web_sites_config {
                                    chains these sites serve today */
     sim_param_list cert_compression; /* RFC 8879 algorithms the servers
                                    support, preferred first; empty: none */
+    /* Its HTTPS record's tls-trust-anchors parameter (read by cohorts
+     * with trust_anchors = dns): published this long after the
+     * certificate set changes, cached by resolvers up to its TTL */
+    sim_time https_record_delay;
+    sim_time https_record_ttl;
 } web_sites_config;
 
 typedef struct web_browsers_config {
@@ -243,6 +256,7 @@ typedef struct web_browsers_config {
     int64_t client_hello_extra; /* unmodelled ClientHello extension bytes */
     int learn_staples;          /* what-if: learns landmarks from staples */
     int ldp;                    /* WEB_LDP_*: a missing landmark on demand */
+    int trust_anchors;          /* WEB_TA_*: what the ClientHello lists */
     /* Network path (handshake latency, sim/web_latency.h); off when rtt
      * is NULL: then nothing below is drawn or recorded. */
     sim_dist *rtt;              /* ms, one draw per client */
