@@ -26,6 +26,19 @@
 --     [zipf-sites]; the sampled sites split across the CAs by share.
 --   - Steady warm-up (a week of history), then `days` measured days.
 --
+-- Many trust anchors (--set trust_anchors=dns | retry | all; docs/model.md
+-- "What-if: many trust anchors"): instead of every CA's landmark group,
+-- the clients list only what they trust of the site's HTTPS record's
+-- tls-trust-anchors parameter (dns; records cached up to `https_ttl`), or
+-- nothing, retrying on a new connection when the server's guess is a
+-- landmark they lack (retry); `all` puts one cohort of each mode (full,
+-- dns, retry) on the same PKI and sites, and a second line per mode gives
+-- its ClientHello and EncryptedExtensions bytes, retries, HTTPS lookups
+-- and their bytes, auth bytes and extra round trips.
+--
+-- Cadences: `update_interval` (the clients' checks, 5 h [chrome-updater])
+-- and `fetch_interval` (the update service's, 10 min) are parameters.
+--
 -- No network paths (handshake latency off): its question is trust-anchor
 -- bytes, relying-party state and update bytes, which paths do not change;
 -- quickstart and latency-mobile report milliseconds.
@@ -62,13 +75,15 @@ local span = param("days", 3, "measured days after the warm-up")
 local tail = param("tail_share", 0.01, "a CA below this share closes a checkpoint every hour")
 local ta_mode = param("trust_anchors", "full", "what the clients' ClientHello lists: full (every CA's landmark group), dns (the intersection with the site's HTTPS record), retry (an empty list, then the server's list), or all: three cohorts \"full\", \"dns\" and \"retry\" of `scale` x 20000 clients each, on the same PKI and sites")
 local https_ttl = param("https_ttl", 300, "TTL of the sites' HTTPS records, s (trust_anchors = dns)")
+local upd = param("update_interval", hours(5), "the clients' update check period (s)")
+local fetch = param("fetch_interval", minutes(10), "the update service's fetch period (s)")
 
 local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
-                            fetch_interval = minutes(10), publication_delay = minutes(10),
+                            fetch_interval = fetch, publication_delay = minutes(10),
                             retry_after = 600 }
 mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
 local pop = cas.declare{ n = ncas, leader_rate = per_day(issuance), tail_share = tail }
-mtcsim.update_service{ name = "updates", fetch_interval = minutes(10), publication_delay = minutes(10) }
+mtcsim.update_service{ name = "updates", fetch_interval = fetch, publication_delay = minutes(10) }
 local site_t = { name = "sites", count = math.max(20, math.floor(20000 * scale)) }
 if ta_mode == "dns" or ta_mode == "all" then site_t.https_record_ttl = https_ttl end
 cas.sites(pop, site_t)
@@ -77,7 +92,7 @@ local modes = ta_mode == "all" and { "full", "dns", "retry" } or { ta_mode }
 for _, m in ipairs(modes) do
   local clients = {
     name = ta_mode == "all" and m or "clients", count = n,
-    update_interval = hours(5), update_on_start = "if_due", update_fail_prob = 0.05,
+    update_interval = upd, update_on_start = "if_due", update_fail_prob = 0.05,
     sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
     zipf_exponent = 1.2,
   }
