@@ -12,7 +12,8 @@
  *
  * Besides the tables, the views (scalar_v, vector_v, histogram_v,
  * histogram_bin_v) are written with each row's experiment, sweep point,
- * replication and swept values joined in, so that one file answers a
+ * replication and swept values (one text column, then a column per swept
+ * parameter) joined in, so that one file answers a
  * question without joins. --experiment, --metric and --cohort restrict
  * every file to one experiment, some metrics, one cohort.
  */
@@ -33,7 +34,7 @@ static void usage(FILE *f)
                "(header row, RFC 4180 quoting; NULL is an empty field), and the\n"
                "views scalar_v, vector_v, histogram_v, histogram_bin_v with the\n"
                "experiment, sweep point, replication and swept values of each\n"
-               "row's run joined in. The database is opened read-only.\n\n"
+               "row's run joined in (one column per swept parameter too). The database is opened read-only.\n\n"
                "  --experiment N   only experiment N (its runs, metrics, summaries)\n"
                "  --metric NAMES   only these metrics (comma-separated; repeatable)\n"
                "  --cohort NAME    only this cohort's rows ('all': the totals)\n"

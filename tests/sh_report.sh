@@ -157,6 +157,8 @@ assert sorted({r['name'] for r in rows('metric')}) == ['auth_bytes', 'handshake_
 sv = rows('scalar_v')
 assert {r['metric'] for r in sv} == {'handshake_full'} and {r['cohort'] for r in sv} == {'all'}, sv[:3]
 assert {r['swept'] for r in sv} == {'landmark_interval=3600', 'landmark_interval=14400', 'landmark_interval=57600'}, {r['swept'] for r in sv}
+# one column per swept parameter, holding its value
+assert all(r['swept'] == 'landmark_interval=' + r['landmark_interval'] for r in sv), sv[:3]
 assert len(sv) == 9, len(sv)
 hv = rows('histogram_v')
 assert {r['metric'] for r in hv} == {'auth_bytes'} and len(hv) == 9

@@ -135,6 +135,25 @@ for t in "select run_id, entity_kind, entity_name, name, value, swept from param
   [ "$(q "$t" j1.db)" = "$(q "$t" j2.db)" ] || fail "-j 2 recorded other parameters"
 done
 [ "$(metrics j1.db)" = "$(metrics j2.db)" ] || fail "-j 2 changed a result"
+# export: one column per swept parameter (a name that a view's column has,
+# here 'count', is spelt out as KIND.ENTITY.NAME)
+sed 's/count = param("n", 40)/count = param("count", 40)/' s.lua > c.lua
+"$m" run c.lua --quiet --out x.db --sweep li=3600,7200 --sweep count=20,40 || fail "two-axis sweep"
+"$m" export x.db --csv xcsv --metric handshake_full >/dev/null || fail "export of a two-axis sweep"
+python3 - x.db xcsv/scalar_v.csv xcsv/histogram_v.csv <<'PY' || fail "export's swept columns"
+import sys, csv, sqlite3
+db = sqlite3.connect(sys.argv[1])
+rows = list(csv.DictReader(open(sys.argv[2], newline='')))
+assert len(rows) == 4 * 3, len(rows)          # 4 points x (2 cohorts + all)
+for r in rows:
+    li, n = db.execute("SELECT (SELECT value FROM param WHERE run_id = ?1 AND name = 'li'), "
+                       "(SELECT value FROM param WHERE run_id = ?1 AND name = 'count' "
+                       "AND entity_kind = 'scenario')", (r['run_id'],)).fetchone()
+    assert r['li'] == str(li) and r['scenario.scenario.count'] == str(n), (r, li, n)
+assert 'count' not in rows[0] or rows[0]['count'] == '', rows[0]
+h = next(csv.reader(open(sys.argv[3], newline='')))
+assert h.count('count') == 1 and 'scenario.scenario.count' in h and 'li' in h, h
+PY
 # the --resume hint after a failed run is the command typed, --out made
 # --resume: every --set and --sweep, quoted for the shell, so that it is
 # accepted as it stands (here with a larger instruction limit, which is

@@ -275,17 +275,86 @@ static const struct {
                 "?2 || ',', ',' || metric || ',') > 0) AND " F_COHORT},
 };
 
-/* The SELECT of a dump into sql; 0, or -1 for a name that is neither a
- * table of the database nor one of the views. */
-static int dump_sql(sim_results *db, const char *table, char *sql, size_t n)
+/* Columns of the views, which a swept parameter's column must not shadow. */
+static const char *const view_cols[] = {
+    "experiment_id", "sweep_point", "replication", "swept", "run_id", "metric",
+    "kind", "unit", "metric_id", "cohort_index", "cohort", "value", "vector_id",
+    "points", "truncated", "k", "t", "histogram_id", "count", "sum", "mean", "min",
+    "max", "p50", "p90", "p99", "bin", "lo", "hi", NULL};
+
+#define MAX_SWEPT_COLS 32
+
+/* One column per swept parameter of the experiment (exp < 0: of every
+ * experiment), named by the parameter (kind.entity.name when two swept
+ * parameters share a name or a view's column has it), appended to sql as
+ * ", (SELECT value ...) AS "name"". 0, or an error code. */
+static int swept_columns(sim_results *db, int64_t exp, char *sql, size_t n)
+{
+    sqlite3_stmt *st;
+    int rc = prep(db, "SELECT DISTINCT entity_kind, entity_name, name FROM param "
+                      "WHERE swept = 1 AND (?1 < 0 OR run_id IN (SELECT run_id FROM "
+                      "run WHERE experiment_id = ?1)) ORDER BY entity_kind, "
+                      "entity_name, name", &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, exp);
+    char *k[MAX_SWEPT_COLS], *e[MAX_SWEPT_COLS], *nm[MAX_SWEPT_COLS];
+    size_t nc = 0;
+    while (nc < MAX_SWEPT_COLS && sqlite3_step(st) == SQLITE_ROW) {
+        k[nc] = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+        e[nc] = sqlite3_mprintf("%s", sqlite3_column_text(st, 1));
+        nm[nc] = sqlite3_mprintf("%s", sqlite3_column_text(st, 2));
+        nc++;
+    }
+    sqlite3_finalize(st);
+    rc = MTC_OK;
+    for (size_t i = 0; i < nc; i++) {
+        int clash = 0;
+        for (size_t j = 0; j < nc && !clash; j++)
+            clash = j != i && nm[j] && nm[i] && !strcmp(nm[j], nm[i]);
+        for (size_t j = 0; view_cols[j] && !clash; j++)
+            clash = nm[i] && !strcmp(view_cols[j], nm[i]);
+        char *col = clash ? sqlite3_mprintf("%s.%s.%s", k[i], e[i], nm[i])
+                          : sqlite3_mprintf("%s", nm[i]);
+        char *one = sqlite3_mprintf(
+            ", (SELECT p.value FROM param p WHERE p.run_id = v.run_id AND p.swept = 1 "
+            "AND p.entity_kind = %Q AND p.entity_name = %Q AND p.name = %Q) AS \"%w\"",
+            k[i], e[i], nm[i], col);
+        size_t l = strlen(sql);
+        if (!col || !one || l + strlen(one) + 1 > n)
+            rc = fail(db, MTC_ERR_NOMEM, "swept columns: too many or too long");
+        else
+            memcpy(sql + l, one, strlen(one) + 1);
+        sqlite3_free(one);
+        sqlite3_free(col);
+    }
+    for (size_t i = 0; i < nc; i++) {
+        sqlite3_free(k[i]);
+        sqlite3_free(e[i]);
+        sqlite3_free(nm[i]);
+    }
+    return rc;
+}
+
+/* The SELECT of a dump into sql; 0, -1 for a name that is neither a
+ * table of the database nor one of the views, or an error code. */
+static int dump_sql(sim_results *db, const char *table, int64_t exp, char *sql,
+                    size_t n)
 {
     for (size_t i = 0; i < NVIEWS; i++)
         if (!strcmp(views[i], table)) {
+            /* the swept values as one text column (as before), then one
+             * column per swept parameter */
             snprintf(sql, n,
                      "SELECT r.experiment_id, r.sweep_point, r.replication, "
                      "(SELECT group_concat(p.name || '=' || p.value, ' ') FROM "
-                     "param p WHERE p.run_id = v.run_id AND p.swept = 1) AS "
-                     "swept, v.* FROM \"%s\" v JOIN run r USING (run_id) WHERE "
+                     "param p WHERE p.run_id = v.run_id AND p.swept = 1) AS swept");
+            int rc = swept_columns(db, exp, sql, n);
+            if (rc)
+                return rc;
+            size_t l = strlen(sql);
+            snprintf(sql + l, n - l,
+                     ", v.* FROM \"%s\" v JOIN run r USING (run_id) WHERE "
                      "(?1 < 0 OR r.experiment_id = ?1) AND (?2 IS NULL OR "
                      "instr(',' || ?2 || ',', ',' || v.metric || ',') > 0) AND "
                      "(?3 IS NULL OR v.cohort = ?3)", views[i]);
@@ -318,11 +387,18 @@ int sim_results_dump(sim_results *db, const char *table,
     if (!db || !table || !f || !fn || !rows)
         return MTC_ERR_ARG;
     *rows = 0;
-    char sql[2048];
-    if (strchr(table, '"') || dump_sql(db, table, sql, sizeof sql))
-        return fail(db, MTC_ERR_ARG, "no table or view named %s", table);
+    enum { SQL_MAX = 65536 };
+    char *sql = malloc(SQL_MAX);
+    if (!sql)
+        return fail(db, MTC_ERR_NOMEM, "out of memory");
+    int drc = strchr(table, '"') ? -1 : dump_sql(db, table, f->experiment, sql, SQL_MAX);
+    if (drc) {
+        free(sql);
+        return drc < 0 ? fail(db, MTC_ERR_ARG, "no table or view named %s", table) : drc;
+    }
     sqlite3_stmt *st;
     int rc = prep(db, sql, &st);
+    free(sql);
     if (rc)
         return rc;
     int np = sqlite3_bind_parameter_count(st);

@@ -250,8 +250,10 @@ int sim_results_table_names(sim_results *db, char (**names)[64], size_t *n,
                             size_t *ntables);
 
 /* The rows of a table, or of a view with each row's experiment, sweep
- * point, replication and swept values (column swept: "name=value ...")
- * joined in, that pass the filter. *rows: the
+ * point, replication and swept values (column swept: "name=value ...",
+ * then one column per swept parameter of the filter's experiments, named
+ * by the parameter or, when two share a name or a view's column has it,
+ * KIND.ENTITY.NAME) joined in, that pass the filter. *rows: the
  * number of rows passed to fn. Errors: ARG (unknown table), DB, CALLBACK. */
 int sim_results_dump(sim_results *db, const char *table,
                      const sim_results_filter *f, sim_results_row_fn fn,
