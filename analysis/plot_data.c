@@ -161,10 +161,15 @@ size_t plot__series(plot_sel *s, plot_fig *f)
     const char *tu = "hours";
     double scale = 1.0 / (double)SIM_HOUR;
     size_t added = 0;
+    int64_t w0 = -1;    /* the first line's window start, for the markers */
     for (size_t pi = 0; pi < s->npoints; pi++) {
         size_t p = s->points[pi];
         int64_t *ids, *reps, *seeds;
         size_t nr = rdb_point_runs(s->r.db, s->r.exp, s->r.points[p], &ids, &reps, &seeds);
+        /* each point from the start of its own measured window: points
+         * whose warm-ups differ (a steady warm-up grows with the landmark
+         * interval) line up, and the warm-up's zeros are left out */
+        int64_t w = nr ? report__run_warmup(&s->r, ids[0]) : 0;
         for (size_t c = 0; c < s->ncohorts && nr; c++) {
             series *A = calloc(nr, sizeof *A), *B = calloc(nr, sizeof *B);
             size_t len = SIZE_MAX;
@@ -183,9 +188,12 @@ size_t plot__series(plot_sel *s, plot_fig *f)
             plot_line *l = A && B && len != SIZE_MAX && len > 1
                                ? plot__line(f, "%s (n=%zu)", title, nr) : NULL;
             double *x = l ? malloc(nr * sizeof *x) : NULL;
-            if (l && added == 0)
-                scale = report__time_scale(A[0].t[len - 1], &tu);
-            for (size_t k = (counter || frac) ? 1 : 0; x && k < len; k++) {
+            if (l && added == 0) {
+                scale = report__time_scale(A[0].t[len - 1] - w, &tu);
+                w0 = w;
+            }
+            for (size_t k = x ? report__window_start(&A[0], len, w, counter || frac) : len;
+                 k < len; k++) {
                 size_t n = 0;
                 double dt_h = (double)(A[0].t[k] - (k ? A[0].t[k - 1] : 0)) /
                               (double)SIM_HOUR;
@@ -205,7 +213,7 @@ size_t plot__series(plot_sel *s, plot_fig *f)
                     continue;
                 double m, lo, hi;
                 stats_band(x, n, &m, &lo, &hi);
-                plot__row(l, (double)A[0].t[k] * scale, m, lo, hi);
+                plot__row(l, (double)(A[0].t[k] - w) * scale, m, lo, hi);
             }
             free(x);
             if (l)
@@ -221,11 +229,10 @@ size_t plot__series(plot_sel *s, plot_fig *f)
         free(reps);
         free(seeds);
     }
-    snprintf(f->xlabel, sizeof f->xlabel, "simulated time (%s)", tu);
-    int64_t w = report__warmup_end(&s->r);
-    if (w > 0)
-        f->xmark = (double)w * scale;
-    plot__markers(&s->r, f, scale);
+    snprintf(f->xlabel, sizeof f->xlabel, REPORT_WINDOW_XLABEL, tu);
+    plot__markers(&s->r, f, scale, w0 > 0 ? w0 : 0);
+    /* a rate per hour starts at 0, not at its smallest value */
+    f->ymin0 = counter;
     f->style = PLOT_BAND;
     return added;
 }
@@ -369,7 +376,7 @@ void plot__finish(plot_sel *s, plot_fig *f, int view)
     }
 }
 
-void plot__markers(report *r, plot_fig *f, double scale)
+void plot__markers(report *r, plot_fig *f, double scale, int64_t from_us)
 {
     sim_attr_row *a;
     size_t n;
@@ -381,7 +388,11 @@ void plot__markers(report *r, plot_fig *f, double scale)
         double t;
         if (sscanf(a[i].value, "%lf %63s %63s", &t, action, target) != 3)
             continue;
-        double x = t * 1e6 * scale;
+        /* on an axis from from_us (the measured window's start); an action
+         * before it is off the figure */
+        double x = (t * 1e6 - (double)from_us) * scale;
+        if (x < 0)
+            continue;
         int dup = 0;
         for (size_t k = 0; k < f->nmarkers && !dup; k++)
             dup = f->markers[k].x == x;

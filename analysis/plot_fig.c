@@ -210,6 +210,8 @@ static void write_script(FILE *g, const plot_fig *f, const char *out)
     /* Autoscaled y with a margin: an effect of a few tenths of a percent
      * stays visible (a fixed [0:1] would flatten it). */
     fputs("set offsets graph 0.02, graph 0.02, graph 0.06, graph 0.06\n", g);
+    if (f->ymin0 && f->style != PLOT_BARS)
+        fputs("set yrange [0:*]\n", g);
     plot__write_markers(g, f);
     if (f->style == PLOT_BARS) {
         double w = 0.8 / (double)(f->nlines ? f->nlines : 1);

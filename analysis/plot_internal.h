@@ -55,6 +55,7 @@ typedef struct plot_fig {
     plot_marker markers[32];
     size_t nmarkers;
     double xmark;           /* > 0: a dashed "warm-up end" line at this x */
+    int ymin0;              /* the y axis starts at 0 (rates, counts) */
     char note[512];         /* what was left out, for the caller to print */
 } plot_fig;
 
@@ -116,7 +117,7 @@ void plot__finish(plot_sel *s, plot_fig *f, int view);
 void plot__stat_name(const plot_sel *s, char *buf, size_t n);
 /* The sim:at actions recorded for the experiment's runs, as markers (time
  * scaled by `scale`); none for databases without the table. */
-void plot__markers(report *r, plot_fig *f, double scale);
+void plot__markers(report *r, plot_fig *f, double scale, int64_t from_us);
 /* "set xtics" of durations (1 ms .. 1 y) for a log axis of seconds. */
 void plot__time_tics(FILE *g);
 /* The gnuplot commands drawing f's warm-up line and markers. */

@@ -46,20 +46,22 @@ int report__series_read(report *r, int64_t run, const char *name,
     return sim_results_series(r->db, run, name, cohort, s) == MTC_OK ? 0 : -1;
 }
 
-int64_t report__warmup_end(report *r)
+int64_t report__run_warmup(report *r, int64_t run)
 {
-    sim_run_row *runs;
-    size_t n;
-    int64_t w = 0;
-    if (sim_results_runs(r->db, r->exp, &runs, &n) != MTC_OK)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (runs[i].status == SIM_RUN_COMPLETED) {
-            w = runs[i].warmup_end;
-            break;
-        }
-    free(runs);
-    return w;
+    sim_run_row *row = malloc(sizeof *row);
+    int64_t w = row && sim_results_run(r->db, run, row) == MTC_OK && row->id >= 0
+                    ? row->warmup_end
+                    : 0;
+    free(row);
+    return w > 0 ? w : 0;
+}
+
+size_t report__window_start(const series *s, size_t len, int64_t w, int rate)
+{
+    size_t k = rate ? 1 : 0;
+    while (k < len && (rate ? s->t[k - 1] : s->t[k]) < w)
+        k++;
+    return k;
 }
 
 /* Time axis: days for spans of 3 days or more, else hours. */

@@ -37,18 +37,21 @@ void report__fig_note(figure *g, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Appends to gp/NAME.vars.gp the warm-up line and the scenario's sim:at
- * actions (markers on a time axis scaled by `scale` per microsecond). */
-static void vars_markers(report *r, const figure *g, double scale)
+/* Appends to gp/NAME.vars.gp the scenario's sim:at actions (markers on a
+ * time axis from the measured window's start `from_us`, scaled by `scale`
+ * per microsecond), and with ymin0 a y axis from 0 (rates). */
+static void vars_markers(report *r, const figure *g, double scale, int64_t from_us,
+                         int ymin0)
 {
     plot_fig *f = calloc(1, sizeof *f);
     char fn[96];
     snprintf(fn, sizeof fn, "%s.vars.gp", g->name);
     FILE *v = f ? report__open_in(r, "gp", fn, "a") : NULL;
     if (v) {
-        f->xmark = (double)report__warmup_end(r) * scale;
-        plot__markers(r, f, scale);
+        plot__markers(r, f, scale, from_us);
         plot__write_markers(v, f);
+        if (ymin0)
+            fputs("set yrange [0:*]\n", v);
         fclose(v);
     }
     free(f);
@@ -65,8 +68,10 @@ static void fig_fraction(report *r)
              "(handshake_signatureless / handshake_full, all cohorts). Line: "
              "mean over the completed replications of each sweep point; "
              "band: %.0f %% Student-t confidence interval across "
-             "replications (absent with one replication). Dashed: the end "
-             "of the warm-up and the scenario's sim:at actions.",
+             "replications (absent with one replication). Time runs from "
+             "the start of each point's measured window (the warm-up, "
+             "whose length may differ between points, is left out). "
+             "Dashed: the scenario's sim:at actions.",
              100 * CI_LEVEL);
     const char *need[] = {"handshake_full", "handshake_signatureless"};
     for (int i = 0; i < 2; i++)
@@ -81,9 +86,11 @@ static void fig_fraction(report *r)
     size_t nblocks = 0, rows = 0;
     const char *unit = "hours";
     double scale = 1.0 / (double)SIM_HOUR;
+    int64_t w0 = 0;
     for (size_t p = 0; p < r->npoints && nblocks < MAX_LINES; p++) {
         int64_t *ids;
         size_t nr = report__point_runs(r, r->points[p], &ids);
+        int64_t w = nr ? report__run_warmup(r, ids[0]) : 0;
         series *S = calloc(nr ? nr : 1, sizeof *S), *F = calloc(nr ? nr : 1, sizeof *F);
         size_t len = SIZE_MAX;
         for (size_t k = 0; S && F && k < nr; k++) {
@@ -93,18 +100,21 @@ static void fig_fraction(report *r)
             len = F[k].n < len ? F[k].n : len;
         }
         if (S && F && nr > 0 && len != SIZE_MAX && len > 0) {
-            if (nblocks == 0)
-                scale = report__time_scale(F[0].t[len - 1], &unit);
+            if (nblocks == 0) {
+                scale = report__time_scale(F[0].t[len - 1] - w, &unit);
+                w0 = w;
+            }
             char lab[160];
             report__gp_label(lab, sizeof lab, r->label[p]);
             fprintf(f, "%s\"%s (n=%zu)\" \"mean\" \"lo\" \"hi\"\n",
                     nblocks ? "\n\n" : "", lab, nr);
             double *x = malloc(nr * sizeof *x);
-            for (size_t k = 0; x && k < len; k++) {
+            for (size_t k = x ? report__window_start(&F[0], len, w, 1) : len; k < len;
+                 k++) {
                 size_t n = 0;
                 for (size_t j = 0; j < nr; j++) {
-                    double ds = S[j].v[k] - (k ? S[j].v[k - 1] : 0);
-                    double df = F[j].v[k] - (k ? F[j].v[k - 1] : 0);
+                    double ds = S[j].v[k] - S[j].v[k - 1];
+                    double df = F[j].v[k] - F[j].v[k - 1];
                     if (df > 0)
                         x[n++] = ds / df;
                 }
@@ -112,7 +122,7 @@ static void fig_fraction(report *r)
                     continue;
                 double m, lo, hi;
                 stats_band(x, n, &m, &lo, &hi);
-                fprintf(f, "%.10g %.10g %.10g %.10g\n", (double)F[0].t[k] * scale,
+                fprintf(f, "%.10g %.10g %.10g %.10g\n", (double)(F[0].t[k] - w) * scale,
                         m, lo < 0 ? 0 : lo, hi > 1 ? 1 : hi);
                 rows++;
             }
@@ -141,10 +151,10 @@ static void fig_fraction(report *r)
                             "(a world without browsers?).");
         return;
     }
-    char xl[64];
-    snprintf(xl, sizeof xl, "simulated time (%s)", unit);
+    char xl[96];
+    snprintf(xl, sizeof xl, REPORT_WINDOW_XLABEL, unit);
     if (report__write_vars(r, g, nblocks, xl, "signatureless fraction", 0) == 0) {
-        vars_markers(r, g, scale);
+        vars_markers(r, g, scale, w0, 0);
         report__run_gnuplot(r, g, "fraction.gp");
     }
 }
@@ -321,10 +331,11 @@ static void fig_sweep(report *r, const char *name, const char *title,
 
 /* The lines of one sweep point: signatures per hour of each signer. */
 static void signer_lines(report *r, FILE *f, size_t p, size_t *nblocks,
-                         double *scale, const char **unit, size_t *cut)
+                         double *scale, const char **unit, size_t *cut, int64_t *w0)
 {
     int64_t *ids;
     size_t nr = report__point_runs(r, r->points[p], &ids);
+    int64_t w = nr ? report__run_warmup(r, ids[0]) : 0;
     sim_cohort_row *co = NULL;
     size_t nco = 0;
     if (nr == 0 || sim_results_cohorts(r->db, ids[0], "signatures", &co, &nco) != 0) {
@@ -349,15 +360,17 @@ static void signer_lines(report *r, FILE *f, size_t p, size_t *nblocks,
             len = S[k].n < len ? S[k].n : len;
         }
         if (S && len != SIZE_MAX && len > 1) {
-            if (*nblocks == 0)
-                *scale = report__time_scale(S[0].t[len - 1], unit);
+            if (*nblocks == 0) {
+                *scale = report__time_scale(S[0].t[len - 1] - w, unit);
+                *w0 = w;
+            }
             fprintf(f, "%s\"%s\" \"per hour\"\n", *nblocks ? "\n\n" : "", lab);
-            for (size_t k = 1; k < len; k++) {
+            for (size_t k = report__window_start(&S[0], len, w, 1); k < len; k++) {
                 double sum = 0, dt_h = (double)(S[0].t[k] - S[0].t[k - 1]) / (double)SIM_HOUR;
                 for (size_t j = 0; j < nr; j++)
                     sum += S[j].v[k] - S[j].v[k - 1];
                 if (dt_h > 0)
-                    fprintf(f, "%.10g %.10g\n", (double)S[0].t[k] * *scale,
+                    fprintf(f, "%.10g %.10g\n", (double)(S[0].t[k] - w) * *scale,
                             sum / (double)nr / dt_h);
             }
             (*nblocks)++;
@@ -376,8 +389,8 @@ static void fig_signers(report *r)
     snprintf(g->caption, sizeof g->caption,
              "Signatures per hour made by each signer (CA and cosigners; "
              "metric signatures), per grid interval, mean over the "
-             "completed replications%s. Dashed: the end of the warm-up and "
-             "the scenario's sim:at actions.",
+             "completed replications%s, from the start of each point's "
+             "measured window. Dashed: the scenario's sim:at actions.",
              r->npoints > 1 ? ", one line per signer and sweep point" : "");
     if (!report__have_metric(r, "signatures")) {
         report__fig_note(g, "Not drawn: metric signatures is missing from this "
@@ -390,8 +403,9 @@ static void fig_signers(report *r)
     const char *unit = "hours";
     double scale = 1.0 / (double)SIM_HOUR;
     size_t nblocks = 0, cut = 0;
+    int64_t w0 = 0;
     for (size_t p = 0; p < r->npoints; p++)
-        signer_lines(r, f, p, &nblocks, &scale, &unit, &cut);
+        signer_lines(r, f, p, &nblocks, &scale, &unit, &cut, &w0);
     fclose(f);
     if (cut)
         report__fig_note(g, "%zu lines beyond the first %d are not drawn. ", cut,
@@ -400,10 +414,10 @@ static void fig_signers(report *r)
         report__fig_note(g, "Not drawn: the signatures metric has no per-signer series.");
         return;
     }
-    char xl[64];
-    snprintf(xl, sizeof xl, "simulated time (%s)", unit);
+    char xl[96];
+    snprintf(xl, sizeof xl, REPORT_WINDOW_XLABEL, unit);
     if (report__write_vars(r, g, nblocks, xl, "signatures per hour", 0) == 0) {
-        vars_markers(r, g, scale);
+        vars_markers(r, g, scale, w0, 1);
         report__run_gnuplot(r, g, "lines.gp");
     }
 }

@@ -78,8 +78,15 @@ void report__point_ci(report *r, const char *stat, const char *cohort,
  * parameter of duration type takes exactly its values at every point),
  * else "": the unit of the sweep axis. */
 const char *report__swept_unit(report *r);
-/* The warm-up end of the experiment's first completed run, or 0. */
-int64_t report__warmup_end(report *r);
+/* A run's end of warm-up (us; 0 when not stored): where its measured
+ * window starts, the origin of its series in the figures. */
+int64_t report__run_warmup(report *r, int64_t run);
+/* The first grid index k of series s inside the measured window from w:
+ * for a level, t[k] >= w; for an interval (rate: k-1 to k, rate = 1),
+ * t[k-1] >= w, never below 1. */
+size_t report__window_start(const series *s, size_t len, int64_t w, int rate);
+/* The x axis label of a series figure cropped to the measured window. */
+#define REPORT_WINDOW_XLABEL "time since the start of the measured window (%s)"
 
 /* report_gnuplot.c: gnuplot scripts, settings and runs */
 

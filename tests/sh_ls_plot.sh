@@ -101,7 +101,7 @@ python3 - "$tmp/series.svg" <<'PY' || fail "series.svg is not well-formed SVG"
 import sys, xml.etree.ElementTree as ET
 assert ET.parse(sys.argv[1]).getroot().tag.endswith('svg')
 PY
-echo "$out" | grep -q '^# x: simulated time (hours); y: log_entries per hour (entries)' \
+echo "$out" | grep -q '^# x: time since the start of the measured window (hours); y: log_entries per hour (entries)' \
   || fail "series axes: $out"
 echo "$out" | grep -q '^# landmark_interval=10800 (n=2)' || fail "series line title: $out"
 n=$(echo "$out" | awk -F'\t' 'NF == 4' | wc -l)
