@@ -66,10 +66,15 @@ int wrun_create_q(wrun *r, int queue, const wfx_config *pc, uint64_t seed,
     return rc;
 }
 
-void wrun_until(wrun *r, sim_time t)
+void wrun_step(wrun *r, sim_time t)
 {
     sim_engine_set_stop_time(r->sim, t);
     sim_engine_run(r->sim);
+}
+
+void wrun_until(wrun *r, sim_time t)
+{
+    wrun_step(r, t);
     sim_metrics_finish(r->metrics, t);
 }
 

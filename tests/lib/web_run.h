@@ -38,6 +38,10 @@ int wrun_create_q(wrun *r, int queue, const wfx_config *pc, uint64_t seed,
                   const web_browsers_config *const *cohorts, size_t ncohorts);
 /* Runs to time t (inclusive), then finishes the metrics. */
 void wrun_until(wrun *r, sim_time t);
+/* Runs to time t (inclusive) and leaves the metrics open, so that a later
+ * wrun_step or wrun_until goes on from there (a run in steps records what
+ * one wrun_until to the last t would). */
+void wrun_step(wrun *r, sim_time t);
 void wrun_free(wrun *r);
 
 /* Counter total over all cohorts, or 0 when absent. */
