@@ -36,6 +36,13 @@
 -- its ClientHello and EncryptedExtensions bytes, retries, HTTPS lookups
 -- and their bytes, auth bytes and extra round trips.
 --
+-- Measured with --set trust_anchors=all (scale 0.05, 1 day, 3
+-- replications; docs/scenarios.md): ClientHello trust_anchors 96.0,
+-- 456.0, 1,378.9 B (full) against 21.8 (dns) and 6.0 (retry) at 10, 50,
+-- 150 CAs; dns HTTPS answers 136.9 B with a 20.0 B parameter, no retry;
+-- retry's guess misses on 1.8 % of full handshakes; the signatureless
+-- share is 0.9999-1.0000 in every mode.
+--
 -- Cadences: `update_interval` (the clients' checks, 5 h [chrome-updater])
 -- and `fetch_interval` (the update service's, 10 min) are parameters.
 --
