@@ -19,6 +19,12 @@
 #define HOST_FAIL 1
 #define HOST_USAGE 2
 
+/* What ls and report say of an abandoned run: a row left 'running' with
+ * no writer at work (sim_results_stale_runs: its process was killed
+ * outright, so it could not record how the run ended). */
+#define ABANDONED_WHY "writer gone (killed before it could record the run); " \
+                      "--resume reruns it"
+
 int cmd_report(int argc, char **argv);   /* cmd_report.c */
 int cmd_export(int argc, char **argv);   /* cmd_export.c */
 int cmd_ls(int argc, char **argv);       /* cmd_ls.c */

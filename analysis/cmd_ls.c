@@ -40,7 +40,8 @@ static void usage(FILE *f)
         "foreign or corrupt file or an unknown experiment.\n");
 }
 
-/* Run ids left "running" by a process that is gone (this host only). */
+/* Run ids left "running" with no writer at work (sim_results_stale_runs:
+ * a process killed outright, on this host or another). */
 typedef struct stale_set {
     int64_t *ids;
     size_t n;
@@ -98,7 +99,9 @@ static void ls_runs(const sim_run_row *runs, size_t nruns, const stale_set *stal
                (unsigned long long)x->seed,
                x->status == SIM_RUN_RUNNING && is_stale(stale, x->id)
                    ? "abandoned" : ESC(status, 1),
-               (long long)x->events, wall, ESC(x->error, 0));
+               (long long)x->events, wall,
+               x->status == SIM_RUN_RUNNING && is_stale(stale, x->id)
+                   ? ABANDONED_WHY : ESC(x->error, 0));
     }
 }
 

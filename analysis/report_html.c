@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "mtc/error.h"
 #include "report_internal.h"
 #include "sim/engine.h"
 
@@ -154,16 +155,31 @@ static void html_runs(report *r, FILE *h)
     size_t n;
     if (sim_results_runs(r->db, r->exp, &runs, &n) != 0)
         return;
-    size_t excluded = 0;
+    /* rows left 'running' by a writer that is gone (killed outright): shown
+     * as abandoned, as `mtcsim ls` shows them, not as runs at work */
+    int64_t *stale = NULL;
+    size_t nstale = 0, total = 0;
+    if (sim_results_stale_runs(r->db, NULL, 0, &total) == MTC_OK && total &&
+        (stale = calloc(total, sizeof *stale)) &&
+        sim_results_stale_runs(r->db, stale, total, &nstale) != MTC_OK)
+        nstale = 0;
+    if (nstale > total)
+        nstale = total;     /* a writer left meanwhile: the first ones */
+    size_t excluded = 0, abandoned = 0;
     for (size_t i = 0; i < n; i++) {
         const sim_run_row *x = &runs[i];
         int ok = x->status == SIM_RUN_COMPLETED;
+        int gone = 0;
+        for (size_t k = 0; x->status == SIM_RUN_RUNNING && k < nstale; k++)
+            gone |= stale[k] == x->id;
         excluded += !ok;
+        abandoned += gone;
         fprintf(h, "<tr%s><td>%lld</td><td>%lld</td><td>%lld</td><td>%llu</td><td>",
                 ok ? "" : " class=\"bad\"", (long long)x->id,
                 (long long)x->sweep_point, (long long)x->replication,
                 (unsigned long long)x->seed);
-        html_text(h, x->status >= 0 ? sim_run_status_name(x->status) : "?");
+        html_text(h, gone ? "abandoned" : x->status >= 0 ? sim_run_status_name(x->status)
+                                                          : "?");
         fputs("</td><td>", h);
         if (x->has_reached) {
             char t[48];
@@ -176,15 +192,21 @@ static void html_runs(report *r, FILE *h)
         fputs("</td><td>", h);
         html_text(h, x->started_at);
         fputs("</td><td>", h);
-        html_text(h, x->error);
+        html_text(h, gone ? ABANDONED_WHY : x->error);
         fputs("</td></tr>\n", h);
     }
     free(runs);
+    free(stale);
     fputs("</table>\n", h);
     if (excluded)
         fprintf(h, "<p class=\"note\">%zu run(s) did not complete (interrupted, "
-                   "failed, or still marked running) and are excluded from the "
+                   "failed, abandoned, or still running) and are excluded from the "
                    "figures and summaries.</p>\n", excluded);
+    if (abandoned)
+        fprintf(h, "<p class=\"note\">%zu run(s) abandoned: left marked running "
+                   "by a process that is gone (killed outright, e.g. with SIGKILL "
+                   "or out of memory); <code>mtcsim run SCENARIO --resume "
+                   "FILE.db</code> reruns them.</p>\n", abandoned);
 }
 
 int report__write_html(report *r)

@@ -5,7 +5,9 @@
 # runs rank 1 completed are in the database (each reached rank 0 when it
 # ended, not at the end of the job), that no run is left 'running', that
 # the runs stopped in flight are 'interrupted' with a reason naming the
-# rank and the signal, and that --resume finishes the rest.
+# rank and the signal, and that --resume finishes the rest. Last, rank 0
+# itself is killed with SIGKILL: ls and report show its run abandoned, and
+# --resume makes the same runs as a sweep that was never killed.
 set -u
 M="$1/mtcsim"
 tmp=${KEEP:-$(mktemp -d)}; pid=""
@@ -119,3 +121,44 @@ nm=$(q "select count(*) from metric m join run r on r.run_id=m.run_id where r.st
 n=$(q "select count(distinct sweep_point) from run where status='completed'")
 [ "$n" -eq 3 ] || fail "sharded: after --resume $n of 3 runs completed"
 echo "sharded run, rank 1 killed: the first run kept, the second interrupted ('$why'); --resume completed all 3"
+
+# ---- rank 0 itself killed with SIGKILL ----
+# Nothing can be recorded then: its run in flight stays 'running' in the
+# file (and, spread, the runs rank 1 sent since are lost). Its writer is
+# gone, and every reader says so (each writer holds a lock on its
+# experiment that the kernel releases when it dies): ls and report show
+# the run abandoned, with why, and --resume reruns it; the experiment then
+# holds the same runs as one made without a kill (spread: every run is
+# one process's, as a single process makes it).
+rm -f "$tmp"/d.db* "$tmp/out" "$tmp/err"
+sw1="tests/lua/mpi_sweep.lua --set scale=0.005 --set days=0.25 --replications 2 --seed 5"
+mpirun --oversubscribe -np 2 "$M" run $sw1 --spread-runs --out "$tmp/d.db" > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+r0=""; i=0
+while [ $i -lt 2400 ]; do
+  if [ -z "$r0" ]; then
+    for p in $(pgrep -P "$pid" 2>/dev/null); do
+      tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=0' && r0=$p
+    done
+  fi
+  [ -n "$r0" ] && [ "$(sqlite3 "$tmp/d.db" "select count(*) from run where status='completed'" 2>/dev/null || echo 0)" -ge 1 ] &&
+    [ "$(sqlite3 "$tmp/d.db" "select count(*) from run where status='running'" 2>/dev/null || echo 0)" = 1 ] && break
+  sleep 0.05; i=$((i + 1))
+done
+[ -n "$r0" ] || fail "rank 0 killed: rank 0's process not found"
+kill -9 "$r0"
+wait "$pid"; pid=""
+[ "$(q "select count(*) from run where status='running'")" = 1 ] ||
+  fail "rank 0 killed: expected its run in flight left 'running' in the file"
+"$M" ls "$tmp/d.db" > "$tmp/ls" 2>&1 || fail "rank 0 killed: ls failed"
+grep -q '0 running, 1 abandoned' "$tmp/ls" || fail "rank 0 killed: ls: $(cat "$tmp/ls")"
+"$M" ls "$tmp/d.db" --runs | grep -q ' abandoned .*writer gone' ||
+  fail "rank 0 killed: ls --runs: $("$M" ls "$tmp/d.db" --runs)"
+"$M" report "$tmp/d.db" --out "$tmp/rep" --quiet > /dev/null 2>&1 || fail "rank 0 killed: report failed"
+grep -q '<td>abandoned</td>' "$tmp/rep/index.html" || fail "rank 0 killed: report does not show the run abandoned"
+"$M" run $sw1 --resume "$tmp/d.db" > "$tmp/out2" 2> "$tmp/err2" || { cat "$tmp/err2"; fail "rank 0 killed: --resume failed"; }
+"$M" run $sw1 --out "$tmp/ref.db" > /dev/null 2> "$tmp/err2" || { cat "$tmp/err2"; fail "rank 0 killed: the reference run failed"; }
+python3 tests/lib/dbdiff.py "$tmp/ref.db" "$tmp/d.db" 1 1 ||
+  fail "rank 0 killed: the resumed experiment differs from one run through"
+echo "rank 0 killed with SIGKILL: its run shown abandoned by ls and report; --resume" \
+     "completed the rest, the same runs as one made without a kill"

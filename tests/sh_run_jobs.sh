@@ -6,8 +6,8 @@
 #  - a sweep interrupted (SIGINT) in its second run, then resumed with
 #    -j 2, holds the same completed runs, metrics and summaries as one run
 #    through; a resume while the run is still live is refused;
-#  - a sweep killed outright (SIGKILL) leaves an abandoned run, which
-#    --resume reruns, and the finished run's on_finish output is already in
+#  - a sweep killed outright (SIGKILL) leaves an abandoned run (ls and
+#    report show it so, with why), which --resume reruns, and the finished run's on_finish output is already in
 #    the redirected stdout; resuming a finished experiment does nothing;
 #  - a scenario changed since the experiment ran is refused (exit 2), as
 #    are a seed other than the experiment's, --out next to --resume, and
@@ -93,6 +93,13 @@ kill -KILL $pid; wait $pid 2>/dev/null; pid=; rm gate
 # the first run's on_finish output reached the file before the kill
 [ "$(grep -c '^run done' k.out)" = 1 ] || fail "on_finish output lost with stdout redirected: $(cat k.out)"
 "$m" ls k.db | grep -q '1 abandoned' || fail "ls: abandoned run: $("$m" ls k.db)"
+"$m" ls k.db --runs | grep -q ' abandoned .*writer gone' ||
+  fail "ls --runs: the abandoned run's reason: $("$m" ls k.db --runs)"
+# the report shows it as ls does, not as a run at work
+"$m" report k.db --out krep --quiet >/dev/null 2>err || fail "report of a killed sweep: $(cat err)"
+grep -q '<td>abandoned</td>' krep/index.html || fail "report: the killed run is not shown abandoned"
+grep -q '<td>running</td>' krep/index.html && fail "report: the killed run is shown running"
+grep -q '1 run(s) abandoned' krep/index.html || fail "report: no note of the abandoned run"
 "$m" run gated.lua --resume k.db --quiet >/dev/null 2>err || fail "resume after kill: $(cat err)"
 $dbdiff j1.db k.db 1 1 || fail "resumed after kill differs"
 
