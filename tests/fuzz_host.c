@@ -39,7 +39,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -49,6 +52,7 @@
 
 #include "lhost.h"
 #include "lworld.h"
+#include "mtc/chain.h"
 #include "mtc/error.h"
 #include "sim/results.h"
 #include "sim/world.h"
@@ -58,6 +62,84 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define PROG_MAX 65536
 #define EVENT_CAP 20000
 #define SLOTS 8
+
+/* ---- the baseline chains, built once per process ---- */
+
+#ifdef FUZZ_HOST_LIBFUZZER
+/* Linked with -Wl,--wrap=mtc_chain_build (the libFuzzer build, see
+ * mk/fuzz.mk): every world signs real baseline certificate chains for its
+ * sites, and building them (keys derived from fixed seeds, then ML-DSA,
+ * RSA and ECDSA signatures) was most of a world's building time, and of
+ * the inputs past the CPU budget, which world building does not look at.
+ * A chain is a pure function of its profile and options (the keys come
+ * from fixed seeds, the signatures are deterministic), and every world
+ * asks for the same few (one per profile, key types and name length),
+ * so each is built for real once per process and copied afterwards.
+ * What the host does with a chain is unchanged; building one is
+ * mtc-core's, covered by test_chain. */
+#define CHAIN_CACHE_MAX 512
+typedef struct chain_entry {
+    const mtc_chain_profile *p;
+    char dns[208];
+    int64_t not_before, lifetime;
+    mtc_chain_alg leaf, ca;
+    int drop_cross;
+    mtc_chain *chain;
+} chain_entry;
+
+int __real_mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o,
+                           mtc_chain *out);
+int __wrap_mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o,
+                           mtc_chain *out);
+
+int __wrap_mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o,
+                           mtc_chain *out)
+{
+    static chain_entry cache[CHAIN_CACHE_MAX];
+    static size_t n;
+    size_t np;
+    const mtc_chain_profile *all = mtc_chain_profiles(&np);
+    /* only the library's own profiles (stable addresses) and names that
+     * fit are kept; anything else is built every time */
+    if (!p || !o || !out || !o->dns_name || p < all || p >= all + np ||
+        strlen(o->dns_name) >= sizeof cache[0].dns)
+        return __real_mtc_chain_build(p, o, out);
+    for (size_t i = 0; i < n; i++) {
+        chain_entry *e = &cache[i];
+        if (e->p == p && e->not_before == o->not_before && e->lifetime == o->lifetime &&
+            e->leaf == o->leaf_alg && e->ca == o->ca_alg &&
+            e->drop_cross == o->drop_cross && !strcmp(e->dns, o->dns_name)) {
+            memcpy(out, e->chain, sizeof *out);
+            return MTC_OK;
+        }
+    }
+    int rc = __real_mtc_chain_build(p, o, out);
+    if (rc == MTC_OK && n < CHAIN_CACHE_MAX && (cache[n].chain = malloc(sizeof *out))) {
+        chain_entry *e = &cache[n++];
+        e->p = p;
+        snprintf(e->dns, sizeof e->dns, "%s", o->dns_name);
+        e->not_before = o->not_before;
+        e->lifetime = o->lifetime;
+        e->leaf = o->leaf_alg;
+        e->ca = o->ca_alg;
+        e->drop_cross = o->drop_cross;
+        memcpy(e->chain, out, sizeof *out);
+    }
+    return rc;
+}
+
+/* AddressSanitizer's defaults for this target (ASAN_OPTIONS still wins):
+ * a quarantine of 64 MiB of freed blocks instead of 256. A use after
+ * free is caught while the block is in quarantine; 64 MiB is still twice
+ * the Lua memory an input may hold (32 MiB), and recycling a 256 MiB
+ * quarantine (fresh pages, faults, TLB flushes) cost a fifth of the
+ * target's CPU time. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "quarantine_size_mb=64";
+}
+#endif
 
 /* ---- input and output ---- */
 
@@ -654,10 +736,13 @@ static void budget_hook(lua_State *L, lua_Debug *ar)
     luaL_error(L, "fuzz_host: CPU budget of the input exceeded");
 }
 
+static volatile sig_atomic_t budget_hit;
+
 static void on_budget(int sig)
 {
     (void)sig;
     run_stop = 1;
+    budget_hit = 1;
     /* lua_sethook may be called from a signal handler. Count only: a
      * call hook would also stop C finalizers, and what they free would
      * leak. */
@@ -799,22 +884,183 @@ static void fuzz_resume_db(const uint8_t *data, size_t size)
 
 /* ---- shared data as hostile input: an output folder with links ---- */
 
-/* Files below dir (names, kinds, sizes, first bytes) as one line each
- * into out; what must not change. */
-/* 0, or -1 when no snapshot could be taken: find lists "." at least, so
- * nothing read means the shell never ran (popen's fork fails when the
- * fuzzer's process is large and memory is short), not an empty tree. */
+/* ---- the folders, built and compared without a shell ---- */
+
+/* A snapshot is built in memory, in-process: a fork of the fuzzer (a
+ * shell per step) cost more than the input's own work and made every
+ * page of the process copy-on-write for the next inputs. */
+typedef struct snap {
+    char *p;
+    size_t len, cap;
+    int failed;
+} snap;
+
+__attribute__((format(printf, 2, 3)))
+static void snap_add(snap *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(s->p + s->len, s->cap - s->len, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= s->cap - s->len)
+        s->failed = 1;
+    else
+        s->len += (size_t)k;
+}
+
+/* snprintf that says whether it all fitted. */
+__attribute__((format(printf, 3, 4)))
+static int fits(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    return k >= 0 && (size_t)k < cap;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One line per entry below dir/rel (not following links): its path, kind
+ * (d, f, l, p or ?), size and link target; sorted by path at each level
+ * (which sorts the whole tree, a path's own line coming before its
+ * children's). */
+static void snap_walk(snap *s, const char *dir, const char *rel, int depth)
+{
+    char path[1024];
+    if (!fits(path, sizeof path, "%s/%s", dir, rel)) {
+        s->failed = 1;
+        return;
+    }
+    DIR *d = opendir(path);
+    if (!d) {
+        s->failed = 1;
+        return;
+    }
+    char *ent[256];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n == 256 || !(ent[n] = strdup(e->d_name))) {
+            s->failed = 1;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    qsort(ent, n, sizeof *ent, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        char r[1024], full[1024], link[512] = "";
+        struct stat st;
+        int ok = fits(r, sizeof r, "%s/%s", rel, ent[i]) &&
+                 fits(full, sizeof full, "%s/%s", dir, r);
+        free(ent[i]);
+        if (!ok || lstat(full, &st)) {
+            s->failed = 1;
+            continue;
+        }
+        char kind = S_ISDIR(st.st_mode) ? 'd' : S_ISREG(st.st_mode) ? 'f'
+                  : S_ISLNK(st.st_mode) ? 'l' : S_ISFIFO(st.st_mode) ? 'p' : '?';
+        if (kind == 'l') {
+            ssize_t k = readlink(full, link, sizeof link - 1);
+            link[k > 0 ? k : 0] = 0;
+        }
+        snap_add(s, "%s %c %lld %s\n", r, kind, (long long)st.st_size, link);
+        if (kind == 'd' && depth < 8)
+            snap_walk(s, dir, r, depth + 1);
+    }
+}
+
+/* The contents of dir/name (following links, as a reader would). */
+static void snap_file(snap *s, const char *dir, const char *name)
+{
+    char path[1024];
+    FILE *f = fits(path, sizeof path, "%s/%s", dir, name) ? fopen(path, "rb") : NULL;
+    if (!f)
+        return;     /* gone: the tree's lines show it */
+    size_t k = fread(s->p + s->len, 1, s->cap - 1 - s->len, f);
+    s->len += k;
+    s->p[s->len] = 0;
+    fclose(f);
+}
+
+/* Files below dir (names, kinds, sizes, link targets) and the contents of
+ * its two secrets into out: what must not change. 0, or -1 when no
+ * snapshot could be taken (then the input proves nothing). */
 static int snapshot(const char *dir, char *out, size_t cap)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "cd '%s' && find . -printf '%%p %%y %%s %%l\\n' "
-             "| sort; cat secret sub/secret 2>/dev/null", dir);
-    FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, cap - 1, p) : 0;
-    out[n] = 0;
-    if (p)
-        pclose(p);
-    return n ? 0 : -1;
+    snap s = {out, 0, cap, 0};
+    out[0] = 0;
+    snap_add(&s, ". d\n");
+    snap_walk(&s, dir, ".", 0);
+    snap_file(&s, dir, "secret");
+    snap_file(&s, dir, "sub/secret");
+    return s.failed ? -1 : 0;
+}
+
+/* Removes path and everything below it (not following links). */
+static int rm_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st))
+        return 0;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (!d)
+            return -1;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char sub[1024];
+            if (!fits(sub, sizeof sub, "%s/%s", path, e->d_name) || rm_tree(sub)) {
+                closedir(d);
+                return -1;
+            }
+        }
+        closedir(d);
+        return rmdir(path);
+    }
+    return unlink(path);
+}
+
+static int put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    int rc = fputs(text, f) < 0;
+    return fclose(f) || rc ? -1 : 0;
+}
+
+/* One level of the output folder: steps relative to the box, each
+ * mkdir, symlink (target, name), a file with text, or a fifo; a failing
+ * step stops its level (a level under a file or a link that went nowhere
+ * just does not exist), as "a && b" would. */
+typedef struct step {
+    char op;                /* 'd' mkdir, 'l' symlink, 'f' file, 'p' fifo, 0 end */
+    const char *a, *b;
+} step;
+
+static void run_steps(int box, const step *st)
+{
+    for (; st->op; st++) {
+        int rc = st->op == 'd' ? mkdirat(box, st->a, 0700)
+               : st->op == 'l' ? symlinkat(st->a, box, st->b)
+               : st->op == 'p' ? mkfifoat(box, st->a, 0600)
+               : -1;
+        if (st->op == 'f') {
+            int fd = openat(box, st->a, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            rc = fd < 0 ? -1 : (write(fd, st->b, strlen(st->b)) < 0) | close(fd);
+        }
+        if (rc)
+            return;
+    }
 }
 
 /* Builds an output folder whose levels (the folder itself, a directory
@@ -827,35 +1073,57 @@ static void fuzz_folder_links(const uint8_t *data, size_t size)
 {
     gen g = {data, size, 0, NULL, 0, 0};
     const char *dir = scenario_dir();
-    char cmd[2400], box[300], outside[300];
+    char box[300], outside[300], p[400];
     snprintf(box, sizeof box, "%s/box", dir);
     snprintf(outside, sizeof outside, "%s/outside", dir);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' && mkdir -p '%s' '%s/sub' && "
-             "printf SECRET > '%s/secret' && printf SECRET > '%s/sub/secret'",
-             box, outside, box, outside, outside, outside);
-    if (system(cmd) != 0)
+    if (rm_tree(box) || rm_tree(outside) || mkdir(box, 0700) || mkdir(outside, 0700))
         abort();
-    static const char *const folder_kinds[] = {
-        "mkdir r.files", "ln -s ../outside r.files", "ln -s ../outside/secret r.files",
-        "mkdir other && ln -s other r.files", "printf x > r.files", ":"};
-    static const char *const sub_kinds[] = {
-        ":", "mkdir r.files/sub", "ln -s ../../outside r.files/sub",
-        "ln -s ../../outside/sub r.files/sub", "ln -s .. r.files/sub"};
-    static const char *const file_kinds[] = {
-        ":", "printf mine > r.files/f", "ln -s ../../outside/secret r.files/f",
-        "ln -s /etc/passwd r.files/f", "mkfifo r.files/f"};
-    static const char *const man_kinds[] = {
-        ":", "printf 'f\\nsub/f\\nsecret\\n' > r.files/.mtcsim-files",
-        "ln -s ../../outside/secret r.files/.mtcsim-files",
-        "printf 'f\\n' > r.files/.mtcsim-files && ln -s ../../outside/secret r.files/g"};
-    snprintf(cmd, sizeof cmd, "cd '%s' && { %s; %s; %s; %s; } 2>/dev/null", box,
-             folder_kinds[pick(&g, 6)], sub_kinds[pick(&g, 5)],
-             file_kinds[pick(&g, 5)], man_kinds[pick(&g, 4)]);
-    if (system(cmd) < 0)
+    snprintf(p, sizeof p, "%s/sub", outside);
+    if (mkdir(p, 0700))
         abort();
-    char before[8192], after[8192];
+    snprintf(p, sizeof p, "%s/secret", outside);
+    if (put_file(p, "SECRET"))
+        abort();
+    snprintf(p, sizeof p, "%s/sub/secret", outside);
+    if (put_file(p, "SECRET"))
+        abort();
+    static const step folder_kinds[][3] = {
+        {{'d', "r.files", 0}},
+        {{'l', "../outside", "r.files"}},
+        {{'l', "../outside/secret", "r.files"}},
+        {{'d', "other", 0}, {'l', "other", "r.files"}},
+        {{'f', "r.files", "x"}},
+        {{0}}};
+    static const step sub_kinds[][2] = {
+        {{0}},
+        {{'d', "r.files/sub", 0}},
+        {{'l', "../../outside", "r.files/sub"}},
+        {{'l', "../../outside/sub", "r.files/sub"}},
+        {{'l', "..", "r.files/sub"}}};
+    static const step file_kinds[][2] = {
+        {{0}},
+        {{'f', "r.files/f", "mine"}},
+        {{'l', "../../outside/secret", "r.files/f"}},
+        {{'l', "/etc/passwd", "r.files/f"}},
+        {{'p', "r.files/f", 0}}};
+    static const step man_kinds[][3] = {
+        {{0}},
+        {{'f', "r.files/.mtcsim-files", "f\nsub/f\nsecret\n"}},
+        {{'l', "../../outside/secret", "r.files/.mtcsim-files"}},
+        {{'f', "r.files/.mtcsim-files", "f\n"}, {'l', "../../outside/secret", "r.files/g"}}};
+    int bfd = open(box, O_RDONLY | O_DIRECTORY);
+    if (bfd < 0)
+        abort();
+    run_steps(bfd, folder_kinds[pick(&g, 6)]);
+    run_steps(bfd, sub_kinds[pick(&g, 5)]);
+    run_steps(bfd, file_kinds[pick(&g, 5)]);
+    run_steps(bfd, man_kinds[pick(&g, 4)]);
+    close(bfd);
+    static char before[1 << 16], after[1 << 16];
     if (snapshot(outside, before, sizeof before))
         return;     /* nothing to compare with: the input proves nothing */
+    if (getenv("FUZZ_HOST_PRINT"))
+        fprintf(stderr, "-- outside\n%s\n", before);
 
     static const char *const paths[] = {
         "f", "g", "sub/f", "sub/secret", "sub/new", "new", "secret",
@@ -902,22 +1170,52 @@ static void fuzz_folder_links(const uint8_t *data, size_t size)
     }
     cpu_budget(0);
     lhost_destroy(h);
-    if (snapshot(outside, after, sizeof after) == 0 && strcmp(before, after)) {
+    /* a tree that can no longer be listed (entries past the walk's
+     * bounds) has changed too */
+    if (snapshot(outside, after, sizeof after) || strcmp(before, after)) {
         fprintf(stderr, "fuzz_host: a folder link changed files outside:\n%s\n"
                 "-- before\n%s-- after\n%s", prog, before, after);
         abort();
     }
 }
 
+/* CPU seconds (user + system) of the process so far. */
+static double cpu_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static int fuzz_one(const uint8_t *data, size_t size, const char **what);
+
+/* FUZZ_HOST_TIMES=1 prints each input's kind, how it ended and its CPU
+ * time, to see where the target spends its time. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static int times = -1;
+    if (times < 0)
+        times = getenv("FUZZ_HOST_TIMES") != NULL;
+    double t0 = times ? cpu_now() : 0;
+    const char *what = "?";
+    int rc = fuzz_one(data, size, &what);
+    if (times)
+        fprintf(stderr, "fuzz_host_time %s %.3f ms\n", what, (cpu_now() - t0) * 1e3);
+    return rc;
+}
+
+static int fuzz_one(const uint8_t *data, size_t size, const char **what)
 {
     /* inputs starting with these bytes fuzz the shared data a researcher
      * receives instead of a scenario */
     if (size && data[0] == 0xd1) {
+        *what = "db";
         fuzz_resume_db(data + 1, size - 1);
         return 0;
     }
     if (size && data[0] == 0xd2) {
+        *what = "links";
         fuzz_folder_links(data + 1, size - 1);
         return 0;
     }
@@ -939,10 +1237,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(path, sizeof path, "%s/fuzz.lua", scenario_dir());
     lhost_config cfg = {0, path, seed, 0, 2000000, (size_t)32 << 20, NULL, 0};
     run_stop = 0;
+    budget_hit = 0;
     cpu_budget(INPUT_CPU_MS);
     lhost *h = lhost_create(&cfg, err, sizeof err);
     if (!h) {
         cpu_budget(0);
+        *what = "nohost";
         return 0;
     }
     lua_State *L = lhost_state(h);
@@ -985,6 +1285,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lua_sethook(L, NULL, 0, 0);     /* finalizers run in full */
     if (getenv("FUZZ_HOST_PRINT"))
         fprintf(stderr, "-- %s: %.300s\n", stage, err);
+    static char how[64];
+    snprintf(how, sizeof how, "%s%s%s", build ? stage : "program",
+             budget_hit ? "+budget" : "", run_stop && !budget_hit ? "+cap" : "");
+    *what = how;
     lhost_destroy(h);
     return 0;
 }
