@@ -304,6 +304,51 @@ TEST(every_reason)
     fx_free(&f);
 }
 
+/* A list of ranges revoked in one call is the same relying party as the
+ * ranges revoked one by one: every certificate gets the same answer; a
+ * list with one bad range revokes nothing. */
+TEST(revoke_ranges_as_one_by_one)
+{
+    fx f;
+    ASSERT_EQ(fx_init(&f, MTC_SIG_ED25519, 1, 40, 5, 2), 0);
+    mtc_rp_ca *one, *bulk, *bad;
+    ASSERT_OK(fx_rp(&f, &one));
+    ASSERT_OK(fx_rp(&f, &bulk));
+    ASSERT_OK(fx_rp(&f, &bad));
+    size_t base = mtc_rp_ca_revoked_count(one);
+    const mtc_serial_range r[] = {{mtc_serial(1, 3), mtc_serial(1, 3)},
+                                  {mtc_serial(1, 10), mtc_serial(1, 14)},
+                                  {mtc_serial(1, 12), mtc_serial(1, 20)},
+                                  {mtc_serial(1, 39), mtc_serial(1, 39)}};
+    size_t nr = sizeof r / sizeof r[0];
+    for (size_t i = 0; i < nr; i++)
+        ASSERT_OK(mtc_rp_ca_revoke(one, r[i].first, r[i].last));
+    ASSERT_OK(mtc_rp_ca_revoke_ranges(bulk, r, nr));
+    ASSERT_OK(mtc_rp_ca_revoke_ranges(bulk, r, 0));
+    ASSERT_EQ(mtc_rp_ca_revoked_count(bulk), base + nr);
+    ASSERT_EQ(mtc_rp_ca_revoked_count(one), base + nr);
+    mtc_serial_range wrong[] = {r[0], {mtc_serial(1, 9), mtc_serial(1, 8)}};
+    ASSERT_EQ(mtc_rp_ca_revoke_ranges(bad, wrong, 2), MTC_ERR_ARG);
+    ASSERT_EQ(mtc_rp_ca_revoked_count(bad), base);
+    size_t revoked = 0;
+    for (uint64_t i = 0; i < 40; i++) {
+        uint8_t der[4096];
+        size_t n;
+        mtc_rp_reason w1, w2, w3;
+        ASSERT_OK(fx_cert(&f, i, 0, der, sizeof der, &n));
+        int a = verify(one, der, n, &w1), b = verify(bulk, der, n, &w2);
+        ASSERT_EQ(a, b);
+        ASSERT_EQ(w1, w2);
+        revoked += a == MTC_ERR_REVOKED;
+        ASSERT_OK(verify(bad, der, n, &w3));
+    }
+    ASSERT_EQ(revoked, 1 + 11 + 1);     /* 3, 10..20, 39 */
+    mtc_rp_ca_free(one);
+    mtc_rp_ca_free(bulk);
+    mtc_rp_ca_free(bad);
+    fx_free(&f);
+}
+
 TEST(policies_and_unknown_cosigners)
 {
     fx f;
@@ -445,6 +490,7 @@ TEST(config_text)
 }
 
 static const test_case tests[] = {
+    {"revoke_ranges_as_one_by_one", revoke_ranges_as_one_by_one},
     {"config_text", config_text},
     {"valid_certs_all_configs", valid_certs_all_configs},
     {"every_byte_mutation_fails", every_byte_mutation_fails},

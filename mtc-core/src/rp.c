@@ -141,6 +141,25 @@ int mtc_rp_ca_revoke(mtc_rp_ca *rp, uint64_t first, uint64_t last)
     return MTC_OK;
 }
 
+int mtc_rp_ca_revoke_ranges(mtc_rp_ca *rp, const mtc_serial_range *ranges, size_t n)
+{
+    if (n == 0)
+        return MTC_OK;
+    if (!ranges || n > SIZE_MAX / sizeof(struct rp_range) - rp->n_revoked)
+        return MTC_ERR_ARG;
+    for (size_t i = 0; i < n; i++)
+        if (ranges[i].first > ranges[i].last)
+            return MTC_ERR_ARG;
+    struct rp_range *r = realloc(rp->revoked, (rp->n_revoked + n) * sizeof *r);
+    if (!r)
+        return MTC_ERR_NOMEM;
+    rp->revoked = r;
+    for (size_t i = 0; i < n; i++)
+        r[rp->n_revoked + i] = (struct rp_range){ranges[i].first, ranges[i].last};
+    rp->n_revoked += n;
+    return MTC_OK;
+}
+
 static int subtree_cmp(uint64_t log, uint64_t start, uint64_t end,
                        const struct rp_subtree *s)
 {
@@ -197,6 +216,11 @@ int mtc_rp_ca_add_subtree(mtc_rp_ca *rp, uint64_t log_number, uint64_t start,
 void mtc_rp_ca_clear_subtrees(mtc_rp_ca *rp)
 {
     rp->n_subtrees = 0;
+}
+
+size_t mtc_rp_ca_revoked_count(const mtc_rp_ca *rp)
+{
+    return rp ? rp->n_revoked : 0;
 }
 
 size_t mtc_rp_ca_subtree_count(const mtc_rp_ca *rp)

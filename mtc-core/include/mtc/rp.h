@@ -80,6 +80,19 @@ int mtc_rp_ca_add_policy(mtc_rp_ca *rp, unsigned k, const mtc_taid *ids,
 /* Revokes serials first..last (inclusive). */
 int mtc_rp_ca_revoke(mtc_rp_ca *rp, uint64_t first, uint64_t last);
 
+/* Serials first..last, inclusive. */
+typedef struct mtc_serial_range {
+    uint64_t first, last;
+} mtc_serial_range;
+
+/* Revokes ranges[0..n) in order, as n calls of mtc_rp_ca_revoke would,
+ * with one allocation (a relying party built from a list of 10^5
+ * revocations). MTC_ERR_ARG, revoking none, when a range has
+ * first > last; MTC_ERR_NOMEM. */
+int mtc_rp_ca_revoke_ranges(mtc_rp_ca *rp, const mtc_serial_range *ranges, size_t n);
+/* The revoked ranges held (minSerial's and maxSerial's included). */
+size_t mtc_rp_ca_revoked_count(const mtc_rp_ca *rp);
+
 /* Adds a trusted subtree of log `log_number` (replacing one with the same
  * [start, end)). MTC_ERR_SUBTREE when [start, end) is not a valid
  * non-empty subtree. The caller vouches for the hash, as the draft allows

@@ -196,9 +196,9 @@ typedef struct sim_trusted_subtree {
     mtc_hash hash;
 } sim_trusted_subtree;
 
-typedef struct sim_revoked_range {
-    uint64_t first, last;       /* serials, inclusive */
-} sim_revoked_range;
+/* Serials first..last, inclusive: the relying party's own type, so that a
+ * version's list is handed to it as it is (mtc_rp_ca_revoke_ranges). */
+typedef mtc_serial_range sim_revoked_range;
 
 /* What a relying party holding publication `pub` knows about CA `ca`. */
 typedef struct sim_ca_view {
