@@ -12,8 +12,10 @@
 #           someone verifies every checkpoint)
 #         + full handshakes of the measured window / bench-web's full
 #           handshakes per CPU second
-# (hash compressions: every entry's leaf hash and one interior node, warm-up
-# included, since the window's proofs and roots cover the whole log). The
+# (hash compressions: those the run makes: with synthetic log history, the
+# default, the sampled sites' entries and the tree nodes over them and over
+# the checkpoints' last entries; with log_history = "hashed" every entry's
+# leaf hash and one interior node, warm-up included). The
 # run's cost is the process's user + system CPU seconds. Prints `name value
 # unit` lines; *_vs_floor_ratio is cost / floor (1 = nothing but the work).
 set -eu

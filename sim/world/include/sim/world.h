@@ -56,12 +56,12 @@ typedef struct sim_world_env {
     sim_metrics *metrics;
     sim_rng *rng;               /* seed and replication key every stream */
     uint32_t shard, nshards;    /* nshards >= 1, shard < nshards */
-    /* Nonzero: history before the warm-up end is paid event by event as
-     * in the window (every checkpoint signed when made). Zero (the
-     * default): what no measured quantity can observe is deferred and
-     * made only if the window uses it; the window is bit-identical
-     * either way (docs/model-pki.md "The warm-up's cost"; tests compare
-     * the two). */
+    /* Nonzero: every checkpoint is signed when made and the warm-up's
+     * sampled proofs are built. Zero (the default): what no measured
+     * quantity can observe is deferred and made only if something uses
+     * it (a signature when read, in the warm-up and the window alike);
+     * every result is bit-identical either way, measured CPU aside
+     * (docs/model-pki.md "The warm-up's cost"; tests compare the two). */
     int eager_history;
     /* A flag (the run's SIGINT/SIGTERM flag) that ends the long loops of
      * sim_world_start (the steady start's warm-up) early: the start then
