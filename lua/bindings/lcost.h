@@ -9,9 +9,10 @@
  *             included; per entry of synthetic history: the arrival
  *             draws and the count; of hashed history: also building and
  *             hashing the entry)
- * + sign(alg) x window signatures (three per checkpoint of the measured
- *             window for the CA and for each cosigner it lists; the
- *             warm-up's are made only when used and are not counted)
+ * + sign(alg) x SIGN_MADE_SHARE x window signatures (three per
+ *             checkpoint of the measured window for the CA and for each
+ *             cosigner it lists, of which the simulator makes only those
+ *             something reads; the warm-up's are not counted)
  * + C_VISIT x host visits (per browser cohort: count x online hours per
  *             day x visits_per_hour x mean hosts_per_visit x days, the
  *             whole run: clients browse in the warm-up too)
