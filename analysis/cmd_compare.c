@@ -203,7 +203,7 @@ static size_t values(side *d, size_t p, const char *stat, const char *cohort,
 }
 
 /* A side's interval in one column: "0.0123" (Student-t half-width),
- * "[0.9015,0.9608]" (a fraction's Wilson interval), "2/5" (runs flagged),
+ * "[0.901512,0.960803]" (a fraction's Wilson interval, six significant digits as the summary), "2/5" (runs flagged),
  * "-" with one run. */
 static void fmt_side(char *b, size_t n, const stats_interval *ci)
 {
@@ -212,7 +212,7 @@ static void fmt_side(char *b, size_t n, const stats_interval *ci)
     else if (ci->kind == STATS_FLAG)
         snprintf(b, n, "%zu/%zu", ci->flagged, ci->n);
     else if (ci->kind == STATS_FRACTION)
-        snprintf(b, n, "[%.4g,%.4g]", ci->lo, ci->hi);
+        snprintf(b, n, "[%.6g,%.6g]", ci->lo, ci->hi);
     else
         snprintf(b, n, "%.3g", ci->half);
 }

@@ -286,7 +286,8 @@ static void fig_sweep(report *r, const char *name, const char *title,
         return;
     char lab[160];
     report__gp_label(lab, sizeof lab, what);
-    fprintf(f, "\"%s\" \"mean\" \"lo\" \"hi\"\n", lab);
+    fprintf(f, "\"%s\" \"mean\" \"lo\" \"hi\"%s\n", lab,
+            r->x_numeric ? "" : " \"point\"");
     size_t rows = 0;
     /* a duration axis in its natural unit (hours, days), not seconds */
     const char *xu = r->x_numeric ? report__swept_unit(r) : "", *xun = "";
@@ -298,9 +299,15 @@ static void fig_sweep(report *r, const char *name, const char *title,
     for (size_t p = 0; p < r->npoints; p++) {
         stats_interval ci;
         report__point_ci(r, stat, "all", r->points[p], &ci);
-        if (ci.n > 0) {
+        if (ci.n > 0 && r->x_numeric) {
             fprintf(f, "%.10g %.10g %.10g %.10g\n", r->xval[p] * xs, ci.mean,
                     ci.lo, ci.hi);
+            rows++;
+        } else if (ci.n > 0) {
+            /* text values are categories: bars at 0, 1, ... labelled */
+            char pl[160];
+            report__gp_label(pl, sizeof pl, r->label[p]);
+            fprintf(f, "%zu %.10g %.10g %.10g \"%s\"\n", p, ci.mean, ci.lo, ci.hi, pl);
             rows++;
         }
     }
@@ -324,9 +331,9 @@ static void fig_sweep(report *r, const char *name, const char *title,
     else if (r->x_numeric)
         snprintf(xl, sizeof xl, "%s", r->xname);
     else
-        snprintf(xl, sizeof xl, "sweep point (%s is not numeric)", r->xname);
+        snprintf(xl, sizeof xl, "%s", r->xname);
     if (report__write_vars(r, g, 1, xl, ylabel, logx) == 0)
-        report__run_gnuplot(r, g, "sweep.gp");
+        report__run_gnuplot(r, g, r->x_numeric ? "sweep.gp" : "bars.gp");
 }
 
 /* The lines of one sweep point: signatures per hour of each signer. */

@@ -65,6 +65,14 @@ int report__run_gnuplot(report *r, figure *g, const char *script)
     snprintf(vars, sizeof vars, "gp/%s.vars.gp", g->name);
     snprintf(scr, sizeof scr, "gp/%s", script);
     snprintf(log, sizeof log, "gp/%s.log", g->name);
+    /* the command that draws it again, in its settings */
+    char fn[96];
+    snprintf(fn, sizeof fn, "%s.vars.gp", g->name);
+    FILE *v = report__open_in(r, "gp", fn, "a");
+    if (v) {
+        fprintf(v, "# drawn by: gnuplot %s %s\n", vars, scr);
+        fclose(v);
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)

@@ -123,6 +123,31 @@ grep -q 'handshake_full' "$tmp/bare.err" || fail "missing metric not reported on
 "$m" report "$tmp/sweep.db" --experiment 7 --out "$tmp/x" >/dev/null 2>&1; [ $? -eq 2 ] \
   || fail "unknown experiment must exit 2"
 
+# ---- a text-valued sweep: its points are categories, drawn as bars ----
+cat > "$tmp/text.lua" <<'LUA'
+mtcsim.world{ start = "empty", duration = hours(2), warmup = 0 }
+local m = mtcsim.cosigner{ name = "m", role = "mirror" }
+mtcsim.ca{ name = "le", rate = "1e4/d", cosigners = { m }, quorum = 1, landmark_interval = 600 }
+mtcsim.update_service{ name = "u" }
+mtcsim.sites{ name = "s", count = 20 }
+mtcsim.browsers{ name = "b", count = 40, transport = param("tr", "tcp"), rtt = 80 }
+LUA
+"$m" run "$tmp/text.lua" --quiet --out "$tmp/text.db" --sweep tr=tcp,quic --replications 2 2>"$tmp/err" \
+  || fail "text sweep run: $(cat "$tmp/err")"
+"$m" report "$tmp/text.db" --out "$tmp/trep" --quiet >/dev/null 2>"$tmp/err" || fail "text sweep report: $(cat "$tmp/err")"
+for fig in sweep_fraction sweep_auth_bytes; do
+  check_png "$tmp/trep/$fig.png"
+  grep -q "^# drawn by: gnuplot gp/$fig.vars.gp gp/bars.gp$" "$tmp/trep/gp/$fig.vars.gp" \
+    || fail "$fig: a text sweep not drawn as bars: $(cat "$tmp/trep/gp/$fig.vars.gp")"
+  grep -q "^xlabel = 'tr'$" "$tmp/trep/gp/$fig.vars.gp" || fail "$fig: x label"
+  awk 'NR > 1 { print $1, $NF }' "$tmp/trep/data/$fig.dat" | tr '\n' ' ' | grep -q '^0 "tr=tcp" 1 "tr=quic" $' \
+    || fail "$fig: categories: $(cat "$tmp/trep/data/$fig.dat")"
+done
+grep -q '^set yrange \[0:\*\]$' "$tmp/trep/gp/bars.gp" || fail "bars do not start at 0"
+# a numeric sweep stays a curve
+grep -q "^# drawn by: gnuplot gp/sweep_fraction.vars.gp gp/sweep.gp$" "$tmp/rep/gp/sweep_fraction.vars.gp" \
+  || fail "a numeric sweep not drawn as a curve: $(cat "$tmp/rep/gp/sweep_fraction.vars.gp")"
+
 # ---- export ----
 "$m" export "$tmp/mixed.db" --csv "$tmp/csv" >/dev/null || fail "export"
 python3 - "$tmp/mixed.db" "$tmp/csv" <<'PY' || fail "CSV row counts"

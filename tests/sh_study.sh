@@ -90,6 +90,23 @@ for name, x in (('issuance_delay_landmark.mean', delay), ('update_bytes', upd), 
     close(got[0], mean, (name, 'difference'), 1e-5)
     close(got[1], mean - hw, (name, 'low'), 1e-5)
     close(got[2], mean + hw, (name, 'high'), 1e-5)
+# compare prints a fraction's interval with the summary's digits (six
+# significant: 0.99951 and 0.99962 are told apart)
+wil = {}
+cur = None
+for line in open(sys.argv[2]):
+    if line.startswith('== summary ['):
+        cur = line.split('[')[1].split(']')[0]
+    elif cur and line.startswith('signatureless_fraction '):
+        wil[cur] = [float(x) for x in line.split('[')[1].split(']')[0].split(',')]
+for line in open(sys.argv[3]):
+    if line.startswith('signatureless_fraction '):
+        f = line.split()
+        a_ci = [float(x) for x in f[2].strip('[]').split(',')]
+        b_ci = [float(x) for x in f[4].strip('[]').split(',')]
+        for got, want in ((a_ci, wil['landmark_interval=3600']), (b_ci, wil['landmark_interval=14400'])):
+            for g, w in zip(got, want):
+                assert abs(g - w) <= 1e-6 * max(1e-9, abs(w)), ('compare interval digits', got, want)
 # the recommendation reads: the landmark-relative wait grows with the interval
 assert rows['issuance_delay_landmark.mean'][1] > 0, rows
 PY
