@@ -4,7 +4,8 @@
 # between the reference's two marker lines, byte for byte
 # (mk/params_doc.sh; `make params-doc` rewrites it), and that listing names
 # no parameter twice within a kind (a repeated schema entry would be set
-# and recorded twice under one name).
+# and recorded twice under one name) and has as many cells in each row as
+# in its table's header.
 set -u
 build=${1:-build}
 fail() { echo "FAIL: $*"; exit 1; }
@@ -14,4 +15,10 @@ dups=$("$build/mtcsim" params --markdown | awk '
   /^### / { kind = $0 }
   /^\| `/ { split($0, f, "`"); k = kind " " f[2]; if (seen[k]++) print k }')
 [ -z "$dups" ] || fail "parameters listed twice: $dups"
+# every row of a table has its header's cells (an unescaped "|" in a cell,
+# as in an enum's choices, splits it)
+bad=$("$build/mtcsim" params --markdown | awk '
+  /^\|/ { s = $0; gsub(/\\\|/, "", s); n = gsub(/\|/, "", s)
+          if (/^\| (parameter|action) \|/) cells = n; else if (n != cells) print }')
+[ -z "$bad" ] || fail "rows with other cells than their header: $bad"
 echo "ok: parameter reference generated, no parameter twice"

@@ -33,19 +33,6 @@ typedef struct plaus {
 /* An action argument that is a duration (args_doc names it "..._s"). */
 static const plaus action_duration = {MIN, 365 * DAY, "an outage"};
 
-/* "90 s", "5 min", "2 h", "3 d": a duration as people say it. */
-static void fmt_dur(char *b, size_t n, double s)
-{
-    if (s >= DAY && fmod(s, DAY) == 0)
-        snprintf(b, n, "%g d", s / DAY);
-    else if (s >= HOUR && fmod(s, HOUR) == 0)
-        snprintf(b, n, "%g h", s / HOUR);
-    else if (s >= MIN && fmod(s, MIN) == 0)
-        snprintf(b, n, "%g min", s / MIN);
-    else
-        snprintf(b, n, "%g s", s);
-}
-
 static void warn(lua_State *L, const char *msg)
 {
     if (lua_getfield(L, LUA_REGISTRYINDEX, K_WARN) != LUA_TTABLE) {
@@ -66,8 +53,8 @@ static void judge(lua_State *L, const plaus *p, double v, const char *where,
     if (!(v > 0) || (v >= p->lo && v <= p->hi))
         return;
     char lo[32], hi[32], msg[768], mean[320] = "";
-    fmt_dur(lo, sizeof lo, p->lo);
-    fmt_dur(hi, sizeof hi, p->hi);
+    sim_format_seconds(p->lo, lo, sizeof lo);
+    sim_format_seconds(p->hi, hi, sizeof hi);
     /* what the number would be had it been written in another unit: the
      * one nearest the middle of the plausible range (geometric mean) */
     static const struct { const char *fn; double f; } units[] = {

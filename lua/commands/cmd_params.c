@@ -1,8 +1,10 @@
 /*
  * cmd_params.c - `mtcsim params [KIND] [--markdown]`: the entity kinds a
- * scenario can declare, every parameter with type, unit, range, default
- * and documentation, and the what-if actions - all read from the world's
- * schemas, so this listing is always the model's own.
+ * scenario can declare, every parameter with type, unit, range, default,
+ * whether it may change during a run (live: sim:set), its plausible range
+ * (outside it a declaration earns a warning) and documentation, and the
+ * what-if actions - all read from the world's schemas and the parameters'
+ * descriptors, so this listing is always the model's own.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +21,9 @@ static const char *type_name(sim_param_type t)
     return t >= SIM_PARAM_INT && t <= SIM_PARAM_LIST ? n[t] : "?";
 }
 
-static void range(const sim_param_desc *d, char *buf, size_t n)
+/* The range; md: an enum's choices separated by "\|", which a Markdown
+ * table cell needs (a bare "|" ends the cell). */
+static void range(const sim_param_desc *d, int md, char *buf, size_t n)
 {
     buf[0] = 0;
     if (d->type == SIM_PARAM_INT || d->type == SIM_PARAM_REAL ||
@@ -30,7 +34,7 @@ static void range(const sim_param_desc *d, char *buf, size_t n)
     else if (d->type == SIM_PARAM_ENUM && d->choices) {
         size_t k = 0;
         for (int i = 0; d->choices[i] && k < n; i++)
-            k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? "|" : "",
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", !i ? "" : md ? "\\|" : "|",
                                   d->choices[i]);
     }
 }
@@ -41,25 +45,27 @@ static void print_kind(const sim_param_schema *s, int md)
     sim_param_config_new(s, &cfg);
     if (md) {
         printf("### `mtcsim.%s{...}`\n\n%s.\n\n", s->kind, s->doc);
-        printf("| parameter | type | unit | range | default | meaning |\n");
-        printf("|---|---|---|---|---|---|\n");
+        printf("| parameter | type | unit | range | default | live | plausible | meaning |\n");
+        printf("|---|---|---|---|---|---|---|---|\n");
     } else {
         printf("%s: %s\n", s->kind, s->doc);
     }
     for (size_t i = 0; i < s->count; i++) {
         const sim_param_desc *d = &s->params[i];
-        char def[256] = "", rg[256];
+        char def[256] = "", rg[256], pl[160];
         if (cfg)
             sim_param_format(d, cfg, def, sizeof def);
-        range(d, rg, sizeof rg);
+        range(d, md, rg, sizeof rg);
+        sim_param_plaus_format(d, pl, sizeof pl);
+        const char *live = d->flags & SIM_PARAM_LIVE ? "live" : "";
         if (md)
-            printf("| `%s` | %s | %s | %s | `%s` | %s |\n", d->name,
-                   type_name(d->type), d->unit ? d->unit : "", rg, def,
+            printf("| `%s` | %s | %s | %s | `%s` | %s | %s | %s |\n", d->name,
+                   type_name(d->type), d->unit ? d->unit : "", rg, def, live, pl,
                    d->doc ? d->doc : "");
         else
-            printf("  %-22s %-8s %-8s %-22s default %-14s %s\n", d->name,
-                   type_name(d->type), d->unit ? d->unit : "", rg, def,
-                   d->doc ? d->doc : "");
+            printf("  %-22s %-8s %-8s %-22s default %-14s %-4s %s%s%s\n", d->name,
+                   type_name(d->type), d->unit ? d->unit : "", rg, def, live,
+                   d->doc ? d->doc : "", pl[0] ? "; plausible " : "", pl);
     }
     printf("\n");
     sim_param_config_free(s, cfg);
@@ -73,8 +79,10 @@ int cmd_params(int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: mtcsim params [KIND] [--markdown]\n\n"
                    "Lists the entity kinds a scenario declares with mtcsim.KIND{...},\n"
-                   "their parameters (type, unit, range, default, meaning) and the\n"
-                   "actions sim:at can schedule.\n");
+                   "their parameters (type, unit, range, default, 'live' when sim:set\n"
+                   "may change it during a run, the plausible range outside which a\n"
+                   "declaration earns a warning, meaning) and the actions sim:at can\n"
+                   "schedule.\n");
             return HOST_OK;
         } else if (!strcmp(argv[i], "--markdown")) {
             md = 1;

@@ -216,6 +216,27 @@ static void appendf(char *buf, size_t buflen, size_t *n, const char *fmt, ...)
         *n += (size_t)k;
 }
 
+int sim_format_seconds(double s, char *buf, size_t buflen)
+{
+    static const struct { double f; const char *u; } units[] = {
+        {SIM_PLAUS_DAY, "d"}, {SIM_PLAUS_HOUR, "h"}, {SIM_PLAUS_MIN, "min"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (s >= units[i].f && fmod(s, units[i].f) == 0)
+            return snprintf(buf, buflen, "%g %s", s / units[i].f, units[i].u);
+    return snprintf(buf, buflen, "%g s", s);
+}
+
+int sim_param_plaus_format(const sim_param_desc *d, char *buf, size_t buflen)
+{
+    if (!(d->plaus_hi > 0))
+        return snprintf(buf, buflen, "%s", "");
+    char lo[32], hi[32];
+    sim_format_seconds(d->plaus_lo, lo, sizeof lo);
+    sim_format_seconds(d->plaus_hi, hi, sizeof hi);
+    return snprintf(buf, buflen, "%s .. %s (%s)", lo, hi,
+                    d->plaus_what ? d->plaus_what : "");
+}
+
 int sim_param_format(const sim_param_desc *d, const void *cfg, char *buf,
                      size_t buflen)
 {

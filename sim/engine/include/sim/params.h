@@ -121,6 +121,15 @@ int sim_param_set_profile(const sim_param_desc *d, void *cfg,
 int sim_param_list_append(const sim_param_desc *d, void *cfg, const char *v,
                           char *err, size_t errlen);
 
+/* A duration as people say it: "90 s", "5 min", "2 h", "3 d" (the
+ * largest of these units that divides it). snprintf convention. */
+int sim_format_seconds(double s, char *buf, size_t buflen);
+
+/* The plausible range of d as "1 min .. 30 d (the time between
+ * landmarks)", or "" when d has none (plaus_hi == 0). snprintf
+ * convention. */
+int sim_param_plaus_format(const sim_param_desc *d, char *buf, size_t buflen);
+
 /* Formats the current value as text for the results database ("3600",
  * "ml-dsa-44", "lognormal(mu=1,sigma=0.5)", "[w1,w2]"). Returns the
  * length that would have been written (snprintf convention). */
