@@ -57,6 +57,7 @@
 #include "mtc/staple.h"
 #include "sim/status.h"
 #include "web_internal.h"
+#include "web_rpmemo.h"
 
 #define LDP_SIGNAL_BYTES 4     /* the client's empty extension */
 #define LDP_RING 256           /* landmarks a client's cache spans per CA: more
@@ -99,23 +100,13 @@ typedef struct ldp_copy {    /* a proof set as the distribution point sent it */
     size_t len;
 } ldp_copy;
 
-typedef struct ldp_state {   /* the RP state (proof set, us, base version) */
-    uint32_t copy, us, base_version;
-    int ok;                  /* the proof set verified against that state */
-    mtc_rp_ca *rp;
-    sim_ca_view view;        /* the base view with rp replaced */
-} ldp_state;
-
 struct web_ldp {
     sim_rng *rng;
     ldp_client *cl;
     ldp_seen *seen;          /* nclients * nca */
     ldp_copy *copies;
     size_t ncopies, capcopies;
-    ldp_state **states;      /* each allocated alone: views stay put */
-    size_t nstates, capstates;
-    uint32_t *index;         /* open addressing over states (+1; 0 empty) */
-    size_t index_cap;
+    web_rpmemo states;       /* RP states (proof set, us, base version) */
     sim_metric *cache_hits;
     sim_metric *fetches, *failed, *sigless_fetched, *sigless_cached, *fallback;
     sim_metric *resp_bytes, *fetch_ms;
@@ -172,74 +163,26 @@ static long copy_of(web *wb, uint32_t ca, uint64_t log, uint64_t landmark)
     return (long)t->ncopies++;
 }
 
-static size_t state_slot(uint32_t copy, uint32_t us, uint32_t ver, size_t cap)
+/* web_rpmemo's apply: the proof set verified on the clone of the base
+ * state. */
+static int apply_proof_set(void *ctx, web_rpstate *s)
 {
-    uint64_t k = ((uint64_t)copy << 40) ^ ((uint64_t)us << 32) ^ ver;
-    k *= UINT64_C(0x9e3779b97f4a7c15);
-    return (size_t)(k >> 17) & (cap - 1);
-}
-
-static int index_grow(web_ldp *t)
-{
-    size_t cap = t->index_cap ? 2 * t->index_cap : 256;
-    uint32_t *ix = calloc(cap, sizeof *ix);
-    if (!ix)
-        return MTC_ERR_NOMEM;
-    for (size_t i = 0; i < t->nstates; i++) {
-        const ldp_state *s = t->states[i];
-        size_t j = state_slot(s->copy, s->us, s->base_version, cap);
-        while (ix[j])
-            j = (j + 1) & (cap - 1);
-        ix[j] = (uint32_t)i + 1;
-    }
-    free(t->index);
-    t->index = ix;
-    t->index_cap = cap;
-    return MTC_OK;
+    const ldp_copy *c = &((web_ldp *)ctx)->copies[s->copy];
+    mtc_staple *dec = NULL;
+    mtc_update_result res;
+    int ok = mtc_staple_decode(c->bytes, c->len, &dec) == MTC_OK &&
+             mtc_rp_ca_apply_proof_set(s->rp, dec, c->landmark, &res) == MTC_OK;
+    mtc_staple_free(dec);
+    return ok;
 }
 
 /* The relying-party state of proof set `copy` applied to base view v of
  * service us, made (and verified for real) on first use. NULL when out of
  * memory. */
-static const ldp_state *state_of(web *wb, uint32_t copy, uint32_t us,
-                                 const sim_ca_view *v)
+static const web_rpstate *state_of(web *wb, uint32_t copy, uint32_t us,
+                                   const sim_ca_view *v)
 {
-    web_ldp *t = wb->ldp;
-    if (2 * (t->nstates + 1) > t->index_cap && index_grow(t) != MTC_OK)
-        return NULL;
-    size_t j = state_slot(copy, us, v->version, t->index_cap);
-    for (; t->index[j]; j = (j + 1) & (t->index_cap - 1)) {
-        const ldp_state *s = t->states[t->index[j] - 1];
-        if (s->copy == copy && s->us == us && s->base_version == v->version)
-            return s;
-    }
-    if (t->nstates == t->capstates) {
-        size_t nc = t->capstates ? 2 * t->capstates : 64;
-        ldp_state **p = realloc(t->states, nc * sizeof *p);
-        if (!p)
-            return NULL;
-        t->states = p;
-        t->capstates = nc;
-    }
-    const ldp_copy *c = &t->copies[copy];
-    ldp_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    *s = (ldp_state){copy, us, v->version, 0, mtc_rp_ca_clone(v->rp), *v};
-    if (!s->rp) {
-        free(s);
-        return NULL;
-    }
-    mtc_staple *dec = NULL;
-    mtc_update_result res;
-    s->ok = mtc_staple_decode(c->bytes, c->len, &dec) == MTC_OK &&
-            mtc_rp_ca_apply_proof_set(s->rp, dec, c->landmark, &res) == MTC_OK;
-    mtc_staple_free(dec);
-    s->view.version = LDP_VERSION_BASE + (uint32_t)t->nstates;
-    s->view.rp = s->rp;
-    t->states[t->nstates] = s;
-    t->index[j] = (uint32_t)++t->nstates;
-    return s;
+    return web_rpmemo_get(&wb->ldp->states, copy, us, v, apply_proof_set, wb->ldp);
 }
 
 /* Whether the client (its slot sn) holds the proof set of (log, landmark). */
@@ -309,7 +252,7 @@ const sim_ca_view *web__ldp_resolve(web *wb, web_client *c, const web_cohort *co
                    ? copy_of(wb, ch->ca, ch->log_number, ch->landmark)
                    : -1;
     if (hit >= 0) {
-        const ldp_state *s = state_of(wb, (uint32_t)hit, (uint32_t)co->us, base);
+        const web_rpstate *s = state_of(wb, (uint32_t)hit, (uint32_t)co->us, base);
         if (s && s->ok) {
             f->state = WEB_LDPF_CACHED;
             sim_counter_add(t->cache_hits, k, 1);
@@ -342,7 +285,7 @@ const sim_ca_view *web__ldp_resolve(web *wb, web_client *c, const web_cohort *co
     sim_counter_add(t->req_ca, ch->ca, 1);
     long copy = u_fail >= ci->ldp_fail_prob ? copy_of(wb, ch->ca, ch->log_number, ch->landmark)
                                             : -1;
-    const ldp_state *s = copy >= 0 ? state_of(wb, (uint32_t)copy, (uint32_t)co->us, base) : NULL;
+    const web_rpstate *s = copy >= 0 ? state_of(wb, (uint32_t)copy, (uint32_t)co->us, base) : NULL;
     if (copy >= 0) {
         char head[sizeof RESP_OK + 24];
         int hl = snprintf(head, sizeof head, RESP_OK, (unsigned)t->copies[copy].len);
@@ -392,6 +335,7 @@ int web__ldp_create(web *wb, char *err, size_t errlen)
     if (!t)
         return MTC_ERR_NOMEM;
     wb->ldp = t;
+    web_rpmemo_init(&t->states, LDP_VERSION_BASE);
     t->cl = calloc(wb->nclients + 1, sizeof *t->cl);
     t->seen = calloc(wb->nclients * wb->nca + 1, sizeof *t->seen);
     if (!t->cl || !t->seen ||
@@ -451,13 +395,8 @@ void web__ldp_destroy(web *wb)
     sim_rng_destroy(t->rng);
     for (size_t i = 0; i < t->ncopies; i++)
         free(t->copies[i].bytes);
-    for (size_t i = 0; i < t->nstates; i++) {
-        mtc_rp_ca_free(t->states[i]->rp);
-        free(t->states[i]);
-    }
+    web_rpmemo_free(&t->states);
     free(t->copies);
-    free(t->states);
-    free(t->index);
     free(t->cl);
     free(t->seen);
     free(t);

@@ -38,6 +38,7 @@
 #include "mtc/staple.h"
 #include "sim/status.h"
 #include "web_internal.h"
+#include "web_rpmemo.h"
 
 #define STP_VISIT_BUCKETS 16
 #define STP_VERSION_BASE 0x80000000u   /* above every update-service version */
@@ -50,14 +51,6 @@ typedef struct stp_copy {    /* a staple as the sites sent it: (ca, seq) */
     size_t len;
 } stp_copy;
 
-typedef struct stp_state {   /* the RP state (staple, us, base version) */
-    uint32_t copy;           /* index into copies */
-    uint32_t us, base_version;
-    int ok;                  /* the staple verified against that state */
-    mtc_rp_ca *rp;
-    sim_ca_view view;        /* the base view with rp and the log replaced */
-} stp_state;
-
 typedef struct stp_client {
     uint32_t learned;        /* copy index + 1 per CA; 0: none */
     uint32_t nfull;          /* full handshakes with the CA's sites */
@@ -66,10 +59,7 @@ typedef struct stp_client {
 struct web_staple {
     stp_copy *copies;
     size_t ncopies, capcopies;
-    stp_state **states;      /* each allocated alone: views stay put */
-    size_t nstates, capstates;
-    uint32_t *index;         /* open addressing over states (+1; 0 empty) */
-    size_t index_cap;
+    web_rpmemo states;       /* RP states (staple, us, base version) */
     stp_client *cl;          /* nclients * nca */
     web_pubinfo scratch[2];
     sim_metric *bytes, *learned, *refused, *full_by, *sigless_by;
@@ -104,74 +94,16 @@ static long copy_of(web *wb, uint32_t ca)
     return (long)t->ncopies++;
 }
 
-static size_t state_slot(uint32_t copy, uint32_t us, uint32_t ver, size_t cap)
+/* web_rpmemo's apply: the staple verified on the clone of the base
+ * state, and its log in the view holding its landmarks. */
+static int apply_staple(void *ctx, web_rpstate *s)
 {
-    uint64_t k = ((uint64_t)copy << 40) ^ ((uint64_t)us << 32) ^ ver;
-    k *= UINT64_C(0x9e3779b97f4a7c15);
-    return (size_t)(k >> 17) & (cap - 1);
-}
-
-static int index_grow(web_staple *t)
-{
-    size_t cap = t->index_cap ? 2 * t->index_cap : 256;
-    uint32_t *ix = calloc(cap, sizeof *ix);
-    if (!ix)
-        return MTC_ERR_NOMEM;
-    for (size_t i = 0; i < t->nstates; i++) {
-        const stp_state *s = t->states[i];
-        size_t j = state_slot(s->copy, s->us, s->base_version, cap);
-        while (ix[j])
-            j = (j + 1) & (cap - 1);
-        ix[j] = (uint32_t)i + 1;
-    }
-    free(t->index);
-    t->index = ix;
-    t->index_cap = cap;
-    return MTC_OK;
-}
-
-/* The relying-party state of staple `copy` applied to base view v of
- * service us, made (and verified) on first use. NULL when out of memory. */
-static const stp_state *state_of(web *wb, uint32_t copy, uint32_t us,
-                                 const sim_ca_view *v)
-{
-    web_staple *t = wb->stp;
-    if (2 * (t->nstates + 1) > t->index_cap && index_grow(t) != MTC_OK)
-        return NULL;
-    size_t j = state_slot(copy, us, v->version, t->index_cap);
-    for (; t->index[j]; j = (j + 1) & (t->index_cap - 1)) {
-        const stp_state *s = t->states[t->index[j] - 1];
-        if (s->copy == copy && s->us == us && s->base_version == v->version)
-            return s;
-    }
-    if (t->nstates == t->capstates) {
-        size_t nc = t->capstates ? 2 * t->capstates : 64;
-        stp_state **p = realloc(t->states, nc * sizeof *p);
-        if (!p)
-            return NULL;
-        t->states = p;
-        t->capstates = nc;
-    }
-    const stp_copy *c = &t->copies[copy];
-    stp_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->copy = copy;
-    s->us = us;
-    s->base_version = v->version;
-    s->view = *v;
+    const stp_copy *c = &((web_staple *)ctx)->copies[s->copy];
     mtc_staple *dec = NULL;
     mtc_update_result res;
-    s->rp = mtc_rp_ca_clone(v->rp);
-    if (!s->rp) {
-        free(s);
-        return NULL;
-    }
-    s->ok = mtc_staple_decode(c->bytes, c->len, &dec) == MTC_OK &&
-            mtc_rp_ca_apply_staple(s->rp, dec, &res) == MTC_OK;
+    int ok = mtc_staple_decode(c->bytes, c->len, &dec) == MTC_OK &&
+             mtc_rp_ca_apply_staple(s->rp, dec, &res) == MTC_OK;
     mtc_staple_free(dec);
-    s->view.version = STP_VERSION_BASE + (uint32_t)t->nstates;
-    s->view.rp = s->rp;
     /* the staple's log now holds its landmarks (newest first: put first) */
     size_t k = 0;
     while (k < s->view.nlogs && s->view.log[k].log_number != c->log_number)
@@ -185,9 +117,15 @@ static const stp_state *state_of(web *wb, uint32_t copy, uint32_t us,
     }
     /* the lists are the update service's (another cosigner policy would
      * not see the staple's subtrees: only "pki" exists) */
-    t->states[t->nstates] = s;
-    t->index[j] = (uint32_t)++t->nstates;
-    return s;
+    return ok;
+}
+
+/* The relying-party state of staple `copy` applied to base view v of
+ * service us, made (and verified) on first use. NULL when out of memory. */
+static const web_rpstate *state_of(web *wb, uint32_t copy, uint32_t us,
+                                   const sim_ca_view *v)
+{
+    return web_rpmemo_get(&wb->stp->states, copy, us, v, apply_staple, wb->stp);
 }
 
 /* The last landmark of `log` in view v (0: none). */
@@ -222,7 +160,7 @@ const web_pubinfo *web__staple_view(web *wb, const web_client *c, size_t us,
         const sim_ca_view *v = pi->view[ca];
         if (!v || view_last(v, cp->log_number) >= cp->last_landmark)
             continue;
-        const stp_state *s = state_of(wb, sl->learned - 1, (uint32_t)us, v);
+        const web_rpstate *s = state_of(wb, sl->learned - 1, (uint32_t)us, v);
         if (!s || !s->ok)
             continue;
         if (!any) {
@@ -315,7 +253,7 @@ void web__staple_after(web *wb, web_client *c, size_t us, uint32_t ca,
     /* verified against the state the client holds now */
     const web_pubinfo *pi = web__pubinfo(wb, us, c->pub);
     const sim_ca_view *v = pi ? pi->view[ca] : NULL;
-    const stp_state *s = v ? state_of(wb, copy - 1, (uint32_t)us, v) : NULL;
+    const web_rpstate *s = v ? state_of(wb, copy - 1, (uint32_t)us, v) : NULL;
     if (s && s->ok) {
         sl->learned = copy;
         sim_counter_add(t->learned, k, 1);
@@ -337,6 +275,7 @@ int web__staple_create(web *wb, char *err, size_t errlen)
     if (!t)
         return MTC_ERR_NOMEM;
     wb->stp = t;
+    web_rpmemo_init(&t->states, STP_VERSION_BASE);
     size_t slots = wb->nca * SIM_CA_MAX_LOGS;
     t->cl = calloc(wb->nclients * wb->nca + 1, sizeof *t->cl);
     int rc = t->cl ? MTC_OK : MTC_ERR_NOMEM;
@@ -400,10 +339,7 @@ void web__staple_destroy(web *wb)
         return;
     for (size_t i = 0; i < t->ncopies; i++)
         free(t->copies[i].bytes);
-    for (size_t i = 0; i < t->nstates; i++) {
-        mtc_rp_ca_free(t->states[i]->rp);
-        free(t->states[i]);
-    }
+    web_rpmemo_free(&t->states);
     for (int s = 0; s < 2; s++) {
         free(t->scratch[s].adv_log);
         free(t->scratch[s].adv_lm);
@@ -412,8 +348,6 @@ void web__staple_destroy(web *wb)
         free(t->scratch[s].view);
     }
     free(t->copies);
-    free(t->states);
-    free(t->index);
     free(t->cl);
     free(t);
     wb->stp = NULL;
