@@ -29,30 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static fx world;
 static int ready;
 
-static int batch(uint64_t *next, uint64_t count, uint64_t ts)
-{
-    for (uint64_t i = 0; i < count; i++) {
-        mtc_entry_scratch s;
-        mtc_tbs_entry e;
-        uint8_t spki[64];
-        size_t sl;
-        if (fx_entry(&world, (*next)++, &s, &e, spki, &sl) ||
-            mtc_ilog_append(world.log, (mtc_slice){NULL, 0}, &e, NULL))
-            return -1;
-    }
-    return mtc_ilog_checkpoint_signed(world.log, world.cos, world.n_cos, ts);
-}
-
 static void setup(void)
 {
     uint64_t next = 0;
     if (fx_init(&world, MTC_SIG_ED25519, 2, 0, 1, 0))
         abort();
     for (int b = 0; b < 3; b++)
-        if (batch(&next, 6 + (uint64_t)b, FX_T0 + 60 * (uint64_t)(b + 1)) ||
-            mtc_landmarks_append(world.lm, mtc_ilog_size(world.log)))
+        if (fx_batch(&world, &next, 6 + (uint64_t)b, FX_T0 + 60 * (uint64_t)(b + 1), 1))
             abort();
-    if (batch(&next, 5, FX_T0 + 400)) /* the reference is past the last landmark */
+    /* the reference is past the last landmark */
+    if (fx_batch(&world, &next, 5, FX_T0 + 400, 0))
         abort();
     ready = 1;
 }

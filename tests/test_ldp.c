@@ -243,24 +243,6 @@ TEST(request_names_ca_log_and_landmark)
 
 /* ---- the proof set of one landmark ------------------------------------------------- */
 
-static uint64_t next_entry;
-
-static int batch(fx *f, uint64_t count, uint64_t ts)
-{
-    for (uint64_t i = 0; i < count; i++) {
-        mtc_entry_scratch s;
-        mtc_tbs_entry e;
-        uint8_t spki[64];
-        size_t sl;
-        if (fx_entry(f, next_entry++, &s, &e, spki, &sl) ||
-            mtc_ilog_append(f->log, (mtc_slice){NULL, 0}, &e, NULL))
-            return -1;
-    }
-    if (mtc_ilog_checkpoint_signed(f->log, f->cos, f->n_cos, ts))
-        return -1;
-    return mtc_landmarks_append(f->lm, mtc_ilog_size(f->log));
-}
-
 /* CA 32473.1 with witnesses .101 and .102 (policy: all); 3 batches of 7
  * entries, a landmark after each. The encoded proof set of landmark L
  * (caller frees). */
@@ -287,13 +269,8 @@ static uint8_t *proof_set(fx *f, uint64_t L, size_t *len)
 
 static int world(fx *f)
 {
-    next_entry = 0;
-    if (fx_init(f, MTC_SIG_ED25519, 2, 0, 1, 0))
-        return -1;
-    for (int b = 0; b < 3; b++)
-        if (batch(f, 7, FX_T0 + 60 * (uint64_t)(b + 1)))
-            return -1;
-    return 0;
+    uint64_t next;
+    return fx_three_landmarks(f, &next);
 }
 
 static mtc_rp_ca *empty_rp(fx *f)

@@ -20,31 +20,14 @@ static uint64_t next_entry;
 
 static int batch(uint64_t count, uint64_t ts, int landmark)
 {
-    for (uint64_t i = 0; i < count; i++) {
-        mtc_entry_scratch s;
-        mtc_tbs_entry e;
-        uint8_t spki[64];
-        size_t sl;
-        if (fx_entry(&F, next_entry++, &s, &e, spki, &sl) ||
-            mtc_ilog_append(F.log, (mtc_slice){NULL, 0}, &e, NULL))
-            return -1;
-    }
-    if (mtc_ilog_checkpoint_signed(F.log, F.cos, F.n_cos, ts))
-        return -1;
-    return landmark ? mtc_landmarks_append(F.lm, mtc_ilog_size(F.log)) : 0;
+    return fx_batch(&F, &next_entry, count, ts, landmark);
 }
 
 /* CA 32473.1, witnesses 32473.101 and .102 (policy: all); 3 batches of
  * 7, a landmark after each: the staple carries 3 landmarks' subtrees. */
 static int setup(void)
 {
-    next_entry = 0;
-    if (fx_init(&F, MTC_SIG_ED25519, 2, 0, 1, 0))
-        return -1;
-    for (int b = 0; b < 3; b++)
-        if (batch(7, FX_T0 + 60 * (uint64_t)(b + 1), 1))
-            return -1;
-    return 0;
+    return fx_three_landmarks(&F, &next_entry);
 }
 
 static mtc_rp_ca *empty_rp(void)

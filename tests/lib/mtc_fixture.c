@@ -36,6 +36,33 @@ int fx_entry(const fx *f, uint64_t i, mtc_entry_scratch *s, mtc_tbs_entry *e,
                                     name, spki, *spki_len) == MTC_OK ? 0 : -1;
 }
 
+int fx_batch(fx *f, uint64_t *next, uint64_t count, uint64_t ts, int landmark)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        mtc_entry_scratch s;
+        mtc_tbs_entry e;
+        uint8_t spki[64];
+        size_t sl;
+        if (fx_entry(f, (*next)++, &s, &e, spki, &sl) ||
+            mtc_ilog_append(f->log, (mtc_slice){NULL, 0}, &e, NULL))
+            return -1;
+    }
+    if (mtc_ilog_checkpoint_signed(f->log, f->cos, f->n_cos, ts))
+        return -1;
+    return landmark ? mtc_landmarks_append(f->lm, mtc_ilog_size(f->log)) : 0;
+}
+
+int fx_three_landmarks(fx *f, uint64_t *next)
+{
+    *next = 0;
+    if (fx_init(f, MTC_SIG_ED25519, 2, 0, 1, 0))
+        return -1;
+    for (int b = 0; b < 3; b++)
+        if (fx_batch(f, next, 7, FX_T0 + 60 * (uint64_t)(b + 1), 1))
+            return -1;
+    return 0;
+}
+
 int fx_init(fx *f, mtc_sig_alg alg, size_t witnesses, uint64_t n,
             uint64_t batch, uint64_t per_landmark)
 {

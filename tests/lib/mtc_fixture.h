@@ -36,6 +36,16 @@ int fx_init(fx *f, mtc_sig_alg alg, size_t witnesses, uint64_t n,
             uint64_t batch, uint64_t per_landmark);
 void fx_free(fx *f);
 
+/* Appends entries *next .. *next + count - 1 (advancing *next) and closes
+ * the batch with a checkpoint signed at ts; with landmark, allocates a
+ * landmark at it. 0 on success. */
+int fx_batch(fx *f, uint64_t *next, uint64_t count, uint64_t ts, int landmark);
+
+/* fx_init's world with no entries, then 3 batches of 7 entries at
+ * FX_T0 + 60, + 120, + 180, a landmark after each (the proof sets', staples'
+ * and updates' tests and fuzzers start from it). *next: the next entry. */
+int fx_three_landmarks(fx *f, uint64_t *next);
+
 /* The entry fields and SPKI of entry i (borrowing scratch and spki). */
 int fx_entry(const fx *f, uint64_t i, mtc_entry_scratch *s, mtc_tbs_entry *e,
              uint8_t spki[64], size_t *spki_len);
