@@ -61,7 +61,8 @@ for f in "$tmp/single" "$tmp/ps"; do
   awk '$1 == "update_bytes" { t = $2 } $1 ~ /^update_bytes_/ { s += $2 } END { exit !(t > 0 && s == t) }' "$f" ||
     { echo "update_bytes' parts do not add up in $f"; grep '^update_bytes' "$f"; exit 1; }
 done
-for m in update_bytes_ref_checkpoints update_bytes_cosignatures update_bytes_proofs update_bytes_subtree_hashes; do
+for m in update_bytes_ref_checkpoints update_bytes_cosignatures update_bytes_proofs update_bytes_subtree_hashes \
+         update_bytes_group_versions; do
   grep -q "^$m  *[1-9]" "$tmp/single" || fail "no $m"
 done
 diff "$tmp/single" "$tmp/ps" | grep '^[<>] update_bytes_' | grep -qv '^[<>] update_bytes_proofs ' &&

@@ -237,3 +237,16 @@ int pki_ca_unreachable(pki_state *ps, size_t ca, double duration_s)
     ps->ca[ca].unreachable++;
     return sim_call_at(ps->env->engine, at, reachable_again, &ps->ca[ca]);
 }
+
+void pki_group_versions_between(const pki_update *u, sim_time t0, sim_time t1, size_t *n,
+                                size_t *bytes)
+{
+    *n = 0;
+    *bytes = 0;
+    const pki_group *g = u->group;
+    for (size_t i = 0; g && i < g->nv; i++)
+        if (g->v[i].time >= t0 && g->v[i].time < t1) {
+            (*n)++;
+            *bytes += g->v[i].enc_len;
+        }
+}

@@ -574,6 +574,11 @@ void pki_update_set_manual(pki_update *u, int down);
 int pki_group_setup(pki_state *ps, pki_update *u, char *err, size_t errlen);
 int pki_group_start(pki_state *ps, pki_update *u);
 void pki_group_free(pki_update *u);
+/* The group versions of u defined in [t0, t1) (a publication at time t
+ * holds those made strictly before t, as the web side reads them):
+ * *n of them and their encodings' total length in *bytes. */
+void pki_group_versions_between(const pki_update *u, sim_time t0, sim_time t1, size_t *n,
+                                size_t *bytes);
 /* The ca_unreachable action: no update service fetches from ca for
  * duration_s seconds (overlapping periods nest). */
 int pki_ca_unreachable(pki_state *ps, size_t ca, double duration_s);

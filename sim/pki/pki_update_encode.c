@@ -216,12 +216,25 @@ static size_t encode_update(pki_update *u, uint32_t from, uint32_t to,
                   vb, &w, pp);
     }
     bw_close(&w, cas, 4);
-    size_t len = w.oom ? 0 : w.len;
+    /* A service with a timestamped landmark group also delivers the
+     * group's versions defined since `from` (the relying party learns
+     * what each version contains from its update service, a departure of
+     * this project's: docs/model.md), as GroupVersion
+     * versions<0..2^32-1>, each opaque<1..2^16-1> (mtc_lmgroup_encode).
+     * Priced by length: the encodings are the group publisher's. */
+    size_t gbytes = 0;
+    if (u->group) {
+        size_t gn = 0;
+        pki_group_versions_between(u, u->pub[from].time, u->pub[to].time, &gn, &gbytes);
+        gbytes += 4 + 2 * gn;
+        pp->group_versions = (uint32_t)gbytes;
+    }
+    size_t len = w.oom ? 0 : w.len + gbytes;
     free(w.p);
     /* the header (from, to, the CAs' vector prefix) and what preceded each
      * CA's first log record (ID, minSerial, logs' prefix) are framing */
     uint32_t sum = pp->framing + pp->subtree_hashes + pp->revocations + pp->ref_checkpoints +
-                   pp->cosignatures + pp->proofs;
+                   pp->cosignatures + pp->proofs + pp->group_versions;
     if (len == 0)
         memset(pp, 0, sizeof *pp);
     else

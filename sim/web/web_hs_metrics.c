@@ -140,9 +140,15 @@ int web__metrics_create(web *wb)
     /* update_bytes by part, when the PKI says (the real encoding's fields) */
     static const char *const parts[WEB_UPD_PARTS] = {
         "update_bytes_framing", "update_bytes_subtree_hashes", "update_bytes_revocations",
-        "update_bytes_ref_checkpoints", "update_bytes_cosignatures", "update_bytes_proofs"};
+        "update_bytes_ref_checkpoints", "update_bytes_cosignatures", "update_bytes_proofs",
+        "update_bytes_group_versions"};
+    /* the group versions' part exists with a landmark group only */
+    int groups = 0;
+    for (size_t us = 0; us < wb->nus && wb->pki->us_group; us++)
+        groups |= wb->pki->us_group(wb->pki->ctx, us) != NULL;
     for (int i = 0; i < WEB_UPD_PARTS && wb->pki->update_parts; i++)
-        rc |= sim_metrics_counter(m, parts[i], "bytes", nc, 0, &x->upd_part[i]);
+        if (i < WEB_UPD_PARTS - 1 || groups)
+            rc |= sim_metrics_counter(m, parts[i], "bytes", nc, 0, &x->upd_part[i]);
     if (rc)
         return SIM_ERR_METRIC;
     const char *reasons[MTC_RP_REASON_COUNT];

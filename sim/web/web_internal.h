@@ -100,7 +100,8 @@ typedef struct web_cert_hot {
 
 /* What a handshake reads of a site, densely: its certificates, and what
  * the same handshake would cost with the baseline chains (web_flight.c). */
-#define WEB_UPD_PARTS 6 /* update_bytes' parts (web_update.c) */
+#define WEB_UPD_PARTS 7 /* update_bytes' parts (web_update.c); the 7th only
+                          with a landmark group */
 
 typedef struct web_site_hot {
     uint32_t cert[WEB_SITE_CERTS]; /* = web_site.cert */

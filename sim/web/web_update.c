@@ -310,10 +310,12 @@ void web__update_check(web *wb, web_client *c, web_cohort *co, gsl_rng *r,
         sim_update_parts pp;
         b = p->update_parts(p->ctx, co->us, have, latest, &pp);
         uint32_t v[WEB_UPD_PARTS] = {pp.framing, pp.subtree_hashes, pp.revocations,
-                                     pp.ref_checkpoints, pp.cosignatures, pp.proofs};
+                                     pp.ref_checkpoints, pp.cosignatures, pp.proofs,
+                                     pp.group_versions};
         uint64_t sum = 0;
         for (int i = 0; i < WEB_UPD_PARTS; i++) {
-            sim_counter_add(wb->m.upd_part[i], c->cohort, v[i]);
+            if (wb->m.upd_part[i])
+                sim_counter_add(wb->m.upd_part[i], c->cohort, v[i]);
             sum += v[i];
         }
         if (wb->env.check_invariants &&

@@ -287,6 +287,10 @@ typedef struct sim_update_parts {
     uint32_t cosignatures;    /* the signatures on them */
     uint32_t proofs;          /* subtree consistency proofs: per subtree, or
                                  the bulk proofs with their indices */
+    uint32_t group_versions;  /* timestamped landmark-group versions defined
+                                 between the two publications (services with
+                                 group_cas only), their encodings with a
+                                 length prefix each */
 } sim_update_parts;
 
 /* sim_pki_update_bytes with the parts in *out (zero when it is 0). */
