@@ -25,8 +25,12 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
 # a SIGKILL then would leave the test judging the load, not the recording
 export OMPI_MCA_odls_base_sigkill_timeout=10
 
-# 9 runs over 2 ranks: rank 1 does runs 2, 4, 6, 8 of the list (1-based)
-sw="tests/lua/mpi_sweep.lua --set scale=0.005 --set days=0.25 --replications 3 --seed 5"
+# 9 runs over 2 ranks: rank 1 does runs 2, 4, 6, 8 of the list (1-based).
+# Each run must last long enough that rank 1 is still in its second when
+# it is killed: about 0.7 s of CPU each (at days=0.25 and scale=0.005 the
+# cheaper log history made a run 0.3 s, and under load rank 1 sometimes
+# finished every run first, leaving nothing interrupted)
+sw="tests/lua/mpi_sweep.lua --set scale=0.1 --set days=1 --replications 3 --seed 5"
 mpirun --oversubscribe -np 2 "$M" run $sw --spread-runs --out "$tmp/d.db" \
   > "$tmp/out" 2> "$tmp/err" &
 pid=$!
@@ -87,7 +91,9 @@ echo "rank 1 killed: $ndone run(s) kept ($c1 from rank 1), $nint interrupted wit
 # naming rank 1 (it sent no shard) and stores no metrics (they would be
 # rank 0's half of the population), and --resume finishes the rest.
 rm -f "$tmp"/d.db* "$tmp/out" "$tmp/err"
-sh2="tests/lua/mpi_sweep.lua --set scale=0.02 --set days=1 --replications 1 --seed 5"
+# runs of about 1.5 s of CPU (0.4 s at scale=0.02 and days=1 ended the
+# second run before the kill once the log history became cheap)
+sh2="tests/lua/mpi_sweep.lua --set scale=0.3 --set days=2 --replications 1 --seed 5"
 mpirun --oversubscribe -np 2 "$M" run $sh2 --out "$tmp/d.db" > "$tmp/out" 2> "$tmp/err" &
 pid=$!
 r1=""; i=0
@@ -104,7 +110,7 @@ while [ $i -lt 2400 ]; do
 done
 [ -n "$r1" ] || fail "sharded: rank 1's process not found"
 [ "$(q "select count(*) from run where status='running'")" = 1 ] || fail "sharded: the second run did not begin in 120 s"
-sleep 0.5     # rank 1 at work on its shard of the second run
+sleep 0.1     # rank 1 at work on its shard of the second run
 kill -9 "$r1"
 wait "$pid"; rc=$?; pid=""
 [ $rc -ne 0 ] || fail "sharded: mpirun exited 0 although a rank was killed"
