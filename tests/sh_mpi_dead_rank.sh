@@ -8,6 +8,11 @@
 # rank and the signal, and that --resume finishes the rest. Last, rank 0
 # itself is killed with SIGKILL: ls and report show its run abandoned, and
 # --resume makes the same runs as a sweep that was never killed.
+#
+# The process to be killed is held before a chosen run's first event by
+# the test hook MTCSIM_TEST_HOLD_RUN=RANK:N, so a run is surely in flight
+# when the SIGKILL arrives: killing at a moment timed from outside raced
+# with runs of a fraction of a second (under load, the runs ended first).
 set -u
 M="$1/mtcsim"
 tmp=${KEEP:-$(mktemp -d)}; pid=""
@@ -25,33 +30,44 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_plm_rsh_agent=false
 # a SIGKILL then would leave the test judging the load, not the recording
 export OMPI_MCA_odls_base_sigkill_timeout=10
 
+# rank_pid RANK: the mtcsim under this mpirun ($pid) whose rank is RANK
+rank_pid() {
+  for p in $(pgrep -P "$pid" 2>/dev/null); do
+    tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" &&
+      { echo "$p"; return; }
+  done
+}
+# wait_held RANK: waits (at most 120 s) until rank RANK says it is held;
+# prints its pid
+wait_held() {
+  i=0
+  while [ $i -lt 2400 ]; do
+    if grep -q "rank $1 held before run" "$tmp/err" 2>/dev/null; then
+      rank_pid "$1"; return
+    fi
+    kill -0 "$pid" 2>/dev/null || return
+    sleep 0.05; i=$((i + 1))
+  done
+}
+
+# the hook's value is checked
+MTCSIM_TEST_HOLD_RUN=1:0 "$M" run tests/lua/mpi_sweep.lua --set scale=0.005 > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q 'MTCSIM_TEST_HOLD_RUN must be RANK:N' "$tmp/err" ||
+  fail "a malformed MTCSIM_TEST_HOLD_RUN was not refused"
+rm -f "$tmp/err"
+
 # 9 runs over 2 ranks: rank 1 does runs 2, 4, 6, 8 of the list (1-based).
-# Each run must last long enough that rank 1 is still in its second when
-# it is killed: about 0.7 s of CPU each (at days=0.25 and scale=0.005 the
-# cheaper log history made a run 0.3 s, and under load rank 1 sometimes
-# finished every run first, leaving nothing interrupted)
-sw="tests/lua/mpi_sweep.lua --set scale=0.1 --set days=1 --replications 3 --seed 5"
-mpirun --oversubscribe -np 2 "$M" run $sw --spread-runs --out "$tmp/d.db" \
-  > "$tmp/out" 2> "$tmp/err" &
+# It is held before its second run (run 4), the first one's result sent.
+sw="tests/lua/mpi_sweep.lua --set scale=0.005 --set days=0.25 --replications 3 --seed 5"
+MTCSIM_TEST_HOLD_RUN=1:2 mpirun --oversubscribe -np 2 "$M" run $sw --spread-runs \
+  --out "$tmp/d.db" > "$tmp/out" 2> "$tmp/err" &
 pid=$!
-# rank 1's process: the mtcsim under this mpirun whose rank is 1
-r1=""; i=0
-while [ $i -lt 1200 ]; do
-  if [ -z "$r1" ]; then
-    for p in $(pgrep -P "$pid" 2>/dev/null); do
-      tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && r1=$p
-    done
-  fi
-  # "rep 1": rank 1's first run (point 0, replication 1) reached its end
-  [ -n "$r1" ] && grep -q '^rep 1 ' "$tmp/out" && break
-  sleep 0.05; i=$((i + 1))
-done
-[ -n "$r1" ] || fail "rank 1's process not found"
-grep -q '^rep 1 ' "$tmp/out" || fail "rank 1 did not finish its first run in 60 s"
-# then its result travels to rank 0; wait for it (at most 4 s: the code
-# before this check sent results only at the end, and must fail below)
+r1=$(wait_held 1)
+[ -n "$r1" ] || fail "rank 1 was not held before its second run in 120 s"
+# its first result travels to rank 0 (sent when the run ended, not at the
+# end of the job); rank 0 records it between its own runs
 i=0
-while [ $i -lt 80 ] && [ "$(sqlite3 "$tmp/d.db" "select count(*) from run_attr
+while [ $i -lt 2400 ] && [ "$(sqlite3 "$tmp/d.db" "select count(*) from run_attr
       where name='mpi_rank' and value='1'" 2>/dev/null || echo 0)" = 0 ]; do
   sleep 0.05; i=$((i + 1))
 done
@@ -71,9 +87,8 @@ nint=$(q "select count(*) from run where status='interrupted'")
 why1=$(q "select r.error from run r join run_attr a on a.run_id=r.run_id and a.name='mpi_rank'
           where a.value='1' and r.status='interrupted'")
 ndone=$(q "select count(*) from run where status='completed'")
-if [ "$c1" -lt 4 ]; then
-  echo "$why1" | grep -q 'rank 1 stopped' || fail "rank 1's stopped run has no reason: '$why1'"
-fi
+[ "$c1" -eq 1 ] || fail "rank 1 completed $c1 runs before it was held at its second"
+echo "$why1" | grep -q 'rank 1 stopped' || fail "rank 1's stopped run has no reason: '$why1'"
 noreason=$(q "select count(*) from run where status<>'completed' and coalesce(error,'')=''")
 [ "$noreason" -eq 0 ] || fail "$noreason stopped run(s) without a reason"
 # a single process finishes what the killed job left
@@ -91,26 +106,15 @@ echo "rank 1 killed: $ndone run(s) kept ($c1 from rank 1), $nint interrupted wit
 # naming rank 1 (it sent no shard) and stores no metrics (they would be
 # rank 0's half of the population), and --resume finishes the rest.
 rm -f "$tmp"/d.db* "$tmp/out" "$tmp/err"
-# runs of about 1.5 s of CPU (0.4 s at scale=0.02 and days=1 ended the
-# second run before the kill once the log history became cheap)
-sh2="tests/lua/mpi_sweep.lua --set scale=0.3 --set days=2 --replications 1 --seed 5"
-mpirun --oversubscribe -np 2 "$M" run $sh2 --out "$tmp/d.db" > "$tmp/out" 2> "$tmp/err" &
+# rank 1 is held before the second run's first event
+sh2="tests/lua/mpi_sweep.lua --set scale=0.02 --set days=0.5 --replications 1 --seed 5"
+MTCSIM_TEST_HOLD_RUN=1:2 mpirun --oversubscribe -np 2 "$M" run $sh2 --out "$tmp/d.db" \
+  > "$tmp/out" 2> "$tmp/err" &
 pid=$!
-r1=""; i=0
-while [ $i -lt 2400 ]; do
-  if [ -z "$r1" ]; then
-    for p in $(pgrep -P "$pid" 2>/dev/null); do
-      tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' && r1=$p
-    done
-  fi
-  # the first run recorded and the second begun
-  [ -n "$r1" ] && [ "$(sqlite3 "$tmp/d.db" "select count(*) from run where status='completed'" 2>/dev/null || echo 0)" = 1 ] &&
-    [ "$(sqlite3 "$tmp/d.db" "select count(*) from run where status='running'" 2>/dev/null || echo 0)" = 1 ] && break
-  sleep 0.05; i=$((i + 1))
-done
-[ -n "$r1" ] || fail "sharded: rank 1's process not found"
-[ "$(q "select count(*) from run where status='running'")" = 1 ] || fail "sharded: the second run did not begin in 120 s"
-sleep 0.1     # rank 1 at work on its shard of the second run
+r1=$(wait_held 1)
+[ -n "$r1" ] || fail "sharded: rank 1 was not held before the second run in 120 s"
+[ "$(q "select count(*) from run where status='running'")" = 1 ] ||
+  fail "sharded: the second run is not recorded as begun"
 kill -9 "$r1"
 wait "$pid"; rc=$?; pid=""
 [ $rc -ne 0 ] || fail "sharded: mpirun exited 0 although a rank was killed"
@@ -137,21 +141,13 @@ echo "sharded run, rank 1 killed: the first run kept, the second interrupted ('$
 # holds the same runs as one made without a kill (spread: every run is
 # one process's, as a single process makes it).
 rm -f "$tmp"/d.db* "$tmp/out" "$tmp/err"
+# rank 0 is held before its second run, which it recorded as begun
 sw1="tests/lua/mpi_sweep.lua --set scale=0.005 --set days=0.25 --replications 2 --seed 5"
-mpirun --oversubscribe -np 2 "$M" run $sw1 --spread-runs --out "$tmp/d.db" > "$tmp/out" 2> "$tmp/err" &
+MTCSIM_TEST_HOLD_RUN=0:2 mpirun --oversubscribe -np 2 "$M" run $sw1 --spread-runs \
+  --out "$tmp/d.db" > "$tmp/out" 2> "$tmp/err" &
 pid=$!
-r0=""; i=0
-while [ $i -lt 2400 ]; do
-  if [ -z "$r0" ]; then
-    for p in $(pgrep -P "$pid" 2>/dev/null); do
-      tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=0' && r0=$p
-    done
-  fi
-  [ -n "$r0" ] && [ "$(sqlite3 "$tmp/d.db" "select count(*) from run where status='completed'" 2>/dev/null || echo 0)" -ge 1 ] &&
-    [ "$(sqlite3 "$tmp/d.db" "select count(*) from run where status='running'" 2>/dev/null || echo 0)" = 1 ] && break
-  sleep 0.05; i=$((i + 1))
-done
-[ -n "$r0" ] || fail "rank 0 killed: rank 0's process not found"
+r0=$(wait_held 0)
+[ -n "$r0" ] || fail "rank 0 killed: rank 0 was not held before its second run in 120 s"
 kill -9 "$r0"
 wait "$pid"; pid=""
 [ "$(q "select count(*) from run where status='running'")" = 1 ] ||

@@ -214,6 +214,12 @@ int cmd_run(int argc, char **argv)
     memset(&pl, 0, sizeof pl);
     int status = run_parse_args(argc, argv, &o);
     o.interrupt = &g_interrupt;
+    if (status == HOST_OK && run_hold_from_env(getenv("MTCSIM_TEST_HOLD_RUN"),
+                                               &o) != HOST_OK) {
+        fprintf(stderr, "mtcsim run: MTCSIM_TEST_HOLD_RUN must be RANK:N "
+                        "(a rank >= 0 and a run number >= 1)\n");
+        status = HOST_USAGE;
+    }
     /* one account of the output folder's bytes for all runs, -j workers
      * included: mapped shared before they are forked */
     lhost_account *account = mmap(NULL, sizeof *account, PROT_READ | PROT_WRITE,

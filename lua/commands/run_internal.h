@@ -61,6 +61,14 @@ typedef struct run_opts {
     int accept_changes;     /* --resume despite other options or files */
     int profile;            /* --profile: CPU time by phase and part */
     int traceback;          /* --traceback: Lua's stack after an error */
+    /* A test hook, from the environment (MTCSIM_TEST_HOLD_RUN=RANK:N):
+     * the process of rank hold_rank stops before the first event of the
+     * N-th run it starts (hold_run; 0: never), its run already recorded
+     * as begun, and waits there for a signal. Tests that kill a process
+     * with a run in flight use it to be sure one is in flight: timing
+     * it from outside raced with runs of a fraction of a second. */
+    int hold_rank;
+    long hold_run;
     char resume_db[LHOST_PATH_MAX]; /* --resume: the database (o->out) */
     uint64_t max_instr;
     uint64_t max_mem_mb;
@@ -146,6 +154,9 @@ int run_parse_args(int argc, char **argv, run_opts *o);
  * disk: also for a command line read back from a database, which is only
  * compared, never obeyed. */
 int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs);
+/* Fills o's hold_rank and hold_run from the test hook's value
+ * "RANK:N" (NULL or empty: no hold); HOST_OK or HOST_USAGE. */
+int run_hold_from_env(const char *value, run_opts *o);
 /* Checks the scenario (readable) and --out (its directory) of o, filling
  * o->out_dir; HOST_OK or HOST_USAGE (printed). */
 int run_check_args(run_opts *o);

@@ -111,6 +111,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
     const sim_shard *shard = c->shard;
     char err[8192];
     size_t done = 0;    /* runs recorded, in to-do order */
+    long started = 0;   /* runs this process began (the test hold's count) */
     for (size_t k = 0; k < ntodo && c->status == HOST_OK && !*c->interrupt; k++) {
         size_t idx = todo[k], p = idx / (size_t)c->pl->reps;
         long r = (long)(idx % (size_t)c->pl->reps);
@@ -193,6 +194,15 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                                     isatty(2), o->quiet, 0, 0, 0, label};
         sim_progress_init(&pc.p, &pcfg);
         double t0 = host_now();
+        started++;
+        if (o->hold_run == started && o->hold_rank == shard->rank) {
+            /* the test hook: a run surely in flight until a signal (or
+             * the SIGKILL the test sends) */
+            fprintf(stderr, "mtcsim run: rank %d held before run %ld's first "
+                            "event (MTCSIM_TEST_HOLD_RUN)\n", shard->rank, started);
+            while (!*c->interrupt)
+                usleep(20000);
+        }
         if (c->status == HOST_OK && !start_stopped)
             rc = lworld_run(lw, c->interrupt, on_progress, &pc, err, sizeof err);
         char line[256];

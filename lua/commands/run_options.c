@@ -298,6 +298,27 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
     return HOST_OK;
 }
 
+int run_hold_from_env(const char *value, run_opts *o)
+{
+    o->hold_rank = 0;
+    o->hold_run = 0;
+    if (!value || !*value)
+        return HOST_OK;
+    char *end = NULL;
+    errno = 0;
+    long rank = strtol(value, &end, 10);
+    if (errno || end == value || *end != ':' || rank < 0 || rank > 1000000)
+        return HOST_USAGE;
+    const char *n = end + 1;
+    errno = 0;
+    long run = strtol(n, &end, 10);
+    if (errno || end == n || *end || run < 1)
+        return HOST_USAGE;
+    o->hold_rank = (int)rank;
+    o->hold_run = run;
+    return HOST_OK;
+}
+
 int run_parse_args(int argc, char **argv, run_opts *o)
 {
     int rc = run_parse_only(argc, argv, o, stderr);
