@@ -74,10 +74,16 @@ TEST(every_profile_checks_out_in_openssl)
         ASSERT_TRUE(san != NULL);
         ASSERT_EQ(sk_GENERAL_NAME_num(san), p[i].sans);
         GENERAL_NAMES_free(san);
-        STACK_OF(SCT) *scts = X509_get_ext_d2i(x[0], NID_ct_precert_scts, NULL, NULL);
-        ASSERT_TRUE(scts != NULL);
-        ASSERT_EQ(sk_SCT_num(scts), p[i].scts);
-        SCT_LIST_free(scts);
+        if (p[i].scts == 0) {
+            /* no SCTs: no SCT list extension (an empty list is malformed) */
+            ASSERT_TRUE(X509_get_ext_by_NID(x[0], NID_ct_precert_scts, -1) < 0);
+            ASSERT_EQ(c->sct_list_len, 0);
+        } else {
+            STACK_OF(SCT) *scts = X509_get_ext_d2i(x[0], NID_ct_precert_scts, NULL, NULL);
+            ASSERT_TRUE(scts != NULL);
+            ASSERT_EQ(sk_SCT_num(scts), p[i].scts);
+            SCT_LIST_free(scts);
+        }
         /* the leaf is an end entity, the others CAs */
         ASSERT_EQ(X509_check_ca(x[0]), 0);
         for (size_t k = 1; k < c->ncerts; k++)
@@ -194,6 +200,70 @@ TEST(verification_list)
     }
 }
 
+/* The private (enterprise) profile: two certificates (the root is not
+ * sent), no SCTs, no OCSP; the post-quantum version (every CA key
+ * ML-DSA-44 around an ML-DSA-44 leaf) in closed form from its parts:
+ * the leaf carries one ML-DSA-44 signature (by the issuing CA) and an
+ * ML-DSA-44 key, the issuing CA's certificate one signature and one key;
+ * a client verifies two signatures and the CertificateVerify. */
+TEST(private_profile)
+{
+    const mtc_chain_profile *p = mtc_chain_profile_by_name("private");
+    ASSERT_TRUE(p != NULL);
+    ASSERT_EQ(p->scts, 0);
+    ASSERT_EQ(p->ocsp, 0);
+    ASSERT_EQ(p->cross_key, MTC_CHAIN_ALG_NONE);
+    mtc_chain *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    ASSERT_TRUE(a && b);
+    mtc_chain_opts o = {"vpn.corp.example", NB, 7 * 86400, 0, 0, 0};
+    ASSERT_OK(mtc_chain_build(p, &o, a));
+    ASSERT_EQ(a->ncerts, 2);
+    X509 *x = cert_at(a, 0);
+    ASSERT_TRUE(x != NULL);
+    /* AIA names the issuer certificate only: no OCSP responder */
+    AUTHORITY_INFO_ACCESS *aia = X509_get_ext_d2i(x, NID_info_access, NULL, NULL);
+    ASSERT_TRUE(aia != NULL);
+    ASSERT_EQ(sk_ACCESS_DESCRIPTION_num(aia), 1);
+    ASSERT_EQ(OBJ_obj2nid(sk_ACCESS_DESCRIPTION_value(aia, 0)->method), NID_ad_ca_issuers);
+    AUTHORITY_INFO_ACCESS_free(aia);
+    X509_free(x);
+    o.leaf_alg = MTC_CHAIN_ALG_MLDSA44;
+    o.ca_alg = MTC_CHAIN_ALG_MLDSA44;
+    o.drop_cross = 1;
+    ASSERT_OK(mtc_chain_build(p, &o, b));
+    ASSERT_EQ(b->ncerts, 2);
+    ASSERT_EQ(b->sct_list_len, 0);
+    ASSERT_EQ(b->handshake_sig_len, 2420);
+    /* a signature and a key each, plus the DER around them: ML-DSA-44's
+     * 2,420 + 1,312 bytes (BIT STRING and SPKI overhead below 40 bytes) */
+    for (size_t k = 0; k < 2; k++) {
+        ASSERT_TRUE(b->len[k] > 2420 + 1312);
+        ASSERT_TRUE(b->len[k] < 2420 + 1312 + 1000);
+    }
+    mtc_chain_verif v[MTC_CHAIN_VERIF_MAX];
+    size_t nv = mtc_chain_verifications(p, &o, v);
+    ASSERT_EQ(nv, 3);
+    ASSERT_EQ(v[0].role, MTC_CHAIN_V_LEAF);
+    ASSERT_EQ(v[1].role, MTC_CHAIN_V_INTERMEDIATE);
+    ASSERT_EQ(v[2].role, MTC_CHAIN_V_HANDSHAKE);
+    for (size_t k = 0; k < nv; k++)
+        ASSERT_EQ(v[k].alg, MTC_CHAIN_ALG_MLDSA44);
+    /* the same profile at ML-DSA-65: each certificate grows by exactly
+     * the signature's and the key's difference (3,309 - 2,420 and
+     * 1,952 - 1,312), give or take DER length bytes */
+    mtc_chain_opts o65 = o;
+    o65.leaf_alg = MTC_CHAIN_ALG_MLDSA65;
+    o65.ca_alg = MTC_CHAIN_ALG_MLDSA65;
+    ASSERT_OK(mtc_chain_build(p, &o65, a));
+    for (size_t k = 0; k < 2; k++) {
+        long d = (long)a->len[k] - (long)b->len[k] - (3309 - 2420) - (1952 - 1312);
+        ASSERT_TRUE(d >= -8 && d <= 8);
+    }
+    ASSERT_EQ(a->handshake_sig_len, 3309);
+    free(a);
+    free(b);
+}
+
 static int contains(const uint8_t *h, size_t hl, const uint8_t *n, size_t nl)
 {
     for (size_t i = 0; i + nl <= hl; i++)
@@ -261,6 +331,7 @@ static const test_case tests[] = {
     {"overrides_change_what_they_name", overrides_change_what_they_name},
     {"verification_list", verification_list},
     {"mtc_leaf_fields", mtc_leaf_fields},
+    {"private_profile", private_profile},
     {"argument_errors", argument_errors},
 };
 

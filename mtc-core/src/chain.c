@@ -153,6 +153,20 @@ static const mtc_chain_profile profiles[] = {
      "http://crl.r2m02.amazontrust.com/r2m02.crl",
      "http://crt.rootca1.amazontrust.com/rootca1.cer",
      "http://crl.rootca1.amazontrust.com/rootca1.crl"},
+    /* Not a public CA: an organisation's own hierarchy (docs/model.md
+     * "Enterprise standalone deployments"). Its root is installed in the
+     * organisation's clients and never sent; no SCTs (CT is a public-PKI
+     * requirement) and no OCSP (the leaf's AIA names only the issuer
+     * certificate); the CRL point and URLs are internal, of typical
+     * length. Its ca_alg override (ML-DSA) is the post-quantum private PKI. */
+    {"private",
+     "a private (enterprise) CA: P-256 leaf from an issuing CA (P-384) under the "
+     "organisation's own root (P-384, installed in its clients, not sent); no SCTs, no OCSP",
+     P256, P384, P384, NO, NO, 2, 0, 1, 0,
+     "Example Corporation", "Example Corporation Issuing CA 1", "Example Corporation",
+     "Example Corporation Root CA", NULL, NULL, NULL, NULL, "", "",
+     "http://pki.corp.example/ica1.crt", "", "http://pki.corp.example/ica1.crl",
+     "http://pki.corp.example/root.crt", "http://pki.corp.example/root.crl"},
 };
 
 #undef P256
@@ -728,7 +742,8 @@ int mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o, mtc_cha
         if ((rc = make_sct(sc, &logs[i], &k[1], sc->tbs, tl, (uint64_t)nb * 1000 + i,
                            sc->scts[i], sizeof sc->scts[i], &sl[i])) != MTC_OK)
             goto done;
-    {
+    out->sct_list_len = 0;
+    if (p->scts > 0) {
         const uint8_t *scts[3] = {sc->scts[0], sc->scts[1], sc->scts[2]};
         if ((rc = mtc__sct_list(scts, sl, p->scts, sc->list, sizeof sc->list,
                                 &out->sct_list_len)) != MTC_OK)
@@ -739,8 +754,10 @@ int mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o, mtc_cha
         rc = MTC_ERR_NOMEM;
         goto done;
     }
-    rc = leaf_tbs(p, &a, &k[1], &k[0], o->dns_name, nb, na, sc->list, out->sct_list_len,
-                  tbs2, sizeof sc->tbs, &tl);
+    /* no SCTs: no SCT list extension at all (an empty one is malformed,
+     * RFC 6962 section 3.3 requires at least one SCT) */
+    rc = leaf_tbs(p, &a, &k[1], &k[0], o->dns_name, nb, na,
+                  p->scts ? sc->list : NULL, out->sct_list_len, tbs2, sizeof sc->tbs, &tl);
     if (rc == MTC_OK)
         rc = sign_cert(sc, &k[1], tbs2, tl, out);
     free(tbs2);

@@ -13,6 +13,10 @@
  * profile follows (ECDSA P-256 / P-384, RSA 2,048 / 4,096 with PKCS #1
  * v1.5 and SHA-256), names and URLs are of that family's length. The
  * profiles, what each follows and why: docs/model.md "Today's chains".
+ * One profile is not a public CA's: "private", an organisation's own
+ * hierarchy (root installed in its clients and not sent, no SCTs, no
+ * OCSP), the directly-signing side of docs/model.md "Enterprise
+ * standalone deployments".
  *
  * Every certificate is DER, every signature real and verifiable with the
  * issuer's key (tests check each chain with OpenSSL). Keys are fixed
@@ -80,7 +84,8 @@ typedef struct mtc_chain_profile {
     mtc_chain_alg cross2_key;   /* signs the cross-signer's own cross-signed
                                    certificate, sent too; NONE: none */
     unsigned sans;              /* dNSNames in the leaf (>= 1) */
-    unsigned scts;              /* embedded SCTs (2 or 3) */
+    unsigned scts;              /* embedded SCTs (public profiles 2 or 3; 0:
+                                   none, and no SCT list extension) */
     int ov;                     /* organisation-validated subject (C, ST, L, O) */
     int ocsp;                   /* leaf AIA has an OCSP URL besides caIssuers */
     /* names and URLs of the CA family (lengths as served) */
@@ -150,7 +155,8 @@ typedef struct mtc_chain {
                                            a second cross-sign */
     size_t handshake_sig_len;           /* a CertificateVerify signature by
                                            the leaf key (real) */
-    size_t sct_list_len;                /* the SCT list extension's value */
+    size_t sct_list_len;                /* the SCT list extension's value (0:
+                                           the profile has no SCTs) */
     mtc_chain_verif verif[MTC_CHAIN_VERIF_MAX];
     size_t nverif;
 } mtc_chain;
