@@ -2,8 +2,11 @@
  * test_pki_cosigner.c - witnesses and mirrors: outages delay issuance by
  * the outage and no more, a quorum that tolerates the outage hides it, a
  * split view never gets two quorums from honest witnesses, a shared
- * cosigner serves several CAs, mirrors fetch the real entry bytes.
+ * cosigner serves several CAs, mirrors fetch the real entry bytes; the
+ * time a k-of-N quorum is unreachable against its closed form, and the
+ * requests an unreachable quorum stalls.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -261,6 +264,131 @@ TEST(random_failures_are_survived)
     wfx_free(&f);
 }
 
+/* k-of-N availability in closed form. Three witnesses fail independently
+ * (exponential time between failures, mean M; exponential repairs, mean
+ * R), so each is up a = M / (M + R) of the time, and a CA needing k of
+ * them can reach its quorum sum_{j>=k} C(3,j) a^j (1-a)^(3-j) of the
+ * time. Three CAs share the witnesses with quorums 1, 2 and 3; the time
+ * each could not reach its quorum (cosign_quorum_unreachable_ms), over
+ * replications, against the closed form (at M = 3600 s, R = 900 s:
+ * unreachable 0.008, 0.104, 0.488). */
+static void avail_run(uint64_t rep, double days, double frac[3])
+{
+    wfx f;
+    double warm = 86400;
+    if (wfx_init(&f, 41, rep, warm + days * 86400, warm, 86400, 0, 1))
+        abort();
+    for (int i = 0; i < 3; i++) {
+        void *c = wfx_cfg("cosigner", W3[i]);
+        wfx_str("cosigner", c, "algorithm", "ed25519");
+        wfx_const("cosigner", c, "latency", 0.5);
+        wfx_num("cosigner", c, "mtbf", 3600);
+        wfx_exp("cosigner", c, "repair_time", 900);
+        wfx_add(&f, "cosigner", c);
+    }
+    /* checkpoints hourly: what is measured does not depend on them */
+    ca(&f, "k1", 0.01, 3600, 3, W3, 1, 300);
+    ca(&f, "k2", 0.01, 3600, 3, W3, 2, 300);
+    ca(&f, "k3", 0.01, 3600, 3, W3, 3, 300);
+    if (wfx_run(&f))
+        abort();
+    sim_metric *m = sim_metrics_find(f.m, "cosign_quorum_unreachable_ms");
+    for (int k = 0; k < 3; k++)
+        frac[k] = m ? (double)sim_counter_value(m, (size_t)k) / (days * 86400e3) : -1;
+    wfx_free(&f);
+}
+
+TEST(quorum_availability_k_of_n_closed_form)
+{
+    const double a = 3600.0 / (3600.0 + 900.0);
+    const double cf[3] = {1 - (1 - (1 - a) * (1 - a) * (1 - a)),
+                          1 - (a * a * a + 3 * a * a * (1 - a)), 1 - a * a * a};
+    const int R = 8;
+    double days = 60 * test_scale();
+    if (days < 6)
+        days = 6;
+    double x[8][3], mean[3] = {0}, var[3] = {0};
+    for (int r = 0; r < R; r++) {
+        avail_run((uint64_t)r, days, x[r]);
+        for (int k = 0; k < 3; k++)
+            mean[k] += x[r][k] / R;
+    }
+    for (int r = 0; r < R; r++)
+        for (int k = 0; k < 3; k++)
+            var[k] += (x[r][k] - mean[k]) * (x[r][k] - mean[k]) / (R - 1);
+    for (int k = 0; k < 3; k++) {
+        /* Student t, 7 degrees of freedom, 99.9 %: 5.408 */
+        double half = 5.408 * sqrt(var[k] / R);
+        fprintf(stderr, "quorum %d of 3: unreachable %.4f +-%.4f (closed form %.4f)\n",
+                k + 1, mean[k], half, cf[k]);
+        ASSERT_TRUE(half > 0);
+        ASSERT_TRUE(fabs(mean[k] - cf[k]) <= half);
+        /* and the interval is tight enough to tell the quorums apart */
+        ASSERT_TRUE(half < 0.25 * cf[k] + 0.005);
+    }
+}
+
+/* Two of three witnesses down together for D: a 2-of-3 CA cannot reach
+ * its quorum for exactly D (cosign_quorum_unreachable_ms), and the
+ * requests that arrived meanwhile are stalled (issuance_stalled: delay
+ * above checkpoint_interval + quorum_timeout). An entry arriving in
+ * [t0 - c, t0 + D - (c + timeout) - retry - latency] certainly waits
+ * past the threshold, none outside [t0 - c, t0 + D + retry + latency]
+ * can: with Poisson arrivals at rate r the count lies between the two
+ * windows' expectations (less and more 5 standard deviations). One
+ * witness down alone is within the quorum: nothing stalls. */
+static void stall_share_run(int both, double D, int64_t *unreach_ms, int64_t *stalled,
+                            int64_t *entries, double *min_stall)
+{
+    wfx f;
+    if (wfx_init(&f, 43, 0, 4 * 3600, 0, 600, 0, 1))
+        abort();
+    for (int i = 0; i < 3; i++)
+        witness(&f, W3[i], 1.0, "witness");
+    ca(&f, "le", 10, 60, 3, W3, 2, 300);
+    if (sim_world_start(f.w, f.err, sizeof f.err))
+        abort();
+    sim_engine_set_stop_time(f.eng, 3600 * SIM_SEC);
+    sim_engine_run(f.eng);
+    if (D > 0) {
+        double d = D;
+        if (sim_world_act(f.w, "cosigner_outage", "w0", &d, 1, f.err, sizeof f.err) ||
+            (both && sim_world_act(f.w, "cosigner_outage", "w1", &d, 1, f.err, sizeof f.err)))
+            abort();
+    }
+    sim_engine_set_stop_time(f.eng, 4 * 3600 * SIM_SEC);
+    sim_engine_run(f.eng);
+    sim_world_finish(f.w);
+    *unreach_ms = sim_counter_value(sim_metrics_find(f.m, "cosign_quorum_unreachable_ms"), 0);
+    *stalled = sim_counter_value(sim_metrics_find(f.m, "issuance_stalled"), 0);
+    *entries = sim_counter_value(sim_metrics_find(f.m, "log_entries"), 0);
+    sim_metric *h = sim_metrics_find(f.m, "issuance_stall_delay");
+    *min_stall = h && sim_hist_count(h, 0) ? sim_hist_min(h, 0) : 0;
+    wfx_free(&f);
+}
+
+TEST(quorum_outage_stalls_the_requests_meanwhile)
+{
+    const double D = 1800, c = 60, timeout = 300, retry = 5, lat = 1, r = 10;
+    int64_t un, st, n;
+    double mn;
+    stall_share_run(0, 0, &un, &st, &n, &mn);
+    ASSERT_EQ(un, 0);
+    ASSERT_EQ(st, 0);
+    ASSERT_TRUE(n > 0);
+    stall_share_run(0, D, &un, &st, &n, &mn);
+    ASSERT_EQ(un, 0);
+    ASSERT_EQ(st, 0);
+    stall_share_run(1, D, &un, &st, &n, &mn);
+    fprintf(stderr, "2 of 3 witnesses down %.0f s: unreachable %lld ms, stalled %lld of %lld, "
+            "least stall delay %.1f s\n", D, (long long)un, (long long)st, (long long)n, mn);
+    ASSERT_EQ(un, (int64_t)(D * 1000));
+    double lo = r * (c + D - (c + timeout) - retry - lat), hi = r * (c + D + retry + lat);
+    ASSERT_TRUE((double)st >= lo - 5 * sqrt(lo));
+    ASSERT_TRUE((double)st <= hi + 5 * sqrt(hi));
+    ASSERT_TRUE(mn > c + timeout);
+}
+
 static const test_case cases[] = {
     {"witness_outage_delays_by_the_outage_no_more", witness_outage_delays_by_the_outage_no_more},
     {"quorum_stall_duration_tells_outages_apart", quorum_stall_duration_tells_outages_apart},
@@ -268,6 +396,8 @@ static const test_case cases[] = {
     {"shared_cosigner_serves_two_cas", shared_cosigner_serves_two_cas},
     {"mirror_fetches_entry_bytes", mirror_fetches_entry_bytes},
     {"random_failures_are_survived", random_failures_are_survived},
+    {"quorum_availability_k_of_n_closed_form", quorum_availability_k_of_n_closed_form},
+    {"quorum_outage_stalls_the_requests_meanwhile", quorum_outage_stalls_the_requests_meanwhile},
 };
 
 TEST_MAIN(cases)

@@ -145,6 +145,7 @@ int pki_ca_start(pki_state *ps, pki_ca *ca)
         rc = sim_schedule_in(ps->env->engine, &ca->prune_ev,
                              ca->cfg->prune_interval);
     pki_ca_gauges(ca);
+    pki_quorum_track(ca);
     return rc;
 }
 

@@ -163,9 +163,19 @@ static int job_complete(pki_ca *ca, pki_job *job)
         sim_hist_observe(ps->m.quorum_stall, ca->index,
                          sim_time_to_sec(now - job->started));
     l->done_size = job->to;
-    for (uint64_t i = job->from; i < job->to; i++)
-        sim_hist_observe(ps->m.delay_standalone, ca->index,
-                         sim_time_to_sec(now - pki__arr_get(l, i)));
+    /* An entry waits at most one checkpoint interval for its job, which
+     * counts a quorum failure after quorum_timeout: a longer delay means
+     * cosigning stalled it (its own job, or the one it queued behind),
+     * the share of requests an outage of the quorum delays. */
+    sim_time stall = ca->cfg->checkpoint_interval + ca->cfg->quorum_timeout;
+    for (uint64_t i = job->from; i < job->to; i++) {
+        sim_time d = now - pki__arr_get(l, i);
+        sim_hist_observe(ps->m.delay_standalone, ca->index, sim_time_to_sec(d));
+        if (d > stall) {
+            sim_counter_add(ps->m.stalled, ca->index, 1);
+            sim_hist_observe(ps->m.stall_delay, ca->index, sim_time_to_sec(d));
+        }
+    }
     int rc = set_reference(l, job);
     if (rc != MTC_OK)
         return rc;

@@ -18,7 +18,9 @@
  * repair-time distribution) and scheduled outages (actions). A request
  * that finds the cosigner down, or that it is down when it would answer,
  * fails and the CA retries it after cosign_retry. Responses to one CA
- * stay in order (FIFO per cosigner and CA).
+ * stay in order (FIFO per cosigner and CA). Each CA also tracks whether
+ * its quorum is reachable at all (fewer than `quorum` of its cosigners
+ * up), the time a k-of-N availability closed form predicts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,12 +47,61 @@ static void schedule_failure(pki_cosigner *c)
     sim_schedule_in(c->ps->env->engine, &c->fail_ev, d);
 }
 
+/* ---- quorum reachability ------------------------------------------------ */
+
+/* The time [since, now) clipped to the measured window, in whole ms (the
+ * sub-millisecond rest is dropped once per period: at most 1 ms per
+ * outage, far below what a k-of-N figure resolves). */
+static void quorum_add(pki_ca *ca, sim_time since, sim_time now)
+{
+    pki_state *ps = ca->ps;
+    sim_time from = since > ps->wc->warmup ? since : ps->wc->warmup;
+    if (now > from && sim_metrics_recording(ps->env->metrics))
+        sim_counter_add(ps->m.quorum_unreach, ca->index, (int64_t)((now - from) / SIM_MS));
+}
+
+void pki_quorum_track(pki_ca *ca)
+{
+    unsigned up = 0;
+    for (size_t j = 0; j < ca->nslots; j++)
+        up += pki_cosigner_up(ca->slot[j].cos) != 0;
+    int down = up < ca->quorum;
+    sim_time now = sim_now(ca->ps->env->engine);
+    if (down == ca->quorum_down)
+        return;
+    if (ca->quorum_down)
+        quorum_add(ca, ca->quorum_down_since, now);
+    ca->quorum_down = down;
+    ca->quorum_down_since = now;
+}
+
+void pki_quorum_close(pki_ca *ca, sim_time now)
+{
+    if (!ca->quorum_down)
+        return;
+    quorum_add(ca, ca->quorum_down_since, now);
+    ca->quorum_down_since = now;
+}
+
+/* Every CA that lists c re-checks its quorum. */
+static void cosigner_changed(pki_cosigner *c)
+{
+    pki_state *ps = c->ps;
+    for (size_t i = 0; i < ps->nca; i++)
+        for (size_t j = 0; j < ps->ca[i].nslots; j++)
+            if (ps->ca[i].slot[j].cos == c) {
+                pki_quorum_track(&ps->ca[i]);
+                break;
+            }
+}
+
 static void fail_fire(sim_engine *sim, sim_event *ev)
 {
     (void)sim;
     pki_cosigner *c = ev->arg;
     c->random_down = !c->random_down;
     schedule_failure(c);
+    cosigner_changed(c);
 }
 
 void pki_cosigner_set_manual(pki_cosigner *c, int down)
@@ -59,6 +110,7 @@ void pki_cosigner_set_manual(pki_cosigner *c, int down)
         c->manual_down++;
     else if (c->manual_down > 0)
         c->manual_down--;
+    cosigner_changed(c);
 }
 
 int pki_cosigner_setup(pki_state *ps, pki_cosigner *c, char *err,

@@ -280,6 +280,16 @@ static inline int pki_cosigner_up(const pki_cosigner *c)
     return !c->manual_down && !c->random_down;
 }
 
+/* Quorum reachability of a CA: whether fewer than its quorum of listed
+ * cosigners are up now. pki_quorum_track() is called whenever a cosigner
+ * goes down or up (and once at the CA's start); it adds the time the CA
+ * spent unable to reach its quorum, within the measured window, to
+ * cosign_quorum_unreachable_ms when such a period ends.
+ * pki_quorum_close() adds the period still open at `now` (the run's end)
+ * and restarts it there. */
+void pki_quorum_track(pki_ca *ca);
+void pki_quorum_close(pki_ca *ca, sim_time now);
+
 /* One request of a checkpoint job to one cosigner, for one view. */
 typedef struct pki_creq {
     sim_event ev;
@@ -399,6 +409,10 @@ struct pki_ca {
     size_t ldp_exts_cap;
     int unreachable;            /* ca_unreachable periods in force: update
                                    services cannot fetch from it */
+    /* fewer than `quorum` of its cosigners up since quorum_down_since
+     * (cosign_quorum_unreachable_ms; pki_cosigner.c) */
+    int quorum_down;
+    sim_time quorum_down_since;
 };
 
 /* ---- update services ---- */
@@ -496,7 +510,8 @@ typedef struct pki_metrics {
         *pub_bytes, *snapshot_bytes, *mirror_bytes, *monitor_bytes,
         *quorum_failures, *refusals, *unavailable, *landmarks, *checkpoints,
         *verify_failures, *lm_pub_delay, *rev_pub_delay, *rollovers,
-        *split_quorum, *lm_never, *quorum_stall;
+        *split_quorum, *lm_never, *quorum_stall, *quorum_unreach,
+        *stalled, *stall_delay;
 } pki_metrics;
 
 typedef struct pki_state {

@@ -332,6 +332,9 @@ static int make_metrics(pki_state *ps, char *err, size_t errlen)
     CTR(monitor_bytes, "monitor_fetch_bytes", "bytes", nca, REPL_SERIES, calab);
     CTR(quorum_failures, "cosign_quorum_failures", "checkpoints", nca, REPL_SERIES, calab);
     HIST(quorum_stall, "cosign_quorum_stall", "s", nca, 1e-3, 1e8, 20, calab);
+    CTR(quorum_unreach, "cosign_quorum_unreachable_ms", "ms", nca, REPL_SERIES, calab);
+    CTR(stalled, "issuance_stalled", "entries", nca, REPL_SERIES, calab);
+    HIST(stall_delay, "issuance_stall_delay", "s", nca, 1e-3, 1e8, 20, calab);
     CTR(refusals, "cosign_refusals", "requests", ncos, REPL_SERIES, coslab);
     CTR(unavailable, "cosign_unavailable", "requests", ncos, REPL_SERIES, coslab);
     CTR(landmarks, "landmarks_allocated", "landmarks", nca, REPL_SERIES, calab);
@@ -566,8 +569,13 @@ static void pki_finish(sim_world *w, void *state)
 {
     (void)w;
     pki_state *ps = state;
-    for (size_t i = 0; i < ps->nca; i++)
+    sim_time end = sim_now(ps->env->engine);
+    if (end > ps->wc->duration)
+        end = ps->wc->duration;
+    for (size_t i = 0; i < ps->nca; i++) {
         pki_ca_gauges(&ps->ca[i]);
+        pki_quorum_close(&ps->ca[i], end);
+    }
 }
 
 static const sim_param_schema *const pki_kinds[] = {
