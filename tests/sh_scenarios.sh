@@ -61,6 +61,7 @@ for s in scenarios/*.lua; do
     landmark-groups) want="signatureless_share_ca_big signatureless_share_ca_small1 signatureless_share_ca_small2" ;;
     staple-learning) want="staple_signatureless_share_visit_1" ;;
     ldp-on-demand) want="ldp_reveal_client_day_share ldp_requests_per_s_per_1e6_clients_le ldp_gb_per_day_per_1e6_clients_other" ;;
+    enterprise) want="enterprise_bytes_ratio enterprise_mtc_signatures_per_day enterprise_x509_signatures_per_day enterprise_quorum_unreachable_share enterprise_stalled_share" ;;
     *) want="" ;;
   esac
   for w in $want; do

@@ -56,8 +56,9 @@ static void print_table(const char *lab, const char *cohort,
         printf("%-44s %16s\n", "metric", "value");
     if (first->leaf_key[0])
         printf("# like for like: MTC and the classical and ML-DSA-44 chains "
-               "all use the sites' leaf key (%s); \"today\" is an ECDSA "
-               "P-256 key and chain with two SCTs\n", first->leaf_key);
+               "all use the sites' leaf key (%s); \"today\" is each site's "
+               "chain exactly as served, with that chain's own leaf key "
+               "(docs/model.md)\n", first->leaf_key);
     for (size_t s = 0; s < first->n; s++)
         if (!strncmp(first->s[s].name, "handshake_ms_change_", 20)) {
             printf("# latency: handshake_ms_change_* = MTC's quantile / the "

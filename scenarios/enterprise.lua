@@ -1,0 +1,144 @@
+-- enterprise.lua - an organisation's own Merkle Tree CA, standalone
+-- certificates only, against an ML-DSA X.509 private PKI.
+--
+-- Question: an organisation runs a private CA for its own servers and
+-- clients, with its own cosigners (witnesses it operates) and no landmark
+-- channel: every certificate is standalone and carries the CA's
+-- cosignature plus a quorum of k of its N cosigners'. Against a
+-- directly-signing post-quantum private PKI (ML-DSA-44 root, not sent;
+-- ML-DSA-44 issuing CA; leaf; no SCTs, no OCSP), what does it cost per
+-- connection in bytes, what does it cost the signers per day (and at
+-- which issuance rate does MTC sign less), and how much issuance do
+-- cosigner failures stall?
+--
+-- Design (docs/model.md "Enterprise standalone deployments"): one CA, N =
+-- 3 witnesses, quorum swept 1 / 2 / 3. No landmark channel: clients
+-- never fetch an update (never_updates), hold no landmark, and every
+-- server sends its standalone certificate. Both sides share everything but the certificate
+-- mechanism: the same leaf key (`leaf_key`, default ML-DSA-44, both sides'
+-- CertificateVerify), the same leaf contents (the "private" chain
+-- profile's names and extensions, mtc/chain.h), the same TLS 1.3
+-- transport (TCP, post-quantum key share), no certificate compression.
+-- The X.509 side is the web side's post-quantum arm of that profile
+-- (auth_bytes_baseline_mldsa44: intermediate + leaf, every CA key
+-- ML-DSA-44; the root is a trust anchor and not sent). The level is
+-- ML-DSA-44 on both sides: the cosigner algorithm of the MTC draft's size
+-- estimates and of tlog-cosignature ([sizes-sig], [tlog-witness]), and
+-- the web side's post-quantum arm.
+--
+-- Assumptions (docs/sources.md labels): ML-DSA-44 sizes [sizes-sig];
+-- witnesses check consistency and sign with ML-DSA-44 [tlog-witness]; a
+-- private PKI carries no SCTs [ct-private]; checkpoints every 60 s;
+-- witness latency exponential, mean 1 s; each witness fails at random
+-- with a mean time between failures of 2 days and a lognormal repair of
+-- median 1 hour (about 97.4 % available: assumption, as cosigner-quorum,
+-- deliberately below [crqp-availability] so that quorum effects show);
+-- 50,000 certificates a day (assumption: about 250,000 endpoints on
+-- 7-day certificates renewed at 75 % of their lifetime [draft-renewal]).
+-- The X.509 CA signs once per certificate; it has no cosigners and is
+-- never down in the model, so it stalls nothing.
+--
+-- Reading the result: per quorum, auth bytes per connection on both
+-- sides; signatures per day (MTC: the CA and the three witnesses, for
+-- every checkpoint and covering subtree, whatever the issuance; X.509:
+-- one per certificate) and the crossover issuance rate; the share of
+-- time the quorum was unreachable against the k-of-N closed form, and
+-- the share of issuance requests stalled with their delay. Figures with
+-- intervals: docs/scenarios.md (from --replications).
+local report = require "lib.report"
+
+sweep("quorum", { 1, 2, 3 })
+local quorum = param("quorum", 2, "witness cosignatures a standalone certificate carries (k of 3)")
+local scale = param("scale", 1.0, "population sample (1 = the sizes below); the CA is unchanged")
+local span = param("days", 7, "measured days after the warm-up")
+local issuance = param("issuance", 50000, "certificates the private CA issues per day")
+local interval = param("checkpoint_interval", 60, "seconds between the CA's checkpoints")
+local mtbf = param("witness_mtbf", days(2), "mean time between witness failures (s)")
+local repair = param("witness_repair", hours(1), "median witness repair time (s, lognormal, sigma 0.8)")
+local leaf_key = param("leaf_key", "ml-dsa-44", "the servers' key, on both sides")
+
+local N = 3
+local sigma = 0.8
+local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
+                            fetch_interval = minutes(10), publication_delay = minutes(10), retry_after = 600 }
+mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
+local ws = {}
+for i = 1, N do
+  ws[i] = mtcsim.cosigner{ name = "witness" .. i, role = "witness", algorithm = "ml-dsa-44",
+                           latency = exponential{ mean = 1 }, mtbf = mtbf,
+                           repair_time = lognormal{ median = repair, sigma = sigma } }
+end
+mtcsim.ca{ name = "corp", rate = per_day(issuance), algorithm = "ml-dsa-44", cosigners = ws,
+           quorum = quorum, checkpoint_interval = interval, quorum_timeout = minutes(5) }
+-- The world needs an update service for its clients to name; none of
+-- them ever fetches from it (never_updates), so no landmark reaches them.
+mtcsim.update_service{ name = "updates", fetch_interval = minutes(10) }
+mtcsim.sites{ name = "servers", count = math.max(20, math.floor(200 * scale)),
+              key_alg = leaf_key, chain_mix = { "private:1" }, dns_suffix = "corp.example" }
+mtcsim.browsers{ name = "clients", count = math.max(20, math.floor(2000 * scale)),
+                 never_updates = true }
+
+-- k of N independent witnesses, each up a = mtbf / (mtbf + mean repair):
+-- the quorum is reachable sum_{j >= k} C(N, j) a^j (1 - a)^(N - j) of the
+-- time.
+local function choose(n, k)
+  local c = 1
+  for j = 1, k do c = c * (n - k + j) / j end
+  return c
+end
+local mean_repair = repair * math.exp(sigma * sigma / 2)
+local a = mtbf / (mtbf + mean_repair)
+local reach = 0
+for j = quorum, N do reach = reach + choose(N, j) * a ^ j * (1 - a) ^ (N - j) end
+
+sim:on_finish(function(s)
+  report.header(string.format("enterprise, quorum %d of %d", quorum, N), s)
+  local window_days = span
+  -- bytes per connection, both sides (same key, leaf contents, transport)
+  local ab = s:metric("auth_bytes")
+  local x = s:metric("auth_bytes_baseline_mldsa44")
+  local today = s:metric("auth_bytes_today_classical")
+  report.line("signatureless fraction (standalone only)", report.fmt(report.fraction(s), "%.4f"))
+  report.line("auth bytes, MTC standalone (mean)", report.fmt(ab and ab.mean, "%.0f"))
+  report.line("auth bytes, X.509 ML-DSA-44 private PKI", report.fmt(x and x.mean, "%.0f"))
+  if ab and x and x.mean > 0 then
+    report.line("  MTC / X.509 (leaf key " .. leaf_key .. " on both)", report.fmt(ab.mean / x.mean, "%.4f"))
+    report.record(s, "enterprise_bytes_ratio", ab.mean / x.mean)
+  end
+  report.line("auth bytes, classical private PKI as served", report.fmt(today and today.mean, "%.0f"))
+  local rt, rb = s:metric("extra_rtt_tcp"), s:metric("extra_rtt_tcp_baseline_mldsa44")
+  report.line("extra TCP round trips, MTC / X.509 (mean)",
+    report.fmt(rt and rt.mean, "%.4f") .. " / " .. report.fmt(rb and rb.mean, "%.4f"))
+  -- signing load per day
+  local sig_ca = s:metric("signatures", "corp") or 0
+  local sig_all = s:metric("signatures") or 0
+  local issued = s:metric("log_entries", "corp") or 0
+  local mtc_day, x509_day = sig_all / window_days, issued / window_days
+  report.record(s, "enterprise_mtc_signatures_per_day", mtc_day)
+  report.record(s, "enterprise_x509_signatures_per_day", x509_day)
+  local ck = s:metric("checkpoints", "corp") or 0
+  report.line("checkpoints per day (86400 / interval)",
+    report.fmt(ck / window_days, "%.1f") .. string.format(" (%.1f)", 86400 / interval))
+  report.line("MTC signatures per day: CA / all signers",
+    report.fmt(sig_ca / window_days, "%.0f") .. " / " .. report.fmt(mtc_day, "%.0f"))
+  report.line("X.509 signatures per day (one per certificate)", report.fmt(x509_day, "%.0f"))
+  report.line("crossover: MTC signs less above (certs/day)", report.fmt(mtc_day, "%.0f"))
+  -- availability under witness failures
+  local un = s:metric("cosign_quorum_unreachable_ms", "corp") or 0
+  local frac = un / (window_days * 86400e3)
+  report.record(s, "enterprise_quorum_unreachable_share", frac)
+  report.line("quorum unreachable, share of time",
+    report.fmt(frac, "%.5f") .. string.format(" (closed form %.5f)", 1 - reach))
+  local st = s:metric("issuance_stalled", "corp") or 0
+  local share = issued > 0 and st / issued or nil
+  report.record(s, "enterprise_stalled_share", share)
+  report.line("issuance requests stalled (share)", report.fmt(share, "%.5f"))
+  local sd = s:metric("issuance_stall_delay", "corp")
+  if sd and sd.count > 0 then
+    report.line("  their delay mean / p99 (s)", report.fmt(sd.mean, "%.0f") .. " / " .. report.fmt(sd.p99, "%.0f"))
+  end
+  local d = s:metric("issuance_delay_standalone", "corp")
+  report.line("standalone issuance delay p50 / p99 (s)",
+    report.fmt(d and d.p50, "%.1f") .. " / " .. report.fmt(d and d.p99, "%.1f"))
+  report.line("checkpoints that missed their quorum", report.fmt(s:metric("cosign_quorum_failures"), "%.0f"))
+end)
