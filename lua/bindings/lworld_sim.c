@@ -508,6 +508,38 @@ static int s_metric(lua_State *L)
     return 1;
 }
 
+/* sim:quantile(name, q [, cohort]) -> the q-quantile of a histogram
+ * (sim_hist_quantile: read from its bins, to a bin's resolution); nil if
+ * the run has no such metric or the cell is empty. A quantile other than
+ * the p50 / p90 / p99 of sim:metric, e.g. one of a censored distribution
+ * (docs/model.md "Revocation reach"). */
+static int s_quantile(lua_State *L)
+{
+    lworld *lw = lworld__current(L);
+    const char *name = luaL_checkstring(L, 2);
+    double q = luaL_checknumber(L, 3);
+    if (!lw)
+        return luaL_error(L, "sim:quantile: metrics exist once the simulation "
+                             "runs (use it in sim:at or sim:on_finish)");
+    if (!(q >= 0 && q <= 1))
+        return luaL_error(L, "sim:quantile: q = %f is not in [0, 1]", q);
+    sim_metric *m = sim_metrics_find(lw->metrics, name);
+    if (!m) {
+        lua_pushnil(L);
+        return 1;
+    }
+    if (sim_metric_kind(m) != SIM_METRIC_HISTOGRAM)
+        return luaL_error(L, "sim:quantile: '%s' is a %s, not a histogram", name,
+                          sim_metric_kind_name(sim_metric_kind(m)));
+    sim_metrics_flush(lw->metrics);
+    size_t c = cohort_arg(L, m, 4);
+    if (sim_hist_count(m, c) == 0)
+        lua_pushnil(L);
+    else
+        lua_pushnumber(L, sim_hist_quantile(m, c, q));
+    return 1;
+}
+
 /* sim:metrics() -> list of metric names */
 static int s_metrics(lua_State *L)
 {
@@ -548,7 +580,8 @@ void lworld__sim_register(lua_State *L)
     /* the sim table */
     static const luaL_Reg sim[] = {
         {"at", s_at}, {"every", s_every}, {"now", s_now}, {"act", s_act},
-        {"set", s_set}, {"metric", s_metric}, {"metrics", s_metrics},
+        {"set", s_set}, {"metric", s_metric}, {"quantile", s_quantile},
+        {"metrics", s_metrics},
         {"on_finish", s_on_finish}, {"record", s_record}, {NULL, NULL}};
     luaL_newlib(L, sim);
     const lhost_config *c = lhost_get_config(lhost_of(L));

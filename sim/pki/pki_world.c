@@ -744,6 +744,20 @@ int sim_pki_is_revoked(const sim_world *w, size_t ca, uint64_t serial,
     return 0;
 }
 
+size_t sim_pki_revocations(const sim_world *w, size_t ca)
+{
+    pki_state *ps = pki_state_of(w);
+    return ps && ca < ps->nca ? ps->ca[ca].nrev : 0;
+}
+
+sim_time sim_pki_revocation_at(const sim_world *w, size_t ca, size_t i)
+{
+    pki_state *ps = pki_state_of(w);
+    if (!ps || ca >= ps->nca || i >= ps->ca[ca].nrev)
+        return 0;
+    return ps->ca[ca].rev[i].at;
+}
+
 int sim_pki_ca_cosigner(const sim_world *w, size_t ca, size_t i,
                           const char **name, mtc_taid *id, mtc_sig_alg *alg,
                           const uint8_t **pk, size_t *pk_len)

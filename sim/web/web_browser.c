@@ -821,7 +821,8 @@ int web_create(web **out, const web_env *env,
         (rc = web__staple_create(wb, err, errlen)) != MTC_OK ||
         (rc = web__ldp_create(wb, err, errlen)) != MTC_OK ||
         (rc = web__anchors_create(wb, err, errlen)) != MTC_OK ||
-        (rc = web__base_defer_create(wb)) != MTC_OK)
+        (rc = web__base_defer_create(wb)) != MTC_OK ||
+        (rc = web__revreach_create(wb)) != MTC_OK)
         goto fail;
     *out = wb;
     return MTC_OK;
@@ -844,6 +845,7 @@ void web_destroy(web *wb)
 {
     if (!wb)
         return;
+    web__revreach_destroy(wb);
     web__base_defer_destroy(wb);
     web__anchors_destroy(wb);
     web__ldp_destroy(wb);

@@ -838,13 +838,18 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
     }
     if (co->path)
         web__path_full(wb, cl, co, site, rank, r.cert, now, r.n, r.ch_ext, r.enc, &r.ldp);
+    /* the certificate the connection ended with (a retry's standalone
+     * sibling shares the serial) */
+    sim_time since;
+    if (wb->pki->is_revoked(wb->pki->ctx, c->ca, c->serial, &since)) {
+        web__revreach_handshake(wb, k, r.ok);
+        if (r.ok)
+            sim_counter_add(wb->m.revoked_acc, c->ca, 1);
+    }
     if (!r.ok) {
         wb->st.failures++;
         return;
     }
-    sim_time since;
-    if (wb->pki->is_revoked(wb->pki->ctx, c->ca, c->serial, &since))
-        sim_counter_add(wb->m.revoked_acc, c->ca, 1);
     if (co->cfg.ticket_lifetime > 0) {
         size_t i = cl->ticket_next++ % WEB_TICKETS;
         cl->ticket_rank[i] = rank + 1;

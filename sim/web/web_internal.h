@@ -150,6 +150,10 @@ typedef struct web_site {
     uint64_t ticket_sa, ticket_cur; /* request tickets */
     sim_time sa_ready_at;   /* when the current request's SA arrived */
     int compromised_pending;
+    int revoke_pending;     /* its group's revoke_at is still to come */
+    int replacing;          /* revoked_serving "replace": the request under
+                               way replaces a revoked generation */
+    int revoked_keep;       /* revoked_serving "keep" after the revocation */
 } web_site;
 
 typedef struct web_client {
@@ -339,6 +343,8 @@ typedef struct web_metrics {
     sim_metric *comp_in, *comp_out;
     /* the client update model (web_browser.c) */
     sim_metric *lm_age, *lm_hold, *online, *lacking, *merged;
+    /* revocation reach (web_revreach.c), per cohort */
+    sim_metric *rev_enforce, *rev_unenforced, *rev_presented, *rev_accepted_k;
     /* handshake latency (web_path.c; NULL when no cohort has an rtt) */
     sim_metric *lat, *lat_base[3], *lat_resumed;
     /* the verification part of handshake_ms and of each baseline's
@@ -395,6 +401,7 @@ struct web {
     uint32_t enc_fixed;     /* EncryptedExtensions without extensions +
                                Finished: enc = srv_auth + enc_fixed */
     web_metrics m;
+    int revreach_flush;     /* web_revreach.c's flush is registered */
     /* baseline observations deferred (web__base_defer_create): per site
      * and cohort, the full handshakes whose baseline bytes and round trips
      * are still to be recorded; NULL before the sites exist */
@@ -534,6 +541,20 @@ int web__base_defer_create(web *wb);
 void web__base_defer_destroy(web *wb);
 /* Records the deferred baseline observations of site `site` now. */
 void web__base_flush_site(web *wb, uint32_t site);
+
+/* web_revreach.c: revocation reach */
+/* Registers its metrics (after every other web metric) and the flush that
+ * counts unenforced (client, revocation) pairs. MTC_OK, SIM_ERR_METRIC or
+ * MTC_ERR_NOMEM. */
+int web__revreach_create(web *wb);
+void web__revreach_destroy(web *wb);
+/* A client of cohort k installs publication `to` of service us (held
+ * `from`) at `at`: the revocations it brings are enforced from now. */
+void web__revreach_install(web *wb, size_t k, size_t us, uint32_t from, uint32_t to,
+                           sim_time at);
+/* A full handshake of cohort k in which the server presented a revoked
+ * certificate; accepted: the client accepted it (not yet enforced). */
+void web__revreach_handshake(web *wb, size_t k, int accepted);
 
 /* web_groups.c: timestamped multi-CA landmark groups */
 /* 1 when service us has a landmark group. */

@@ -27,6 +27,7 @@
 
 const char *const web_key_alg_names[] = {"ed25519", "ecdsa-p256", "ml-dsa-44",
                                          "ml-dsa-65", "ml-dsa-87", NULL};
+const char *const web_revoked_serving_names[] = {"keep", "replace", NULL};
 static const mtc_sig_alg key_algs[] = {MTC_SIG_ED25519, MTC_SIG_ECDSA_P256,
                                        MTC_SIG_MLDSA44, MTC_SIG_MLDSA65,
                                        MTC_SIG_MLDSA87};
@@ -49,6 +50,9 @@ static const sim_param_desc site_params[] = {
      "an ACME Retry-After"},
     {"compromise_at", SIM_PARAM_DURATION, SO(compromise_at), 0, 0, 1e10, NULL, "s", "time of a key compromise (0: none)", 0, 0, 0, NULL},
     {"compromise_fraction", SIM_PARAM_REAL, SO(compromise_fraction), 0, 0, 1, NULL, "", "share of this group's sites compromised then", 0, 0, 0, NULL},
+    {"revoke_at", SIM_PARAM_DURATION, SO(revoke_at), 0, 0, 1e10, NULL, "s", "time at which the CA revokes the certificates of revoke_fraction of this group's sites (0: never; docs/model.md \"Revocation reach\")", 0, 0, 0, NULL},
+    {"revoke_fraction", SIM_PARAM_REAL, SO(revoke_fraction), 0, 0, 1, NULL, "", "share of this group's sites whose certificates are revoked then", 0, 0, 0, NULL},
+    {"revoked_serving", SIM_PARAM_ENUM, SO(revoked_serving), 0, 0, 0, web_revoked_serving_names, "", "what those sites present afterwards: \"keep\" the revoked certificates until they expire, renewing nothing (the holder of a mis-issued certificate, answering every connection to the name), or \"replace\" them with a new certificate (same key) as soon as its standalone certificate exists", 0, 0, 0, NULL},
     {"dns_suffix", SIM_PARAM_STRING, SO(dns_suffix), WEB_NAME_MAX, 0, 0, NULL, "", "site names are s<id>.<suffix>", 0, 0, 0, NULL},
     {"traffic_share", SIM_PARAM_REAL, SO(traffic_share), 0, 0, 1e9, NULL, "", "weight of this group in every cohort's site choice, Zipf within the group (0: its share of all sites; independent of declaration order)", 0, 0, 0, NULL},
     {"represents", SIM_PARAM_INT, SO(represents), 0, 0, 1e9, NULL, "", "sites of the full-size world this group samples: clients choose among that many ranks (Zipf), each site standing in for a range of ranks of about equal traffic, so revisits and resumption do not depend on the sample (0: count)", 0, 0, 0, NULL},
@@ -90,6 +94,9 @@ static int site_defaults(void *p)
     c->retry_after = 600 * SIM_SEC;
     c->compromise_at = 0;
     c->compromise_fraction = 0;
+    c->revoke_at = 0;
+    c->revoke_fraction = 0;
+    c->revoked_serving = WEB_REVOKED_KEEP;
     snprintf(c->dns_suffix, sizeof c->dns_suffix, "example.com");
     c->https_record_ttl = 300 * SIM_SEC;
     c->https_record_delay = 0;
@@ -172,6 +179,14 @@ static int site_validate(const void *p, char *err, size_t errlen)
     }
     if (c->compromise_fraction > 0 && c->compromise_at == 0) {
         snprintf(err, errlen, "compromise_fraction: set compromise_at as well");
+        return SIM_ERR_CONFIG;
+    }
+    if (c->revoke_fraction > 0 && c->revoke_at == 0) {
+        snprintf(err, errlen, "revoke_fraction: set revoke_at as well");
+        return SIM_ERR_CONFIG;
+    }
+    if (c->revoke_at > 0 && c->compromise_at > 0) {
+        snprintf(err, errlen, "revoke_at: a group has either a key compromise or a revocation, not both (declare two groups)");
         return SIM_ERR_CONFIG;
     }
     return MTC_OK;
@@ -432,6 +447,11 @@ static void site_reschedule(web *wb, web_site *s)
         if (g->compromise_at < t)
             t = g->compromise_at;
     }
+    if (s->revoke_pending) {
+        const web_sites_config *g = &wb->site_cfg[s->group];
+        if (g->revoke_at < t)
+            t = g->revoke_at;
+    }
     if (t == SIM_TIME_MAX) {
         if (sim_event_pending(&s->ev))
             sim_cancel(wb->env.engine, &s->ev);
@@ -480,6 +500,11 @@ static void site_cert_cb(void *ctx, const sim_cert_event *ev)
     web *wb = s->wb;
     if (ev->ticket != s->ticket_cur && ev->ticket != s->ticket_sa)
         return; /* a request whose key was discarded (compromise) */
+    /* "keep" after a revocation: only the revoked entries' certificates
+     * (a landmark-relative one still to come); a renewal that was under
+     * way is abandoned */
+    if (s->revoked_keep && !s->wb->pki->is_revoked(s->wb->pki->ctx, ev->ca, ev->serial, NULL))
+        return;
     sim_time now = sim_now(wb->env.engine);
     if (ev->kind == SIM_CERT_STANDALONE) {
         uint32_t id = cert_install(wb, s, ev);
@@ -487,7 +512,10 @@ static void site_cert_cb(void *ctx, const sim_cert_event *ev)
             return;
         if (ev->ticket == s->ticket_cur) {
             s->sa_ready_at = now;
-            if (!wb->site_cfg[s->group].keep_old) {
+            /* a replacement drops the revoked generation whatever keep_old
+             * says: keeping it would present a revoked certificate */
+            if (!wb->site_cfg[s->group].keep_old || s->replacing) {
+                s->replacing = 0;
                 int64_t nb = ev->not_before;
                 site_drop_where(wb, s, older_than, &nb);
             }
@@ -564,6 +592,56 @@ static void site_compromise(web *wb, web_site *s)
         site_request(wb, s);
 }
 
+/* Revocation reach: the CA revokes every certificate the site holds or
+ * awaits (one range per entry, as for a key compromise, but the key
+ * stays). "keep": the site goes on presenting them until they expire and
+ * requests nothing (renewal stops; a landmark-relative certificate still
+ * pending arrives revoked too, it shares the serial). "replace": a new
+ * request at once; the revoked generation is dropped when its standalone
+ * certificate arrives, and the revoked request's landmark-relative
+ * certificate is never installed. */
+static void site_revoke(web *wb, web_site *s)
+{
+    s->revoke_pending = 0;
+    const web_sites_config *g = &wb->site_cfg[s->group];
+    for (size_t i = 0; i < s->ncert; i++) {
+        web_cert *c = &wb->certs[s->cert[i]];
+        /* a standalone certificate and its landmark-relative sibling are
+         * one entry: one revoked range */
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= wb->certs[s->cert[j]].serial == c->serial &&
+                    wb->certs[s->cert[j]].ca == c->ca;
+        if (!seen)
+            wb->pki->revoke(wb->pki->ctx, c->ca, c->log_number, c->index, c->index);
+    }
+    if (s->pending_lr != WEB_NO_CERT) {
+        web_cert *c = &wb->certs[s->pending_lr];
+        /* its standalone sibling is held (same entry) unless the site
+         * dropped it; revoking the entry twice would add a second range */
+        int held = 0;
+        for (size_t i = 0; i < s->ncert; i++)
+            held |= wb->certs[s->cert[i]].serial == c->serial &&
+                    wb->certs[s->cert[i]].ca == c->ca;
+        if (!held)
+            wb->pki->revoke(wb->pki->ctx, c->ca, c->log_number, c->index, c->index);
+    }
+    if (g->revoked_serving == WEB_REVOKED_KEEP) {
+        s->renew_at = SIM_TIME_MAX;
+        s->revoked_keep = 1;
+        return;
+    }
+    if (s->pending_lr != WEB_NO_CERT) {
+        cert_release(wb, s->pending_lr);
+        s->pending_lr = WEB_NO_CERT;
+        s->lr_install_at = SIM_TIME_MAX;
+    }
+    s->replacing = 1;
+    site_request(wb, s);
+    /* events of the revoked requests are ignored from now on */
+    s->ticket_sa = UINT64_MAX;
+}
+
 static void site_event(sim_engine *sim, sim_event *e)
 {
     web_site *s = e->arg;
@@ -572,6 +650,8 @@ static void site_event(sim_engine *sim, sim_event *e)
     const web_sites_config *g = &wb->site_cfg[s->group];
     if (s->compromised_pending && g->compromise_at <= now)
         site_compromise(wb, s);
+    if (s->revoke_pending && g->revoke_at <= now)
+        site_revoke(wb, s);
     if (s->lr_install_at <= now && s->pending_lr != WEB_NO_CERT) {
         site_add_cert(wb, s, s->pending_lr);
         s->pending_lr = WEB_NO_CERT;
@@ -718,6 +798,8 @@ int web__sites_create(web *wb, char *err, size_t errlen)
             s->renew_at = (sim_time)(first * (double)spread);
             double comp = gsl_rng_uniform(r);
             s->compromised_pending = c->compromise_at > 0 && comp < c->compromise_fraction;
+            /* drawn only when used, so that other runs keep their draws */
+            s->revoke_pending = c->revoke_at > 0 && gsl_rng_uniform(r) < c->revoke_fraction;
             s->chain = site_chain_draw(wb, g, id);
             sim_event_init(&s->ev, site_event, s);
             int rc = site_new_key(wb, s);

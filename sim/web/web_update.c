@@ -265,6 +265,7 @@ static void install(web *wb, web_client *c, web_cohort *co, uint32_t to,
         return;
     (void)web__lml_ensure(wb, co->us, to);
     record_exposure(wb, co->us, from, to, at);
+    web__revreach_install(wb, c->cohort, co->us, from, to, at);
     record_holding(wb, c->cohort, co->us, from, to, at);
     if (c->online == WEB_ONLINE) {
         web__online_pub_add(co, from, -1);

@@ -74,6 +74,12 @@ static size_t w_update_parts(void *ctx, size_t us, uint32_t from, uint32_t to,
     return sim_pki_update_parts(ctx, us, from, to, out);
 }
 
+static size_t w_revocations(void *ctx, size_t ca) { return sim_pki_revocations(ctx, ca); }
+static sim_time w_revocation_at(void *ctx, size_t ca, size_t i)
+{
+    return sim_pki_revocation_at(ctx, ca, i);
+}
+
 static int w_us_find(void *ctx, const char *name)
 {
     return sim_world_find(ctx, "update_service", name);
@@ -84,7 +90,8 @@ void web_pki_from_world(web_pki *out, sim_world *w)
     *out = (web_pki){w, w_ca_count, w_ca, w_landmarks, w_issue, w_revoke,
                      w_is_revoked, w_us_count, w_pub_latest, w_pub_available,
                      w_pub_view, w_update_bytes, w_us_find, w_pub_time,
-                     w_staple, w_us_group, w_cosigner_alg, w_proof_set, w_update_parts};
+                     w_staple, w_us_group, w_cosigner_alg, w_proof_set, w_update_parts,
+                     w_revocations, w_revocation_at};
 }
 
 typedef struct web_module_state {

@@ -540,6 +540,24 @@ static int f_is_revoked(void *ctx, size_t ca, uint64_t serial, sim_time *since)
         }
     return 0;
 }
+static size_t f_revocations(void *ctx, size_t ca)
+{
+    wfx *f = ctx;
+    size_t n = 0;
+    for (size_t i = 0; i < f->nrevs; i++)
+        n += f->revs[i].ca == ca;
+    return n;
+}
+/* The i-th revocation of CA ca (a view's nrevocations count them in
+ * this order). */
+static sim_time f_revocation_at(void *ctx, size_t ca, size_t i)
+{
+    wfx *f = ctx;
+    for (size_t j = 0; j < f->nrevs; j++)
+        if (f->revs[j].ca == ca && i-- == 0)
+            return f->revs[j].at;
+    return 0;
+}
 static size_t f_us_count(void *ctx) { (void)ctx; return 1; }
 static uint32_t f_pub_latest(void *ctx, size_t us)
 {
@@ -683,7 +701,9 @@ int wfx_create(wfx **out, const wfx_config *cfg, sim_engine *sim)
                        NULL,
                        NULL, /* cosigners priced with the CA's algorithm */
                        cfg->ldp ? f_proof_set : NULL,
-                       NULL}; /* update parts: not said */
+                       NULL, /* update parts: not said */
+                       f_revocations,
+                       f_revocation_at};
     *out = f;
     return MTC_OK;
 }

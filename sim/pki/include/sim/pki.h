@@ -170,6 +170,14 @@ int sim_pki_revoke(sim_world *w, size_t ca, uint64_t log_number,
 int sim_pki_is_revoked(const sim_world *w, size_t ca, uint64_t serial,
                          sim_time *since);
 
+/* The explicit revocations of CA `ca` made so far, in the order they were
+ * made (the order every update service carries them in: a view's
+ * nrevocations are the first that many), and *at (may be NULL) the time
+ * revocation i (< the count) was made. Revocation reach measures from it
+ * (docs/model.md "Revocation reach"). 0 for a bad index. */
+size_t sim_pki_revocations(const sim_world *w, size_t ca);
+sim_time sim_pki_revocation_at(const sim_world *w, size_t ca, size_t i);
+
 /* ---- update service publications ---- */
 
 /*

@@ -132,6 +132,13 @@ enum { WEB_LDP_OFF = 0, WEB_LDP_FETCH = 1, WEB_LDP_RETRY = 2 };
  * EncryptedExtensions and the retry mechanism (retry) */
 enum { WEB_TA_FULL = 0, WEB_TA_DNS = 1, WEB_TA_RETRY = 2 };
 
+/* revoked_serving: what a site whose certificates were revoked presents
+ * (web_site.c): the revoked certificates until they expire (the holder of
+ * a mis-issued certificate, or a subscriber that does not react), or a
+ * replacement as soon as its standalone certificate exists */
+enum { WEB_REVOKED_KEEP = 0, WEB_REVOKED_REPLACE = 1 };
+extern const char *const web_revoked_serving_names[];
+
 /* update_on_start: when a session start triggers a check */
 enum { WEB_START_IF_DUE = 0, WEB_START_ALWAYS = 1 };
 /* update_phase: when the first periodic check of a client falls due */
@@ -180,6 +187,11 @@ typedef struct web_pki {
      * say; then no update_bytes_* part metric exists). */
     size_t (*update_parts)(void *ctx, size_t us, uint32_t from, uint32_t to,
                            sim_update_parts *out);
+    /* CA ca's explicit revocations so far, and when revocation i was made
+     * (sim_pki_revocations, sim_pki_revocation_at): the revocation reach
+     * metrics measure from it. NULL members: those metrics stay empty. */
+    size_t (*revocations)(void *ctx, size_t ca);
+    sim_time (*revocation_at)(void *ctx, size_t ca, size_t i);
 } web_pki;
 
 /* The table over a world's PKI module (valid while w lives). */
@@ -202,6 +214,14 @@ typedef struct web_sites_config {
     sim_time retry_after;       /* ACME Retry-After for the landmark cert */
     sim_time compromise_at;     /* key compromise time; 0: never */
     double compromise_fraction; /* share of sites compromised then */
+    /* Revocation reach: at revoke_at (0: never) the CA revokes the
+     * certificates a revoke_fraction of the group's sites hold; with
+     * revoked_serving WEB_REVOKED_KEEP they go on presenting them until they
+     * expire (and renew nothing), with WEB_REVOKED_REPLACE they request a
+     * replacement at once and drop the revoked ones when it arrives */
+    sim_time revoke_at;
+    double revoke_fraction;
+    int revoked_serving;        /* WEB_REVOKED_* */
     char dns_suffix[WEB_NAME_MAX];
     double traffic_share;       /* weight in site choice; 0: represents / all */
     int64_t represents;         /* full-size world's sites this group samples
