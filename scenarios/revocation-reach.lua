@@ -49,7 +49,6 @@
 -- certificate, the share the clients accepted, and accepted ones per 1,000
 -- clients of the cohort (linear in victim_share). The summary table gives
 -- each recorded figure's mean and 95 % interval over the replications.
--- Measured: docs/model.md "Revocation reach" and docs/scenarios.md.
 local report = require "lib.report"
 
 local ent = param("enterprise_share", 0.15, "share of clients in the lagging enterprise cohort")
