@@ -206,7 +206,7 @@ static const char *const funcs[] = {
     "mtcsim.core.tree", "mtcsim.core.verify_inclusion",
     "mtcsim.core.verify_consistency", "mtcsim.core.verify_subtree_consistency",
     "mtcsim.core.covering_subtrees", "mtcsim.core.max_active_landmarks",
-    "mtcsim.core.algorithms", "mtcsim.core.baseline", "mtcsim.core.ca",
+    "mtcsim.core.algorithms", "mtcsim.core.baseline", "mtcsim.core.chain", "mtcsim.core.ca",
     "mtcsim.core.parse_certificate", "constant", "exponential", "lognormal",
     "weibull", "pareto", "gamma", "uniform", "empirical", "zipf",
     "mtcsim.random", "mtcsim.is_dist", "daily_profile", "diurnal",

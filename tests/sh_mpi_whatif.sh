@@ -50,6 +50,10 @@ for m in dns_https_lookups dns_https_response_bytes.count \
 done
 # the witness outage cost a quorum; the network path gave latencies
 grep -q '^cosign_quorum_failures  *[1-9]' "$tmp/single" || fail "the witness outage failed no quorum"
+# ...ca2 (quorum: all of its two cosigners) could not reach it for the
+# outage's two hours exactly, and requests arriving meanwhile stalled
+grep -q '^cosign_quorum_unreachable_ms  *7200000$' "$tmp/single" || fail "quorum unreachable time is not the 2-hour outage"
+grep -q '^issuance_stalled  *[1-9]' "$tmp/single" || fail "no issuance stalled by the outage"
 grep -q '^handshake_ms_change_p50_vs_classical ' "$tmp/single" || fail "no handshake latency"
 # bulk against per-subtree proofs: the update sizes differ, nothing else
 "$M" run $args --set proofs=per_subtree --out "$tmp/ps.db" 2>"$tmp/ps.err" | summary > "$tmp/ps" \

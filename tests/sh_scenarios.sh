@@ -62,7 +62,7 @@ for s in scenarios/*.lua; do
     staple-learning) want="staple_signatureless_share_visit_1" ;;
     revocation-reach) want="revocation_regular_mobile_enforced_share revocation_enterprise_enforce_p50_hours revocation_frozen_accepted_per_1000_clients" ;;
     ldp-on-demand) want="ldp_reveal_client_day_share ldp_requests_per_s_per_1e6_clients_le ldp_gb_per_day_per_1e6_clients_other" ;;
-    enterprise) want="enterprise_bytes_ratio enterprise_mtc_signatures_per_day enterprise_x509_signatures_per_day enterprise_quorum_unreachable_share enterprise_stalled_share" ;;
+    enterprise) want="enterprise_x509_auth_bytes enterprise_bytes_ratio enterprise_mtc_signatures_per_day enterprise_x509_signatures_per_day enterprise_quorum_unreachable_share enterprise_stalled_share" ;;
     *) want="" ;;
   esac
   for w in $want; do

@@ -202,6 +202,104 @@ TEST(entry_extensions_and_size)
     ASSERT_EQ(mtc_cert_entry_hash(&c, (mtc_slice){big, sizeof big}, &h1), MTC_ERR_LIMIT);
 }
 
+/* DER length of an element with n content bytes (tag, length, content). */
+static size_t der_len(size_t n)
+{
+    return 1 + (n < 0x80 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 4) + n;
+}
+
+/* A standalone certificate with k cosignatures in closed form, from the
+ * draft's "Certificate Format": MTCProof = extensions<0..2^16-1> (2 +
+ * body) + start and end (uint48 each) + inclusion_proof<0..2^16-1> (2 +
+ * 32 per hash) + signatures<0..2^16-1> (2 + per SubtreeSignature: 1 + ID
+ * + 2 + signature); the certificate = SEQUENCE { TBSCertificate,
+ * AlgorithmIdentifier, BIT STRING (an unused-bits byte + the MTCProof) }.
+ * With the simulator's IDs (CA 32473.1, witnesses 32473.9999.N: 4 and 6
+ * bytes) and ML-DSA-44 signatures (2,420 bytes), for k = 0..4 and 0..20
+ * inclusion hashes. Round trip: the certificate parses, its proof decodes
+ * to the same signatures in the same order. Mutations: two cosignatures
+ * swapped, or one duplicated, are refused by the decoder (the draft's
+ * ordering rule); a byte cut from the signature vector, too. */
+TEST(standalone_bytes_closed_form)
+{
+    ASSERT_TRUE(setup());
+    mtc_entry_scratch s;
+    mtc_tbs_entry e;
+    uint8_t spki[64];
+    size_t sl;
+    ASSERT_EQ(fx_entry(&F, 3, &s, &e, spki, &sl), 0);
+    static uint8_t sig[5][2420];
+    mtc_taid id[5];
+    ASSERT_OK(mtc_taid_from_text("32473.1", 7, &id[0]));
+    for (int w = 1; w < 5; w++) {
+        char t[32];
+        int n = snprintf(t, sizeof t, "32473.9999.%d", w);
+        ASSERT_OK(mtc_taid_from_text(t, (size_t)n, &id[w]));
+        ASSERT_EQ(id[w].len, 6);
+        memset(sig[w], w, sizeof sig[w]);
+    }
+    ASSERT_EQ(id[0].len, 4);
+    memset(sig[0], 0xca, sizeof sig[0]);
+    static mtc_hash hs[20];
+    for (int i = 0; i < 20; i++)
+        memset(hs[i].b, i, 32);
+    static uint8_t der[32768], enc[16384];
+    for (size_t nh = 0; nh <= 20; nh += 10)
+        for (size_t k = 0; k <= 4; k++) {
+            mtc_proof p;
+            memset(&p, 0, sizeof p);
+            p.extensions = (mtc_slice){ext, sizeof ext};
+            p.start = 1024;
+            p.end = 1024 + ((uint64_t)1 << nh);
+            p.inclusion = hs;
+            p.n_inclusion = nh;
+            p.n_sigs = k + 1; /* the CA's and k witnesses' */
+            size_t sigs_body = 0;
+            for (size_t j = 0; j <= k; j++) {
+                p.sigs[j] = (mtc_subtree_sig){{id[j].b, id[j].len}, {sig[j], 2420}};
+                sigs_body += 1 + id[j].len + 2 + 2420;
+            }
+            mtc_proof_sort_sigs(&p);
+            size_t want_proof = 2 + sizeof ext + 6 + 6 + 2 + 32 * nh + 2 + sigs_body;
+            ASSERT_EQ(mtc_proof_len(&p), want_proof);
+            size_t n;
+            ASSERT_OK(mtc_cert_build(&e, spki, sl, mtc_serial(1, 3), &p, der, sizeof der, &n));
+            mtc_cert c;
+            ASSERT_OK(mtc_cert_parse(der, n, &c));
+            size_t want = der_len(c.tbs.len + c.sig_alg.len + der_len(1 + want_proof));
+            ASSERT_EQ(n, want);
+            mtc_proof q;
+            ASSERT_OK(mtc_proof_decode(c.sig_value.p, c.sig_value.len, &q));
+            ASSERT_EQ(q.n_sigs_total, k + 1);
+            size_t cur = 0, j = 0;
+            mtc_subtree_sig o;
+            while (mtc_proof_sig_next(&q, &cur, &o)) {
+                ASSERT_EQ(o.cosigner_id.len, p.sigs[j].cosigner_id.len);
+                ASSERT_MEM_EQ(o.cosigner_id.p, p.sigs[j].cosigner_id.p, o.cosigner_id.len);
+                ASSERT_EQ(o.signature.len, 2420);
+                ASSERT_MEM_EQ(o.signature.p, p.sigs[j].signature.p, 2420);
+                j++;
+            }
+            ASSERT_EQ(j, k + 1);
+            if (k >= 2) {
+                /* the last two (same-length witness IDs) swapped, then the
+                 * last duplicated: both refused by the ordering rule */
+                size_t el;
+                ASSERT_OK(mtc_proof_encode(&p, enc, sizeof enc, &el));
+                size_t one = 1 + 6 + 2 + 2420, tail = el - 2 * one;
+                static uint8_t tmp[1 + 6 + 2 + 2420];
+                memcpy(tmp, enc + tail, one);
+                memcpy(enc + tail, enc + tail + one, one);
+                memcpy(enc + tail + one, tmp, one);
+                ASSERT_EQ(mtc_proof_decode(enc, el, &q), MTC_ERR_CERT);
+                memcpy(enc + tail, enc + tail + one, one);
+                ASSERT_EQ(mtc_proof_decode(enc, el, &q), MTC_ERR_CERT);
+                ASSERT_OK(mtc_proof_encode(&p, enc, sizeof enc, &el));
+                ASSERT_EQ(mtc_proof_decode(enc, el - 1, &q), MTC_ERR_CERT);
+            }
+        }
+}
+
 TEST(ca_certificate)
 {
     ASSERT_TRUE(setup());
@@ -278,6 +376,7 @@ static const test_case tests[] = {
     {"proof_codec", proof_codec},
     {"certs_parse_hash_and_openssl", certs_parse_hash_and_openssl},
     {"entry_extensions_and_size", entry_extensions_and_size},
+    {"standalone_bytes_closed_form", standalone_bytes_closed_form},
     {"ca_certificate", ca_certificate},
 };
 

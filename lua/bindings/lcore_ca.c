@@ -1,8 +1,8 @@
 /*
  * lcore_ca.c - mtcsim.core's small CA (ca:issue, checkpoint, landmark,
  * certificate), the relying party that verifies its certificates, and
- * core.baseline's real X.509 chains: all on the real mtc-core, so sizes
- * and verdicts are those of the real encodings.
+ * core.baseline's and core.chain's real X.509 chains: all on the real
+ * mtc-core, so sizes and verdicts are those of the real encodings.
  *
  * The CA's and the relying party's C memory is charged to --max-memory
  * as it grows and their signatures to the instruction budget; numbers a
@@ -18,12 +18,14 @@
 #include "lcore.h"
 #include "mtc/baseline.h"
 #include "mtc/cert.h"
+#include "mtc/chain.h"
 #include "mtc/error.h"
 #include "mtc/hash.h"
 #include "mtc/ilog.h"
 #include "mtc/landmark.h"
 #include "mtc/rp.h"
 #include "mtc/tree.h"
+#include "sim/tls.h"
 
 #define CA_MT "mtcsim.core.ca"
 #define RP_MT "mtcsim.core.rp"
@@ -64,6 +66,81 @@ static int c_baseline(lua_State *L)
     lua_pushlstring(L, (const char *)b->leaf, b->leaf_len);
     lua_setfield(L, -2, "leaf");
     free(b);
+    return 1;
+}
+
+/* A chain algorithm by name ("ml-dsa-44", "ecdsa-p256", ...), or
+ * MTC_CHAIN_ALG_NONE for nil (the profile's own). */
+static mtc_chain_alg chain_alg_arg(lua_State *L, int t, const char *field)
+{
+    lua_getfield(L, t, field);
+    mtc_chain_alg a = MTC_CHAIN_ALG_NONE;
+    if (!lua_isnil(L, -1)) {
+        const char *name = luaL_checkstring(L, -1);
+        for (int i = 1; i < MTC_CHAIN_ALG_COUNT && a == MTC_CHAIN_ALG_NONE; i++)
+            if (!strcmp(name, mtc_chain_alg_name((mtc_chain_alg)i)))
+                a = (mtc_chain_alg)i;
+        if (a == MTC_CHAIN_ALG_NONE)
+            luaL_error(L, "core.chain: %s: unknown algorithm '%s'", field, name);
+    }
+    lua_pop(L, 1);
+    return a;
+}
+
+/* core.chain(profile [, {dns_name =, leaf =, ca =}]): a chain profile of
+ * mtc/chain.h built for real (leaf: the subscriber key; ca: every CA and
+ * log key, cross-signs then left out, as the web side's post-quantum
+ * arm), with the TLS 1.3 Certificate and CertificateVerify message
+ * lengths the web side prices it at. */
+static int c_chain(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    const mtc_chain_profile *p = mtc_chain_profile_by_name(name);
+    if (!p)
+        return luaL_error(L, "core.chain: no chain profile '%s'", name);
+    mtc_chain_opts o = {"example.com", CORE_EPOCH, 7 * 86400, MTC_CHAIN_ALG_NONE,
+                        MTC_CHAIN_ALG_NONE, 0};
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_getfield(L, 2, "dns_name");
+        if (!lua_isnil(L, -1))
+            o.dns_name = luaL_checkstring(L, -1);
+        lua_pop(L, 1); /* the string stays referenced by the table */
+        o.leaf_alg = chain_alg_arg(L, 2, "leaf");
+        o.ca_alg = chain_alg_arg(L, 2, "ca");
+        o.drop_cross = o.ca_alg != MTC_CHAIN_ALG_NONE;
+    }
+    lhost_count(L, COST_BASELINE);
+    mtc_chain *c = malloc(sizeof *c);
+    if (!c)
+        return luaL_error(L, "out of memory");
+    int rc = mtc_chain_build(p, &o, c);
+    if (rc != MTC_OK) {
+        free(c);
+        return lcore__fail(L, "chain", rc);
+    }
+    size_t msg = tls_certificate_len(c->len, c->ncerts, 0);
+    size_t cv = tls_certificate_verify_len(c->handshake_sig_len);
+    lua_createtable(L, 0, 7);
+    lua_pushinteger(L, (lua_Integer)c->ncerts);
+    lua_setfield(L, -2, "certificates");
+    lua_createtable(L, (int)c->ncerts, 0);
+    for (size_t i = 0; i < c->ncerts; i++) {
+        lua_pushinteger(L, (lua_Integer)c->len[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "der_bytes");
+    lua_pushinteger(L, (lua_Integer)c->sct_list_len);
+    lua_setfield(L, -2, "sct_list_bytes");
+    lua_pushinteger(L, (lua_Integer)c->handshake_sig_len);
+    lua_setfield(L, -2, "handshake_signature_bytes");
+    lua_pushinteger(L, (lua_Integer)msg);
+    lua_setfield(L, -2, "certificate_message_bytes");
+    lua_pushinteger(L, (lua_Integer)cv);
+    lua_setfield(L, -2, "certificate_verify_bytes");
+    lua_pushinteger(L, (lua_Integer)(msg + cv));
+    lua_setfield(L, -2, "auth_bytes");
+    free(c);
     return 1;
 }
 
@@ -536,4 +613,6 @@ void lcore__register_ca(lua_State *L)
     lua_setfield(L, -2, "ca");
     lua_pushcfunction(L, c_baseline);
     lua_setfield(L, -2, "baseline");
+    lua_pushcfunction(L, c_chain);
+    lua_setfield(L, -2, "chain");
 }

@@ -126,5 +126,20 @@ check(not rp_no_lm:verify(lr), "landmark-relative needs the landmark")
 local base = core.baseline("ml-dsa-44")
 check(base.leaf_bytes > 2 * 2420, "ML-DSA-44 baseline leaf carries two signatures")
 check(#core.algorithms() >= 5, "algorithm table")
+-- core.chain: the private profile, post-quantum: two certificates (the
+-- root is not sent), no SCTs; one level up adds, per certificate, the
+-- signature's and the key's growth (889 + 640 bytes at ML-DSA-65) and
+-- the CertificateVerify's signature growth (889), nothing else
+local c44 = core.chain("private", { dns_name = "s1.corp.example", leaf = "ml-dsa-44", ca = "ml-dsa-44" })
+local c65 = core.chain("private", { dns_name = "s1.corp.example", leaf = "ml-dsa-65", ca = "ml-dsa-65" })
+check(c44.certificates == 2 and c44.sct_list_bytes == 0, "private chain: two certificates, no SCTs")
+check(c44.handshake_signature_bytes == 2420 and c65.handshake_signature_bytes == 3309, "CertificateVerify signature")
+check(c44.auth_bytes == c44.certificate_message_bytes + c44.certificate_verify_bytes, "auth bytes = Certificate + CertificateVerify")
+check(c44.certificate_message_bytes == 4 + 1 + 3 + (3 + c44.der_bytes[1] + 2) + (3 + c44.der_bytes[2] + 2),
+  "Certificate message framing (RFC 8446 section 4.4.2)")
+check(c65.auth_bytes - c44.auth_bytes == 2 * (889 + 640) + 889, "ML-DSA-65 over 44: " .. (c65.auth_bytes - c44.auth_bytes))
+check(core.chain("le-ecdsa").sct_list_bytes > 0, "a public profile carries SCTs")
+check(not pcall(core.chain, "no-such-profile"), "unknown profile refused")
+check(not pcall(core.chain, "private", { ca = "ml-dsa-99" }), "unknown algorithm refused")
 
 printf("api checks: %d passed\n", n)
