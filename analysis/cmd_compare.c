@@ -511,8 +511,15 @@ static int overlay(side *A, side *B, const char *metric, size_t (*pairs)[2],
             if (view == VIEW_BARS)
                 s->r.x_numeric = 0;
         } else {
-            for (size_t k = 0; k < npairs && k < PLOT_MAX_LINES / 2; k++)
-                s->points[s->npoints++] = pairs[k][i];
+            /* a point paired with several of the other side (an --axis)
+             * is drawn once: the same line twice is a duplicate legend */
+            for (size_t k = 0; k < npairs && s->npoints < PLOT_MAX_LINES / 2; k++) {
+                size_t j = 0;
+                while (j < s->npoints && s->points[j] != pairs[k][i])
+                    j++;
+                if (j == s->npoints)
+                    s->points[s->npoints++] = pairs[k][i];
+            }
         }
         if (view == VIEW_SERIES)
             plot__series(s, f);
@@ -525,6 +532,7 @@ static int overlay(side *A, side *B, const char *metric, size_t (*pairs)[2],
         free(f);
         return 1;
     }
+    plot__dedupe(f);
     plot__finish(A->s, f, view);
     snprintf(f->title, sizeof f->title, "%s: A = %.90s:%lld, B = %.90s:%lld", metric,
              A->path, (long long)A->s->r.exp, B->path, (long long)B->s->r.exp);

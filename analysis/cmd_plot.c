@@ -275,7 +275,7 @@ int cmd_plot(int argc, char **argv)
     size_t drawn = view == VIEW_SERIES ? plot__series(s, f)
                    : view == VIEW_CDF  ? plot__cdf(s, f)
                                        : plot__sweep(s, f);
-    if (drawn == 0 || plot__prune(f) == 0) {
+    if (drawn == 0 || plot__prune(f) == 0 || plot__dedupe(f) == 0) {
         fprintf(stderr, "mtcsim plot: nothing to draw: experiment %lld has no "
                         "completed run with %s\n", (long long)s->r.exp, stat);
         status = HOST_FAIL;

@@ -58,6 +58,56 @@ size_t plot__prune(plot_fig *f)
     return k;
 }
 
+static int same_rows(const plot_line *a, const plot_line *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (size_t k = 0; k < a->n; k++) {
+        const plot_row *x = &a->rows[k], *y = &b->rows[k];
+        if (!(x->x == y->x && x->y == y->y && x->lo == y->lo && x->hi == y->hi))
+            return 0;
+    }
+    return 1;
+}
+
+/* Why: a reader cannot tell two entries of one title apart, and a line
+ * drawn twice hides nothing but doubles its legend. */
+size_t plot__dedupe(plot_fig *f)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->nlines; i++) {
+        plot_line *l = &f->lines[i];
+        int drop = 0;
+        unsigned same_title = 0;
+        for (size_t j = 0; j < k && !drop; j++) {
+            if (strcmp(f->lines[j].title, l->title))
+                continue;
+            drop = same_rows(&f->lines[j], l);
+            same_title++;
+        }
+        if (drop) {
+            free(l->rows);
+            continue;
+        }
+        if (same_title) {
+            /* a suffix that is itself taken moves on to the next number */
+            char base[200];
+            snprintf(base, sizeof base, "%s", l->title);
+            for (unsigned n = same_title + 1;; n++) {
+                snprintf(l->title, sizeof l->title, "%.180s (%u)", base, n);
+                size_t j = 0;
+                while (j < k && strcmp(f->lines[j].title, l->title))
+                    j++;
+                if (j == k)
+                    break;
+            }
+        }
+        f->lines[k++] = *l;
+    }
+    f->nlines = k;
+    return k;
+}
+
 void plot__fig_free(plot_fig *f)
 {
     for (size_t i = 0; i < f->nlines; i++) {

@@ -86,6 +86,10 @@ plot_line *plot__line(plot_fig *f, const char *fmt, ...);
 int plot__row(plot_line *l, double x, double y, double lo, double hi);
 /* Drops the lines without rows; the number left. */
 size_t plot__prune(plot_fig *f);
+/* No legend entry twice: a line with the title and rows of an earlier
+ * one is dropped, one with its title and other rows gets " (2)", " (3)"...
+ * Returns the number of lines left. */
+size_t plot__dedupe(plot_fig *f);
 /* Frees the rows of every line. */
 void plot__fig_free(plot_fig *f);
 /* Natural unit of values in `unit` whose magnitude is about `mag`: the

@@ -10,7 +10,8 @@
 #    with the sweep point of its value only, unless declared with --axis;
 #    each pair says what it paired and in what B differs; a difference
 #    nobody declared is a WARNING, one outside --axis is refused (exit 2);
-#  - --out DIR: compare.txt (the table printed) and overlaid figures;
+#  - --out DIR: compare.txt (the table printed) and overlaid figures,
+#    no legend entry twice (a point paired with several is one line);
 #  - errors: one argument, a missing file, an unknown experiment: exit 2.
 set -u
 b=${1:-build}
@@ -100,6 +101,25 @@ for f in issuance_delay_landmark issuance_delay_standalone signatures; do
 done
 [ ! -e "$tmp/cmp/signatureless_fraction.png" ] || fail "a figure without data (no handshakes in a PKI world)"
 cmp -s "$tmp/p.txt" "$tmp/cmp/compare.txt" || fail "compare.txt differs from the table printed"
+# no legend entry twice: with --axis the one point of A pairs with both
+# points of B, and is still one line of each figure
+"$m" compare "$tmp/one.db" "$tmp/r.db:1" --axis landmark_interval --out "$tmp/cax" --metric signatures \
+  >/dev/null 2>"$tmp/err" || fail "compare --axis --out: $(cat "$tmp/err")"
+python3 - "$tmp/cax" <<'PY' || fail "a compare figure repeats a legend entry"
+import sys, os, re
+n = 0
+for f in sorted(os.listdir(sys.argv[1])):
+    if not f.endswith('.gp'):
+        continue
+    text = open(os.path.join(sys.argv[1], f)).read()
+    plot = text[text.index('\nplot ') + 1:]
+    titles = re.findall(r" title '((?:[^']|'')*)'", plot)
+    assert len(titles) == 3, (f, titles)     # A's point, B's two points
+    assert len(set(titles)) == len(titles), (f, titles)
+    assert sum(t.startswith('A: ') for t in titles) == 1, (f, titles)
+    n += 1
+assert n == 3, n
+PY
 
 # ---- errors ----
 "$m" compare "$tmp/r.db" >/dev/null 2>&1; [ $? -eq 2 ] || fail "one argument must exit 2"
