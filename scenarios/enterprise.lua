@@ -42,6 +42,10 @@
 -- The X.509 CA signs once per certificate; it has no cosigners and is
 -- never down in the model, so it stalls nothing.
 --
+-- `outage_hours` and `outage_witnesses` add a scheduled outage (the
+-- cosigner_outage action) of that many witnesses together, half-way
+-- through the window (none by default).
+--
 -- Reading the result: per quorum, auth bytes per connection on both
 -- sides; signatures per day (MTC: the CA and the three witnesses, for
 -- every checkpoint and covering subtree, whatever the issuance; X.509:
@@ -67,14 +71,22 @@ local issuance = param("issuance", 50000, "certificates the private CA issues pe
 local interval = param("checkpoint_interval", 60, "seconds between the CA's checkpoints")
 local mtbf = param("witness_mtbf", days(2), "mean time between witness failures (s)")
 local repair = param("witness_repair", hours(1), "median witness repair time (s, lognormal, sigma 0.8)")
+local outage = param("outage_hours", 0, "a scheduled outage half-way through the window: its length (hours; 0: none)")
+local outage_n = param("outage_witnesses", 1, "witnesses the scheduled outage takes down together")
 local level = param("level", "ml-dsa-44", "ML-DSA level of the CA, its witnesses and the private PKI's CAs")
 local leaf_key = param("leaf_key", "", "the servers' key, on both sides (\"\": the level)")
 if level ~= "ml-dsa-44" and level ~= "ml-dsa-65" and level ~= "ml-dsa-87" then
   error("level: \"ml-dsa-44\", \"ml-dsa-65\" or \"ml-dsa-87\", got \"" .. tostring(level) .. "\"", 1)
 end
 if leaf_key == "" then leaf_key = level end
-
 local N = 3
+if outage_n ~= math.floor(outage_n) or outage_n < 1 or outage_n > N then
+  error("outage_witnesses: a whole number from 1 to " .. N .. ", got " .. tostring(outage_n), 1)
+end
+if not (outage >= 0 and outage <= span * 12) then
+  error("outage_hours: from 0 to half the window (" .. span * 12 .. " h), got " .. tostring(outage), 1)
+end
+
 local sigma = 0.8
 local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
                             fetch_interval = minutes(10), publication_delay = minutes(10), retry_after = 600 }
@@ -94,6 +106,11 @@ mtcsim.sites{ name = "servers", count = math.max(20, math.floor(200 * scale)),
               key_alg = leaf_key, chain_mix = { "private:1" }, dns_suffix = "corp.example" }
 mtcsim.browsers{ name = "clients", count = math.max(20, math.floor(2000 * scale)),
                  never_updates = true }
+if outage > 0 then
+  for i = 1, outage_n do
+    sim:at(warm + days(span) / 2, "cosigner_outage", ws[i], hours(outage))
+  end
+end
 
 -- k of N independent witnesses, each up a = mtbf / (mtbf + mean repair):
 -- the quorum is reachable sum_{j >= k} C(N, j) a^j (1 - a)^(N - j) of the
@@ -157,8 +174,12 @@ sim:on_finish(function(s)
   local un = s:metric("cosign_quorum_unreachable_ms", "corp") or 0
   local frac = un / (window_days * 86400e3)
   report.record(s, "enterprise_quorum_unreachable_share", frac)
+  -- the scheduled outage blocks the quorum for its whole length when it
+  -- leaves fewer than k witnesses, on top of the random failures
+  local sched = (outage > 0 and N - outage_n < quorum) and outage * 3600 / (span * 86400) or 0
   report.line("quorum unreachable, share of time",
-    report.fmt(frac, "%.5f") .. string.format(" (closed form %.5f)", 1 - reach))
+    report.fmt(frac, "%.5f") .. string.format(" (closed form %.5f%s)", 1 - reach,
+      sched > 0 and string.format(", plus %.5f for the scheduled outage", sched) or ""))
   local st = s:metric("issuance_stalled", "corp") or 0
   local share = issued > 0 and st / issued or nil
   report.record(s, "enterprise_stalled_share", share)

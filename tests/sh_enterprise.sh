@@ -14,7 +14,9 @@
 #   one or two covering subtrees) whatever the issuance, the X.509 CA
 #   one per certificate (the issuance, within Poisson noise);
 # - witnesses that never fail leave the quorum always reachable and
-#   nothing stalled;
+#   nothing stalled; a scheduled outage of two of them blocks a 2-of-3
+#   quorum for exactly its length and stalls the requests meanwhile, one
+#   of them blocks nothing;
 # - mpirun -np 1, 2, 3 gives the single process's summary.
 set -u
 b=${1:-build}
@@ -63,6 +65,30 @@ for m in enterprise_quorum_unreachable_share enterprise_stalled_share; do
   v=$(sqlite3 "$tmp/nf.db" "select value from scalar_v where metric = '$m'")
   [ "$v" = 0 ] || [ "$v" = 0.0 ] || fail "$m = $v without failures"
 done
+# a scheduled outage (cosigner_outage) of two witnesses for 2 h at quorum
+# 2, no random failures: the quorum is unreachable exactly 2 h of the 12,
+# and the requests stalled are those arriving from one interval before it
+# to its end less the threshold (60 + 300 s), within 5 Poisson standard
+# deviations; one witness down leaves 2 of 3 and stalls nothing
+"$M" run $base --set quorum=2 --set witness_mtbf=1e9 --set outage_hours=2 --set outage_witnesses=2 \
+  --out "$tmp/o2.db" >"$tmp/o2.out" 2>"$tmp/o2.err" || fail "outage run: $(tail -3 "$tmp/o2.err")"
+un=$(sqlite3 "$tmp/o2.db" "select value from scalar_v where metric = 'enterprise_quorum_unreachable_share'")
+st=$(sqlite3 "$tmp/o2.db" "select value from scalar_v where metric = 'enterprise_stalled_share'")
+n=$(sqlite3 "$tmp/o2.db" "select value from scalar_v where metric = 'log_entries' and cohort = 'all'")
+awk -v u="$un" 'BEGIN { exit !(u > 7200 / 43200 - 1e-9 && u < 7200 / 43200 + 1e-9) }' ||
+  fail "two witnesses down 2 h of 12 at quorum 2: unreachable share $un, expected 1/6"
+awk -v s="$st" -v n="$n" 'BEGIN { lo = n * (7200 - 300 - 6) / 43200; hi = n * (60 + 7200 + 6) / 43200;
+    x = s * n; exit !(x > lo - 5 * sqrt(lo) && x < hi + 5 * sqrt(hi)) }' ||
+  fail "stalled share $st of $n requests, not the outage's window"
+"$M" run $base --set quorum=2 --set witness_mtbf=1e9 --set outage_hours=2 --set outage_witnesses=1 \
+  --out "$tmp/o1.db" >/dev/null 2>"$tmp/o1.err" || fail "one-witness outage run: $(tail -3 "$tmp/o1.err")"
+for m in enterprise_quorum_unreachable_share enterprise_stalled_share; do
+  v=$(sqlite3 "$tmp/o1.db" "select value from scalar_v where metric = '$m'")
+  [ "$v" = 0 ] || [ "$v" = 0.0 ] || fail "$m = $v with one witness of three down at quorum 2"
+done
+! "$M" run $base --set outage_hours=1 --set outage_witnesses=4 --out "$tmp/bad4.db" >/dev/null 2>"$tmp/bad4.err" ||
+  fail "outage_witnesses 4 of 3 accepted"
+grep -q 'enterprise.lua:[0-9]*: outage_witnesses' "$tmp/bad4.err" || fail "bad outage_witnesses: $(cat "$tmp/bad4.err")"
 # ML-DSA-65 on both sides: the X.509 side grows by what its encoding says
 "$M" run $base --set quorum=1 --set level=ml-dsa-65 --out "$tmp/l65.db" >"$tmp/l65.out" 2>"$tmp/l65.err" ||
   fail "ml-dsa-65 run: $(tail -3 "$tmp/l65.err")"
