@@ -103,6 +103,42 @@ const lworld_param *lworld_params(const lworld *lw, size_t *count);
 void lworld_destroy(lworld *lw);    /* accepts NULL */
 
 /*
+ * One warm-up for several runs (lworld_share.c; `mtcsim run
+ * --share-warmup`). Runs of one replication (the same seed and streams)
+ * whose keys are equal make the same events up to the warm-up end.
+ *
+ * lworld_share_key: the key of h's declarations (after the scenario ran,
+ * before any build): every parameter of the world and of each entity in
+ * declaration order, exactly, and the timed world actions first firing
+ * before the warm-up end. What a scenario schedules at or after it and
+ * what its Lua code does with results are not in it. *key is NULL (and
+ * `why` says why) when the run cannot share: no warm-up before its
+ * window, or a Lua function scheduled before the warm-up end. *key is
+ * malloc'd, the caller's. MTC_OK or MTC_ERR_NOMEM.
+ *
+ * lworld_share_warmup: builds h's world as lworld_build does (whole, no
+ * profile), holding back the calls at or after the warm-up end, and runs
+ * it to just before the warm-up end (interrupt as in lworld_run). Errors
+ * as lworld_build; a failure or interruption of the warm-up itself is
+ * kept in *out and ends each continuation so.
+ *
+ * lworld_share_continue: makes the warmed lw the run of state hm, which
+ * must be h itself or another state of the same replication with an
+ * equal key (checked: SIM_ERR_STATE with the reason when not, nothing
+ * changed). Call it once per process, in a process of its own (fork
+ * after lworld_share_warmup), then lworld_run: hm's on_finish functions
+ * and calls run, its memory account (--max-memory) holds the world's
+ * counted memory, and the caller destroys the other state (h) after a
+ * success. Then lw is hm's, as if lworld_build had built it from hm.
+ */
+int lworld_share_key(lhost *h, char **key, char *why, size_t whylen);
+int lworld_share_warmup(lhost *h, uint64_t seed, uint64_t replication,
+                        volatile sig_atomic_t *interrupt, lworld **out,
+                        char *err, size_t errlen);
+int lworld_share_continue(lworld *lw, lhost *hm, uint64_t replication,
+                          const char *key, char *err, size_t errlen);
+
+/*
  * `--set KIND.ENTITY.PARAM=VALUE` (lworld_override.c): an entity's
  * parameter from the command line, whatever the scenario gives it.
  * Patterns KIND.ENTITY.PARAM, KIND.*.PARAM, *.PARAM and world.PARAM; the

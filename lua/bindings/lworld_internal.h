@@ -31,6 +31,8 @@
 #define K_ATS "mtcsim.at"            /* array of timed actions */
 #define K_FINISH "mtcsim.finish"     /* array of on_finish functions */
 #define K_SIM "mtcsim.sim"           /* the sim table */
+#define K_HELD "mtcsim.held"         /* a shared warm-up's timed records,
+                                      * all of them (lworld_share.c) */
 
 #define RATE_MT "mtcsim.rate"
 
@@ -91,6 +93,12 @@ struct lworld {
     void *progress_ctx;
     uint32_t tick;
     sim_prof *prof;         /* NULL: no profile (borrowed) */
+    int share;              /* built to share its warm-up: the calls at or
+                             * after the warm-up end are not scheduled */
+    int warmed;             /* the engine ran the shared warm-up */
+    uint64_t replication;   /* share: the replication it was built for */
+    uint64_t seq_room;      /* share: the first seq of the room reserved
+                             * for the later calls (sim_engine_next_seq) */
     char err[4096];
 };
 
@@ -108,6 +116,31 @@ void lworld__append_reg(lua_State *L, const char *key);
 void lworld__where(lua_State *L, int level, char *out);
 /* ": " after a non-empty where, "" otherwise. */
 const char *lworld__wsep(const char *w);
+
+/* ---- lworld_run.c ------------------------------------------------------- */
+
+/* lworld_build_prof; share 1: the calls at or after the warm-up end are
+ * held back for lworld_share_continue (the world's warm-up is shared). */
+int lworld__build(lhost *h, uint64_t seed, uint64_t replication,
+                  const sim_shard *shard, sim_prof *prof, int share,
+                  lworld **out, char *err, size_t errlen);
+/* The engine's stop predicate of a run: the progress callback, and
+ * nonzero once the run failed or its interrupt flag is set. */
+int lworld__stop_pred(sim_engine *sim, void *arg);
+/* Which timed records lworld__schedule_records schedules, by their first
+ * firing time against the warm-up end. */
+enum { LWORLD_CALLS_ALL, LWORLD_CALLS_BEFORE, LWORLD_CALLS_AFTER };
+/* Room of seqs a shared warm-up keeps for each continuing run's calls. */
+#define LWORLD_SEQ_ROOM ((uint64_t)1 << 40)
+/* Turns the timed records of the table at stack index tidx of lw->h's
+ * state (sim:at/every, in declaration order) into scheduled calls: all,
+ * or those first firing before or at/after the warm-up end. MTC_OK, or an
+ * error with the message (file:line) in err; the stack is as it was. */
+int lworld__schedule_records(lworld *lw, int tidx, int which, char *err,
+                             size_t errlen);
+/* Replaces K_ATS (the table on top, popped) by the world actions the run
+ * records as attributes (lrecord.h), releasing the closures. */
+void lworld__keep_action_records(lua_State *L);
 
 /* ---- lworld_shards.c ----------------------------------------------------- */
 

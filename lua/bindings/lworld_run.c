@@ -81,6 +81,112 @@ static const char *blame(lua_State *L, const char *msg)
     return best;
 }
 
+int lworld__schedule_records(lworld *lw, int tidx, int which, char *err,
+                             size_t errlen)
+{
+    lua_State *L = lhost_state(lw->h);
+    size_t n = lua_rawlen(L, tidx);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, tidx, (lua_Integer)i);
+        int rec = lua_gettop(L);
+        lua_getfield(L, rec, "t");
+        double t = lua_tonumber(L, -1);
+        lua_getfield(L, rec, "start");
+        double start = lua_tonumber(L, -1);
+        lua_getfield(L, rec, "every");
+        int every = lua_toboolean(L, -1);
+        lua_pop(L, 3);
+        sim_time at, period = 0;
+        if (every) {
+            period = sim_time_from_sec(t);
+            at = start >= 0 ? sim_time_from_sec(start) : period;
+        } else {
+            at = sim_time_from_sec(t);
+        }
+        if ((which == LWORLD_CALLS_BEFORE && at >= lw->wc.warmup) ||
+            (which == LWORLD_CALLS_AFTER && at < lw->wc.warmup)) {
+            lua_settop(L, rec - 1);
+            continue;
+        }
+        lua_getfield(L, rec, "where");
+        lcall *c = lworld__call_new(lw, lua_tostring(L, -1), err, errlen);
+        lua_pop(L, 1);
+        if (!c) {
+            lua_settop(L, rec - 1);
+            return MTC_ERR_NOMEM;
+        }
+        if (lua_getfield(L, rec, "fn") == LUA_TFUNCTION) {
+            c->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
+        } else {
+            lua_pop(L, 1);
+            lua_getfield(L, rec, "action");
+            snprintf(c->action, sizeof c->action, "%s", lua_tostring(L, -1));
+            lua_getfield(L, rec, "target");
+            snprintf(c->target, sizeof c->target, "%s", lua_tostring(L, -1));
+            lua_getfield(L, rec, "args");
+            c->nargs = lua_rawlen(L, -1);
+            for (size_t k = 0; k < c->nargs && k < ACT_MAX_ARGS; k++) {
+                lua_rawgeti(L, -1, (lua_Integer)k + 1);
+                c->args[k] = lua_tonumber(L, -1);
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 3);
+            const sim_world_action *a = lworld__find_action(c->action);
+            int idx = sim_world_find(lw->world, a->kind, c->target);
+            if (idx < 0) {
+                lua_settop(L, rec - 1);
+                snprintf(err, errlen, "%s%ssim:at: action '%s' needs a %s, and "
+                                      "there is no %s named '%s'", c->where,
+                         lworld__wsep(c->where),
+                         c->action, a->kind, a->kind, c->target);
+                return SIM_ERR_CONFIG;
+            }
+        }
+        lua_settop(L, rec - 1);
+        c->period = period;
+        if (!every && at > lw->wc.duration) {
+            snprintf(err, errlen, "%s%ssim:at: time %.17g s is after the end "
+                                  "of the simulation (duration %.17g s)",
+                     c->where, lworld__wsep(c->where), t,
+                     sim_time_to_sec(lw->wc.duration));
+            return SIM_ERR_CONFIG;
+        }
+        if (at > lw->wc.duration) {         /* it would never fire */
+            lworld__call_free(lw, c);
+        } else if (lworld__schedule_call(lw, c, at) != MTC_OK) {
+            snprintf(err, errlen, "%s%scannot schedule", c->where,
+                     lworld__wsep(c->where));
+            return MTC_ERR_NOMEM;
+        }
+    }
+    return MTC_OK;
+}
+
+void lworld__keep_action_records(lua_State *L)
+{
+    /* The records are calls now: their Lua copies go back to the memory
+     * cap, except the first LRECORD_MAX world actions (data, no
+     * closures), which the run records as attributes (lrecord.h). The
+     * K_ATS table is on top; it is popped. */
+    int ats = lua_gettop(L);
+    size_t n = lua_rawlen(L, ats);
+    lua_createtable(L, 0, 0);
+    lua_Integer kept = 0;
+    for (size_t i = 1; i <= n && kept < LRECORD_MAX; i++) {
+        lua_rawgeti(L, ats, (lua_Integer)i);
+        int is_action = lua_type(L, -1) == LUA_TTABLE &&
+                        lua_getfield(L, -1, "action") == LUA_TSTRING;
+        if (lua_type(L, -2) == LUA_TTABLE)
+            lua_pop(L, 1);                  /* the action field */
+        if (is_action)
+            lua_rawseti(L, ats + 1, ++kept);    /* keeps the record */
+        else
+            lua_pop(L, 1);
+    }
+    lua_setfield(L, LUA_REGISTRYINDEX, K_ATS);
+    lua_settop(L, ats - 1);
+}
+
 int lworld_build(lhost *h, uint64_t seed, uint64_t replication,
                  const sim_shard *shard, lworld **out,
                  char *err, size_t errlen)
@@ -93,12 +199,21 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
                       const sim_shard *shard, sim_prof *prof, lworld **out,
                       char *err, size_t errlen)
 {
+    return lworld__build(h, seed, replication, shard, prof, 0, out, err,
+                         errlen);
+}
+
+int lworld__build(lhost *h, uint64_t seed, uint64_t replication,
+                  const sim_shard *shard, sim_prof *prof, int share,
+                  lworld **out, char *err, size_t errlen)
+{
     lua_State *L = lhost_state(h);
     *out = NULL;
     lworld *lw = calloc(1, sizeof *lw);
     if (!lw)
         return MTC_ERR_NOMEM;
     lw->h = h;
+    lw->share = share;
     lw->prof = prof;
     sim_prof_phase(prof, SIM_PHASE_SETUP);
     *out = lw;
@@ -212,103 +327,32 @@ int lworld_build_prof(lhost *h, uint64_t seed, uint64_t replication,
         return MTC_ERR_CONFIG;
     }
     lw->series_bytes = sb;
-    /* timed actions declared by the scenario */
+    /* timed actions declared by the scenario: under a shared warm-up
+     * only those before its end (lworld_share.c schedules the rest) */
     lhost_set_user(h, lw);
     lw->running = 1;
     lworld__push_reg_table(L, K_ATS);
-    n = lua_rawlen(L, -1);
-    for (size_t i = 1; i <= n; i++) {
-        lua_rawgeti(L, -1, (lua_Integer)i);
-        int rec = lua_gettop(L);
-        lua_getfield(L, rec, "where");
-        lcall *c = lworld__call_new(lw, lua_tostring(L, -1), err, errlen);
-        if (!c) {
-            lua_settop(L, rec - 2);
-            return MTC_ERR_NOMEM;
-        }
-        lua_getfield(L, rec, "t");
-        double t = lua_tonumber(L, -1);
-        lua_getfield(L, rec, "start");
-        double start = lua_tonumber(L, -1);
-        lua_getfield(L, rec, "every");
-        int every = lua_toboolean(L, -1);
-        lua_pop(L, 4);
-        if (lua_getfield(L, rec, "fn") == LUA_TFUNCTION) {
-            c->fnref = luaL_ref(L, LUA_REGISTRYINDEX);
-        } else {
-            lua_pop(L, 1);
-            lua_getfield(L, rec, "action");
-            snprintf(c->action, sizeof c->action, "%s", lua_tostring(L, -1));
-            lua_getfield(L, rec, "target");
-            snprintf(c->target, sizeof c->target, "%s", lua_tostring(L, -1));
-            lua_getfield(L, rec, "args");
-            c->nargs = lua_rawlen(L, -1);
-            for (size_t k = 0; k < c->nargs && k < ACT_MAX_ARGS; k++) {
-                lua_rawgeti(L, -1, (lua_Integer)k + 1);
-                c->args[k] = lua_tonumber(L, -1);
-                lua_pop(L, 1);
-            }
-            lua_pop(L, 3);
-            const sim_world_action *a = lworld__find_action(c->action);
-            int idx = sim_world_find(lw->world, a->kind, c->target);
-            if (idx < 0) {
-                lua_settop(L, rec - 2);
-                snprintf(err, errlen, "%s%ssim:at: action '%s' needs a %s, and "
-                                      "there is no %s named '%s'", c->where,
-                         lworld__wsep(c->where),
-                         c->action, a->kind, a->kind, c->target);
-                return SIM_ERR_CONFIG;
-            }
-        }
-        lua_settop(L, rec - 1);
-        sim_time at;
-        if (every) {
-            c->period = sim_time_from_sec(t);
-            at = start >= 0 ? sim_time_from_sec(start) : c->period;
-        } else {
-            at = sim_time_from_sec(t);
-        }
-        if (!every && at > lw->wc.duration) {
-            lua_pop(L, 1);
-            snprintf(err, errlen, "%s%ssim:at: time %.17g s is after the end "
-                                  "of the simulation (duration %.17g s)",
-                     c->where, lworld__wsep(c->where), t,
-                     sim_time_to_sec(lw->wc.duration));
-            return SIM_ERR_CONFIG;
-        }
-        if (at > lw->wc.duration) {         /* it would never fire */
-            lworld__call_free(lw, c);
-        } else if (lworld__schedule_call(lw, c, at) != MTC_OK) {
-            lua_pop(L, 1);
-            snprintf(err, errlen, "%s%scannot schedule", c->where,
-                     lworld__wsep(c->where));
-            return MTC_ERR_NOMEM;
-        }
+    rc = lworld__schedule_records(lw, lua_gettop(L),
+                                  lw->share ? LWORLD_CALLS_BEFORE
+                                            : LWORLD_CALLS_ALL, err, errlen);
+    if (rc != MTC_OK) {
+        lua_pop(L, 1);
+        return rc;
     }
-    /* The records are calls now: their Lua copies go back to the memory
-     * cap, except the first LRECORD_MAX world actions (data, no
-     * closures), which the run records as attributes (lrecord.h). The
-     * K_ATS table is on top. */
-    int ats = lua_gettop(L);
-    lua_createtable(L, 0, 0);
-    lua_Integer kept = 0;
-    for (size_t i = 1; i <= n && kept < LRECORD_MAX; i++) {
-        lua_rawgeti(L, ats, (lua_Integer)i);
-        int is_action = lua_type(L, -1) == LUA_TTABLE &&
-                        lua_getfield(L, -1, "action") == LUA_TSTRING;
-        if (lua_type(L, -2) == LUA_TTABLE)
-            lua_pop(L, 1);                  /* the action field */
-        if (is_action)
-            lua_rawseti(L, ats + 1, ++kept);    /* keeps the record */
-        else
-            lua_pop(L, 1);
+    if (lw->share) {
+        /* the room the runs continuing this warm-up schedule their later
+         * calls into: they sort as if scheduled here, before anything
+         * the run schedules */
+        lw->seq_room = sim_engine_next_seq(lw->engine);
+        sim_engine_set_next_seq(lw->engine, lw->seq_room + LWORLD_SEQ_ROOM);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, K_HELD);
     }
-    lua_setfield(L, LUA_REGISTRYINDEX, K_ATS);
-    lua_settop(L, ats - 1);
+    lworld__keep_action_records(L);
     return MTC_OK;
 }
 
-static int stop_pred(sim_engine *sim, void *arg)
+int lworld__stop_pred(sim_engine *sim, void *arg)
 {
     lworld *lw = arg;
     if (lw->progress && (++lw->tick & 4095) == 0)
@@ -324,9 +368,11 @@ int lworld_run(lworld *lw, volatile sig_atomic_t *interrupt,
     lw->interrupt = interrupt;
     lw->progress = progress;
     lw->progress_ctx = progress_ctx;
-    sim_engine_set_stop_predicate(lw->engine, stop_pred, lw);
+    sim_engine_set_stop_predicate(lw->engine, lworld__stop_pred, lw);
     int reason = SIM_RUN_STOP_TIME;
-    if (lw->prof && lw->wc.warmup > sim_now(lw->engine) &&
+    if (lw->warmed && (lw->failed || (interrupt && *interrupt)))
+        reason = SIM_RUN_PREDICATE;     /* the shared warm-up ended so */
+    if (reason == SIM_RUN_STOP_TIME && lw->prof && lw->wc.warmup > sim_now(lw->engine) &&
         lw->wc.warmup < lw->wc.duration) {
         /* the same events in the same order, with the phase moved between
          * the last event at or before the warm-up end and the first after */

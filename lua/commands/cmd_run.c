@@ -192,6 +192,17 @@ static size_t print_warnings(lhost *h, const run_opts *o, const char *point,
     return fresh;
 }
 
+/* A point's warm-up key (lworld_share_key) into *key, or NULL and why
+ * into *why. MTC_OK or MTC_ERR_NOMEM. */
+static int share_key(lhost *h, char **key, char **why)
+{
+    char w[512];
+    int rc = lworld_share_key(h, key, w, sizeof w);
+    if (rc == MTC_OK && !*key && !(*why = strdup(w)))
+        rc = MTC_ERR_NOMEM;
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -245,11 +256,14 @@ int cmd_run(int argc, char **argv)
     char *resume_args = NULL, **resume_argv = NULL;
     seen_list seen = {NULL, 0, 0};
     size_t *hits = NULL;    /* per --set KIND.ENTITY.PARAM: entities matched */
+    char **keys = NULL, **whys = NULL;  /* --share-warmup: per point */
+    size_t *grp_at = NULL, *grp_pos = NULL, ngroups = 0;
     if (status != HOST_OK)
         goto done;
-    if ((o.jobs > 1 || o.resume) && shard.size > 1) {
+    if ((o.jobs > 1 || o.resume || o.share_warmup) && shard.size > 1) {
         fprintf(stderr, "mtcsim run: %s runs in one process, not under mpirun "
-                        "(use --spread-runs there)\n", o.resume ? "--resume" : "-j");
+                        "(use --spread-runs there)\n",
+                o.resume ? "--resume" : o.share_warmup ? "--share-warmup" : "-j");
         status = HOST_USAGE;
         goto done;
     }
@@ -282,6 +296,15 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     count_override_hits(h0, hits);
+    if (o.share_warmup) {
+        keys = calloc(pl.npoints ? pl.npoints : 1, sizeof *keys);
+        whys = calloc(pl.npoints ? pl.npoints : 1, sizeof *whys);
+        if (!keys || !whys || share_key(h0, &keys[0], &whys[0]) != MTC_OK) {
+            fprintf(stderr, "mtcsim run: out of memory\n");
+            status = HOST_FAIL;
+            goto done;
+        }
+    }
     /* the expected CPU time of the plan (lcost.h): each point's world
      * priced before it is built, times the replications */
     lcost cost0 = {0};
@@ -312,6 +335,12 @@ int cmd_run(int argc, char **argv)
             plan_cpu += cp.cpu_s * (double)pl.reps;
         else
             have_cost = 0;
+        if (h && keys && share_key(h, &keys[p], &whys[p]) != MTC_OK) {
+            fprintf(stderr, "mtcsim run: out of memory\n");
+            lhost_destroy(h);
+            status = HOST_FAIL;
+            goto done;
+        }
         int ok = h && lworld_build(h, o.seed, 0, NULL, &lw, err, sizeof err) == MTC_OK;
         char lab[512], pt[600];
         run_point_label(&pl, p, lab, sizeof lab);
@@ -358,6 +387,14 @@ int cmd_run(int argc, char **argv)
         for (size_t i = 0; i < total; i++)
             todo[ntodo++] = i;
     }
+    if (keys && run_share_groups(&pl, keys, todo, ntodo, &grp_at, &grp_pos,
+                                 &ngroups) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: out of memory\n");
+        status = HOST_FAIL;
+        goto done;
+    }
+    if (keys && !o.quiet && ntodo)
+        run_share_print(stdout, &pl, keys, whys, ngroups, ntodo);
     if (have_cost && !o.quiet && ntodo)
         run_print_cost(stdout, &cost0, pl.npoints, pl.reps,
                        plan_cpu * (double)ntodo / (double)total, pl.npoints > 1);
@@ -397,9 +434,12 @@ int cmd_run(int argc, char **argv)
         }
     }
     run_ctx rc = {&o, &pl, &shard, db, exp_id, sha, h0, &g_interrupt, spread,
-                  &sst, todo, ntodo, runs, 0, HOST_OK, 0, 0};
+                  &sst, todo, ntodo, runs, 0, HOST_OK, 0, 0, NULL, NULL, 0, 0};
     h0 = NULL;
-    if (o.jobs > 1)
+    rc.grp_at = grp_at;
+    rc.grp_pos = grp_pos;
+    rc.ngroups = ngroups;
+    if (o.jobs > 1 || o.share_warmup)
         status = run_parallel(&rc, todo, ntodo);
     else
         status = run_sequential(&rc, todo, ntodo);
@@ -435,6 +475,10 @@ int cmd_run(int argc, char **argv)
         printf("# %zu run%s in %.2f s wall%s%s\n", nruns, nruns == 1 ? "" : "s",
                host_now() - wall0, db ? "; results in " : "",
                db ? o.out : "");
+        if (o.share_warmup)
+            printf("# --share-warmup: %zu of the runs continued a warm-up "
+                   "another run made (%zu warm-ups for %zu runs)\n",
+                   rc.shared_runs, nruns - rc.shared_runs, nruns);
     }
 done:
     if (db && sim_results_close(db) != MTC_OK && status == HOST_OK)
@@ -455,6 +499,14 @@ done:
     free(o.set_name);
     free(o.set_value);
     free(hits);
+    for (size_t p = 0; keys && p < pl.npoints; p++)
+        free(keys[p]);
+    for (size_t p = 0; whys && p < pl.npoints; p++)
+        free(whys[p]);
+    free(keys);
+    free(whys);
+    free(grp_at);
+    free(grp_pos);
     free(o.sweep_name);
     free(o.sweep_value);
     if (o.account)

@@ -60,6 +60,8 @@ typedef struct run_opts {
     int strict;             /* --strict: implausible values are errors */
     int accept_changes;     /* --resume despite other options or files */
     int profile;            /* --profile: CPU time by phase and part */
+    int share_warmup;       /* --share-warmup: one warm-up for the runs
+                             * whose declarations differ only after it */
     int traceback;          /* --traceback: Lua's stack after an error */
     /* A test hook, from the environment (MTCSIM_TEST_HOLD_RUN=RANK:N):
      * the process of rank hold_rank stops before the first event of the
@@ -141,7 +143,16 @@ typedef struct run_ctx {
     int db_failed;              /* the results file refused a write */
     size_t last_stored;         /* 1 + the point of the last run stored
                                    as completed; 0: none yet */
+    /* --share-warmup (run_share.c): group g is the to-do positions
+     * grp_pos[grp_at[g] .. grp_at[g + 1]); NULL: each run alone */
+    const size_t *grp_at, *grp_pos;
+    size_t ngroups;
+    size_t shared_runs;         /* runs recorded that continued the
+                                   warm-up another run made */
 } run_ctx;
+
+/* The most runs one shared warm-up serves (one hand-out to a worker). */
+#define RUN_GROUP_MAX 4096
 
 /* run_options.c */
 /* Prints the --help text to f. */
@@ -265,6 +276,21 @@ void run_print_cost(FILE *f, const struct lcost *c0, size_t npoints,
 /* Prints the profile of run `label` (phases x parts, work, the clock's
  * own cost) to f as comment lines. */
 void run_print_profile(FILE *f, const sim_prof *p, const char *label);
+
+/* run_share.c */
+/* --share-warmup: groups the to-do positions into runs of one
+ * replication whose sweep points have equal warm-up keys (keys[p]:
+ * lworld_share_key of point p's state; NULL: the point shares nothing),
+ * each group in to-do order and the groups by their first position, at
+ * most RUN_GROUP_MAX runs each. *at (ngroups + 1 entries) and *pos
+ * (ntodo) are malloc'd, the caller's. MTC_OK or MTC_ERR_NOMEM. */
+int run_share_groups(const plan *pl, char *const *keys, const size_t *todo,
+                     size_t ntodo, size_t **at, size_t **pos, size_t *ngroups);
+/* Prints which points share warm-ups (and, for a point that cannot, why:
+ * whys[p], or the first declaration in which it differs from the point
+ * it would share with) and how many warm-ups the plan makes. */
+void run_share_print(FILE *f, const plan *pl, char *const *keys,
+                     char *const *whys, size_t ngroups, size_t ntodo);
 
 /* run_spread.c */
 /* Appends rr's record to bb (bb->failed on out of memory). */

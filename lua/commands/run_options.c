@@ -64,6 +64,10 @@ void run_usage(FILE *f)
         "                      window, finish, results) and part (log, signing,\n"
         "                      verification, update channel, handshakes, metrics,\n"
         "                      ...), measured with the thread's CPU clock (-j 1)\n"
+        "  --share-warmup      runs of one replication whose sweep points differ only\n"
+        "                      at or after the warm-up end (sim:at, on_finish)\n"
+        "                      share one warm-up: run once, continued by a forked\n"
+        "                      process per run; results bit-identical (README)\n"
         "  -j N, --jobs N      N local worker processes run the runs (sweep points x\n"
         "                      replications) side by side; the database rows are\n"
         "                      those of -j 1 (wall-clock and measured CPU aside)\n"
@@ -166,6 +170,8 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
             o->spread = 1;
         } else if (!strcmp(a, "--profile")) {
             o->profile = 1;
+        } else if (!strcmp(a, "--share-warmup")) {
+            o->share_warmup = 1;
         } else if (!strcmp(a, "--strict")) {
             o->strict = 1;
         } else if (!strcmp(a, "--traceback")) {
@@ -290,6 +296,12 @@ int run_parse_only(int argc, char **argv, run_opts *o, FILE *errs)
                      o->sweep_name[s], o->sweep_name[s]);
                 return HOST_USAGE;
             }
+    if (o->profile && o->share_warmup) {
+        perr(errs, "mtcsim run: --profile measures each run's own CPU time, "
+                   "and under --share-warmup runs share one warm-up's: use "
+                   "one or the other\n");
+        return HOST_USAGE;
+    }
     if (o->profile && o->jobs > 1) {
         perr(errs, "mtcsim run: --profile measures the runs of this "
                    "process: use it without -j\n");

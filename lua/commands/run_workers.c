@@ -36,7 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -55,6 +57,8 @@
  * could not be built (out of memory), or the pipe to the parent broke. */
 #define WORKER_EXIT_PIPE 3
 #define WORKER_EXIT_NOMEM 4
+/* ... or it could not fork the child that continues a shared warm-up. */
+#define WORKER_EXIT_FORK 5
 
 /* Why a worker ended during a run, from its wait status, for the run's
  * error: out of memory named as such. */
@@ -63,6 +67,9 @@ static void worker_end_reason(long pid, int st, char *why, size_t n)
     if (WIFEXITED(st) && WEXITSTATUS(st) == WORKER_EXIT_NOMEM)
         snprintf(why, n, "worker process %ld ran out of memory during the run "
                  "(its results could not be assembled)", pid);
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == WORKER_EXIT_FORK)
+        snprintf(why, n, "worker process %ld could not fork the process that "
+                 "continues its shared warm-up (--share-warmup)", pid);
     else if (WIFEXITED(st) && WEXITSTATUS(st) == WORKER_EXIT_PIPE)
         snprintf(why, n, "worker process %ld lost its pipe to the parent "
                  "during the run", pid);
@@ -149,49 +156,66 @@ static void put_attr(void *ctx, const char *name, const char *value)
     bytebuf_put_str(ctx, value);
 }
 
-static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
+/* The capture of a run's printed output: stdout into a temporary file
+ * from the run's first Lua line to its end, for the parent to print in
+ * order. */
+typedef struct capture {
+    FILE *f;
+    int saved;          /* the real stdout, or -1 */
+} capture;
+
+static void capture_begin(capture *cp)
 {
-    const run_opts *o = c->o;
-    size_t p = idx / (size_t)c->pl->reps;
-    uint64_t r = idx % (size_t)c->pl->reps;
-    char err[8192] = "";
-    bytebuf b = {NULL, 0, 0, 0};
-    /* the scenario's prints of this run, for the parent to show in order */
     fflush(stdout);
-    FILE *cap = tmpfile();
-    int saved = dup(1);
-    if (cap && saved >= 0)
-        dup2(fileno(cap), 1);
-    lhost *h = NULL;
-    if (idx == 0 && c->h0) {
-        h = c->h0;
-        c->h0 = NULL;
+    cp->f = tmpfile();
+    cp->saved = dup(1);
+    if (cp->f && cp->saved >= 0)
+        dup2(fileno(cp->f), 1);
+}
+
+/* Ends the capture: stdout back; the length captured, or 0. */
+static long capture_end(capture *cp)
+{
+    long olen = 0;
+    fflush(stdout);
+    if (cp->f && cp->saved >= 0) {
+        dup2(cp->saved, 1);
+        close(cp->saved);
+        cp->saved = -1;
+        olen = file_size(cp->f);
     }
-    if (!h)
-        h = run_scenario_state(o, c->pl, p, r, err, sizeof err);
-    plan cur;
-    memset(&cur, 0, sizeof cur);
-    lworld *lw = NULL;
-    int brc = h && run_scenario_params(h, &cur) == HOST_OK
-                  ? lworld_build(h, o->seed, r, NULL, &lw, err, sizeof err)
-                  : SIM_ERR_CONFIG;
+    return olen;
+}
+
+/*
+ * The rest of run k (to-do index idx) once its state h (NULL: it failed,
+ * err says why) and world lw exist, brc being the build's result:
+ * the 'S' message (with the attribute warmup_shared when `shared`, the
+ * run that made the warm-up this one continues), the run, the 'E'
+ * message, and the run's memory freed (h, lw, cur, the capture).
+ */
+static void worker_finish(run_ctx *c, uint64_t k, int out_fd, capture *cp,
+                          lhost *h, plan *cur, lworld *lw, int brc,
+                          char *err, size_t errlen, const char *shared)
+{
+    bytebuf b = {NULL, 0, 0, 0};
     /* a signal during the start (the steady warm-up): recorded as an
      * interrupted run, as run_sequential does */
     int start_stopped = brc == SIM_ERR_STATE && lw;
     int built = brc == MTC_OK || start_stopped;
     if (h && !built)
-        lsuggest_entity(h, err, sizeof err);
+        lsuggest_entity(h, err, errlen);
     if (built) {
         bytebuf_put_u64(&b, k);
         bytebuf_put_u64(&b, (uint64_t)lworld_duration(lw));
         size_t n;
         const lworld_param *wp = lworld_params(lw, &n);
-        bytebuf_put_u64(&b, cur.nparams + n);
-        for (size_t i = 0; i < cur.nparams; i++) {
+        bytebuf_put_u64(&b, cur->nparams + n);
+        for (size_t i = 0; i < cur->nparams; i++) {
             bytebuf_put_str(&b, "scenario");
             bytebuf_put_str(&b, "scenario");
-            bytebuf_put_str(&b, cur.params[i].name);
-            bytebuf_put_str(&b, cur.params[i].value);
+            bytebuf_put_str(&b, cur->params[i].name);
+            bytebuf_put_str(&b, cur->params[i].value);
         }
         for (size_t i = 0; i < n; i++) {
             bytebuf_put_str(&b, wp[i].kind);
@@ -201,6 +225,10 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
         }
         bytebuf acts = {NULL, 0, 0, 0};
         size_t na = lrecord_actions(h, put_attr, &acts);
+        if (shared) {
+            put_attr(&acts, "warmup_shared", shared);
+            na++;
+        }
         bytebuf_put_u64(&b, na);
         bytebuf_put(&b, acts.b, acts.n);
         b.failed |= acts.failed;
@@ -210,20 +238,14 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
         b.n = 0;
     }
     double t0 = host_now();
-    int rc = brc == MTC_OK ? lworld_run(lw, c->interrupt, NULL, NULL, err, sizeof err)
+    int rc = brc == MTC_OK ? lworld_run(lw, c->interrupt, NULL, NULL, err, errlen)
              : start_stopped ? SIM_ERR_STATE : SIM_ERR_CONFIG;
     int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
              : rc == SIM_ERR_STATE ? SIM_RUN_INTERRUPTED
                                        : SIM_RUN_FAILED;
     sim_engine *eng = built ? lworld_engine(lw) : NULL;
     double wall = host_now() - t0;
-    fflush(stdout);
-    long olen = 0;
-    if (cap && saved >= 0) {
-        dup2(saved, 1);
-        close(saved);
-        olen = file_size(cap);
-    }
+    long olen = capture_end(cp);
     bytebuf_put_u64(&b, k);
     bytebuf_put_u64(&b, (uint64_t)rs);
     bytebuf_put_u64(&b, eng ? (uint64_t)sim_now(eng) : 0);
@@ -235,16 +257,52 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     size_t elen = 0;
     if (built && sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
         b.failed = 1;
-    int sent = send_end(out_fd, &b, cap, olen > 0 ? (uint64_t)olen : 0, enc, elen);
+    int sent = send_end(out_fd, &b, cp->f, olen > 0 ? (uint64_t)olen : 0, enc, elen);
     free(enc);
-    if (cap)
-        fclose(cap);
+    if (cp->f)
+        fclose(cp->f);
+    cp->f = NULL;
     if (sent)
         _exit(b.failed ? WORKER_EXIT_NOMEM : WORKER_EXIT_PIPE);
     free(b.b);
     lworld_destroy(lw);
     lhost_destroy(h);
-    run_free_plan(&cur);
+    run_free_plan(cur);
+}
+
+/* The scenario state of to-do index idx (the planning state for index 0,
+ * while it is there), or NULL with err; *ok: its declared parameters are
+ * in cur (0: malformed, message printed). */
+static lhost *worker_state(run_ctx *c, size_t idx, plan *cur, int *ok,
+                           char *err, size_t errlen)
+{
+    size_t p = idx / (size_t)c->pl->reps;
+    uint64_t r = idx % (size_t)c->pl->reps;
+    lhost *h = NULL;
+    memset(cur, 0, sizeof *cur);
+    if (idx == 0 && c->h0) {
+        h = c->h0;
+        c->h0 = NULL;
+    }
+    if (!h)
+        h = run_scenario_state(c->o, c->pl, p, r, err, errlen);
+    *ok = h && run_scenario_params(h, cur) == HOST_OK;
+    return h;
+}
+
+static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
+{
+    uint64_t r = idx % (size_t)c->pl->reps;
+    char err[8192] = "";
+    capture cp;
+    capture_begin(&cp);
+    plan cur;
+    int ok;
+    lhost *h = worker_state(c, idx, &cur, &ok, err, sizeof err);
+    lworld *lw = NULL;
+    int brc = ok ? lworld_build(h, c->o->seed, r, NULL, &lw, err, sizeof err)
+                 : SIM_ERR_CONFIG;
+    worker_finish(c, k, out_fd, &cp, h, &cur, lw, brc, err, sizeof err, NULL);
 }
 
 /*
@@ -280,13 +338,218 @@ static void worker_signals(pid_t parent)
     sigprocmask(SIG_UNBLOCK, &usr1, NULL);
 }
 
+/* Waits for the worker's child pid, passing the worker's interruption on
+ * to it (SIGUSR1, as the parent passes it to the worker: see
+ * worker_signals); its wait status. Polled, so that a signal that comes
+ * between the check and the wait is not missed. */
+static int wait_child(run_ctx *c, pid_t pid)
+{
+    int st = 0, fwd = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            return st;
+        if (w < 0 && errno != EINTR)
+            return WORKER_EXIT_PIPE << 8;   /* lost: as an exit status 3 */
+        if (*c->interrupt && !fwd) {
+            kill(pid, SIGUSR1);
+            fwd = 1;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/*
+ * A continuing run's messages, which its child wrote into the file fd,
+ * passed on to the parent: only whole ones, so that a child killed while
+ * it wrote leaves the pipe clean. A child that did not end well (status
+ * st) gets the 'E' message the parent gives a dead worker's run: failed,
+ * with the reason. 0, or -1 when the pipe to the parent fails.
+ */
+static int relay(int fd, int out_fd, uint64_t k, pid_t child, int st)
+{
+    struct stat sb;
+    off_t size = fstat(fd, &sb) == 0 ? sb.st_size : 0, off = 0;
+    int started = 0, ended = 0;
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        size = 0;
+    while (size - off >= 9) {
+        uint8_t type;
+        uint64_t len;
+        if (fd_read_all(fd, &type, 1) != 1 || fd_read_all(fd, &len, sizeof len) != 1 ||
+            len > (uint64_t)(size - off - 9))
+            break;
+        if (fd_write_all(out_fd, &type, 1) || fd_write_all(out_fd, &len, sizeof len))
+            return -1;
+        uint8_t chunk[65536];
+        for (uint64_t left = len; left;) {
+            size_t n = left < sizeof chunk ? (size_t)left : sizeof chunk;
+            if (fd_read_all(fd, chunk, n) != 1 || fd_write_all(out_fd, chunk, n))
+                return -1;
+            left -= n;
+        }
+        off += 9 + (off_t)len;
+        started |= type == 'S';
+        ended |= type == 'E';
+    }
+    if (ended)
+        return 0;
+    char why[200];
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        snprintf(why, sizeof why, "the process %ld that continued its shared "
+                 "warm-up ended without its results", (long)child);
+    else
+        worker_end_reason((long)child, st, why, sizeof why);
+    bytebuf e = {NULL, 0, 0, 0};
+    bytebuf_put_u64(&e, k);
+    bytebuf_put_u64(&e, SIM_RUN_FAILED);
+    bytebuf_put_u64(&e, 0);
+    bytebuf_put_u64(&e, 0);
+    double zero = 0;
+    bytebuf_put(&e, &zero, sizeof zero);
+    bytebuf_put_u64(&e, (uint64_t)started);
+    bytebuf_put_str(&e, why);
+    bytebuf_put_bytes(&e, "", 0);
+    bytebuf_put_bytes(&e, "", 0);
+    int rc = send_msg(out_fd, 'E', &e);
+    free(e.b);
+    return rc;
+}
+
+/*
+ * --share-warmup: the runs ks[0..n) (to-do indices idxs, one replication,
+ * equal warm-up keys by the parent's grouping) from one warm-up. The
+ * worker builds the first run's world holding back its later calls and
+ * runs it to the warm-up end (lworld_share_warmup); then, one at a time,
+ * a child per run continues it (lworld_share_continue: the run's own
+ * state, checked against the key; a run whose declarations differ makes
+ * its own world instead) and reports the run as worker_run does, into a
+ * temporary file the worker then passes on (relay). The children die
+ * with the worker (PR_SET_PDEATHSIG); a child that dies fails its run
+ * alone, as a dead worker does, and the warm-up serves the next.
+ */
+static void worker_group(run_ctx *c, const uint64_t *ks, const uint64_t *idxs,
+                         size_t n, int out_fd)
+{
+    size_t reps = (size_t)c->pl->reps;
+    uint64_t r = idxs[0] % reps;
+    char err[8192] = "", why[512] = "";
+    capture cp0;
+    capture_begin(&cp0);
+    plan cur0;
+    int ok;
+    lhost *h1 = worker_state(c, (size_t)idxs[0], &cur0, &ok, err, sizeof err);
+    char *key = NULL;
+    if (ok && lworld_share_key(h1, &key, why, sizeof why) != MTC_OK)
+        _exit(WORKER_EXIT_NOMEM);
+    lworld *lw = NULL;
+    int brc = !ok ? SIM_ERR_CONFIG
+              : key ? lworld_share_warmup(h1, c->o->seed, r, c->interrupt, &lw,
+                                          err, sizeof err)
+                    : lworld_build(h1, c->o->seed, r, NULL, &lw, err, sizeof err);
+    if (!key || brc != MTC_OK) {
+        /* nothing to share (this replication's declarations say so, or
+         * the first run failed to build): each run alone */
+        worker_finish(c, ks[0], out_fd, &cp0, h1, &cur0, lw, brc, err,
+                      sizeof err, NULL);
+        free(key);
+        for (size_t i = 1; i < n; i++)
+            worker_run(c, ks[i], (size_t)idxs[i], out_fd);
+        return;
+    }
+    char label[96];
+    snprintf(label, sizeof label, "point %zu replication %llu",
+             (size_t)idxs[0] / reps, (unsigned long long)r);
+    pid_t me = getpid();
+    for (size_t i = 0; i < n; i++) {
+        FILE *mf = tmpfile();
+        if (!mf)
+            _exit(WORKER_EXIT_FORK);
+        int mfd = fileno(mf);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0)
+            _exit(WORKER_EXIT_FORK);
+        if (pid == 0) {
+#ifdef __linux__
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != me)
+                _exit(WORKER_EXIT_PIPE);
+#endif
+            if (i == 0) {
+                int rc = lworld_share_continue(lw, h1, r, key, err, sizeof err);
+                worker_finish(c, ks[0], mfd, &cp0, h1, &cur0, lw,
+                              rc == MTC_OK ? MTC_OK : SIM_ERR_CONFIG, err,
+                              sizeof err, label);
+                fflush(NULL);
+                _exit(0);
+            }
+            capture cp;
+            capture_begin(&cp);
+            plan cur;
+            int okm;
+            lhost *hm = worker_state(c, (size_t)idxs[i], &cur, &okm, err, sizeof err);
+            int rc = okm ? lworld_share_continue(lw, hm, r, key, err, sizeof err)
+                         : SIM_ERR_CONFIG;
+            if (rc == MTC_OK) {
+                lhost_destroy(h1);      /* its world is hm's run now */
+                worker_finish(c, ks[i], mfd, &cp, hm, &cur, lw, MTC_OK, err,
+                              sizeof err, label);
+            } else if (okm && rc == SIM_ERR_STATE) {
+                /* its declarations before the warm-up end differ from the
+                 * first run's (a replication-dependent scenario): its own */
+                lworld *own = NULL;
+                int orc = lworld_build(hm, c->o->seed, r, NULL, &own, err,
+                                       sizeof err);
+                worker_finish(c, ks[i], mfd, &cp, hm, &cur, own, orc, err,
+                              sizeof err, NULL);
+            } else {
+                worker_finish(c, ks[i], mfd, &cp, hm, &cur, NULL,
+                              SIM_ERR_CONFIG, err, sizeof err, NULL);
+            }
+            fflush(NULL);
+            _exit(0);
+        }
+        if (i == 0 && cp0.f && cp0.saved >= 0) {
+            /* the first run's output is its child's to send */
+            dup2(cp0.saved, 1);
+            close(cp0.saved);
+            cp0.saved = -1;
+        }
+        if (i == 0 && cp0.f) {
+            fclose(cp0.f);
+            cp0.f = NULL;
+        }
+        int st = wait_child(c, pid);
+        int rrc = relay(mfd, out_fd, ks[i], pid, st);
+        fclose(mf);
+        if (rrc)
+            _exit(WORKER_EXIT_PIPE);
+    }
+    lworld_destroy(lw);
+    lhost_destroy(h1);
+    run_free_plan(&cur0);
+    free(key);
+}
+
+/* Reads the runs of one hand-out: n, then n (to-do position, index). */
 static void worker_main(run_ctx *c, int in_fd, int out_fd)
 {
-    uint64_t k, idx;
+    enum { GMAX = 4096 };
+    uint64_t n, ks[GMAX], idxs[GMAX];
     for (;;) {
-        if (fd_read_all(in_fd, &k, sizeof k) != 1 || fd_read_all(in_fd, &idx, sizeof idx) != 1)
+        if (fd_read_all(in_fd, &n, sizeof n) != 1 || n == 0 || n > GMAX)
             break;
-        worker_run(c, k, (size_t)idx, out_fd);
+        int ok = 1;
+        for (uint64_t i = 0; i < n && ok; i++)
+            ok = fd_read_all(in_fd, &ks[i], sizeof ks[i]) == 1 &&
+                 fd_read_all(in_fd, &idxs[i], sizeof idxs[i]) == 1;
+        if (!ok)
+            break;
+        if (n == 1)
+            worker_run(c, ks[0], (size_t)idxs[0], out_fd);
+        else
+            worker_group(c, ks, idxs, (size_t)n, out_fd);
     }
 }
 
@@ -306,6 +569,8 @@ typedef struct worker {
     pid_t pid;
     int in_fd, out_fd;          /* parent's ends: writes to in, reads out */
     int64_t busy;               /* to-do position running, or -1 */
+    const size_t *gq;           /* the positions of its group after busy */
+    size_t gn, gi;              /* how many, how many begun */
 } worker;
 
 int run_record_param_list(sim_results *db, int64_t run, char *const *quads,
@@ -356,6 +621,11 @@ static int record_begin(run_ctx *c, slot *s, size_t idx)
     sim_run_info ri = {c->exp_id, (int64_t)p, r, o->seed, o->scenario, c->sha,
                        MTCSIM_VERSION, 0, stop};
     int status = HOST_OK;
+    char own[96];
+    snprintf(own, sizeof own, "point %zu replication %lld", p, (long long)r);
+    for (size_t i = 0; i < na; i++)
+        if (!strcmp(attr[2 * i], "warmup_shared") && strcmp(attr[2 * i + 1], own))
+            c->shared_runs++;
     if (run_begin_experiment(c) != HOST_OK) {
         c->db_failed = 1;
         free(q);
@@ -457,11 +727,11 @@ static void progress(const run_ctx *c, size_t done, size_t running, size_t ntodo
     char eta[64] = "";
     if (done) {
         double per = busy_wall / (double)done;   /* one run on one worker */
-        double left = per * (double)(ntodo - done) / (double)c->o->jobs;
+        double left = per * (double)(ntodo - done) / (double)(c->o->jobs > 1 ? c->o->jobs : 1);
         snprintf(eta, sizeof eta, ", ETA %.0f s", left);
     }
     fprintf(stderr, "\r\033[Kruns %zu/%zu done, %zu running on %d workers, %.0f s%s",
-            done, ntodo, running, c->o->jobs, el, eta);
+            done, ntodo, running, c->o->jobs > 1 ? c->o->jobs : 1, el, eta);
 }
 
 /* Reads and drops n bytes of fd: 0, or -1 when it ends or fails first. */
@@ -594,14 +864,65 @@ static void end_failed(slot *s, uint64_t k, const char *why, size_t *held)
     *held += e.n;
 }
 
+/* The worker x's run busy ended: its group's next, or idle. */
+static void next_in_group(worker *x, size_t *running)
+{
+    if (x->gi < x->gn) {
+        x->busy = (int64_t)x->gq[x->gi++];
+    } else {
+        x->busy = -1;
+        (*running)--;
+    }
+}
+
+/* Worker x died: its run busy failed (why), and the runs of its group
+ * after it, which it would have made from the same warm-up. */
+static void fail_group(worker *x, slot *sl, const char *why, size_t *held,
+                       size_t *running)
+{
+    end_failed(&sl[x->busy], (uint64_t)x->busy, why, held);
+    char rest[400];
+    snprintf(rest, sizeof rest, "not made: %.300s, before this run, which "
+             "was to continue its shared warm-up", why);
+    while (x->gi < x->gn) {
+        size_t k = x->gq[x->gi++];
+        end_failed(&sl[k], (uint64_t)k, rest, held);
+    }
+    x->busy = -1;
+    (*running)--;
+}
+
 int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
 {
-    int nw = c->o->jobs < (int)ntodo ? c->o->jobs : (int)ntodo;
+    /* the hand-outs: the groups of --share-warmup, else each run alone */
+    size_t ngroups = c->grp_at ? c->ngroups : ntodo;
+    size_t *one_at = NULL, *one_pos = NULL;
+    const size_t *gat = c->grp_at, *gpos = c->grp_pos;
+    if (!gat) {
+        one_at = malloc((ntodo + 1) * sizeof *one_at);
+        one_pos = malloc((ntodo ? ntodo : 1) * sizeof *one_pos);
+        if (!one_at || !one_pos) {
+            free(one_at);
+            free(one_pos);
+            fprintf(stderr, "mtcsim run: out of memory\n");
+            return c->status = HOST_FAIL;
+        }
+        for (size_t k = 0; k <= ntodo; k++)
+            one_at[k] = k;
+        for (size_t k = 0; k < ntodo; k++)
+            one_pos[k] = k;
+        gat = one_at;
+        gpos = one_pos;
+    }
+    int jobs = c->o->jobs > 1 ? c->o->jobs : 1;    /* --share-warmup alone: one */
+    int nw = jobs < (int)ngroups ? jobs : (int)ngroups;
     worker *w = calloc((size_t)(nw > 0 ? nw : 1), sizeof *w);
     slot *sl = calloc(ntodo ? ntodo : 1, sizeof *sl);
     if (!w || !sl) {
         free(w);
         free(sl);
+        free(one_at);
+        free(one_pos);
         fprintf(stderr, "mtcsim run: out of memory\n");
         return c->status = HOST_FAIL;
     }
@@ -640,7 +961,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
         }
         close(a[0]);
         close(b[1]);
-        w[i] = (worker){pid, a[1], b[0], -1};
+        w[i] = (worker){pid, a[1], b[0], -1, NULL, 0, 0};
         spawned++;
     }
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
@@ -653,20 +974,32 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
     /* the planning state stays with the workers (each has its copy) */
     lhost_destroy(c->h0);
     c->h0 = NULL;
-    size_t next = 0, begin = 0, end = 0, running = 0;
+    size_t gnext = 0, begin = 0, end = 0, running = 0, handed = 0;
     /* bytes of the messages held for runs not yet recorded, and their cap */
     size_t held = 0, hcap = held_cap(c->o);
     int forwarded = 0, failed = 0, tty = isatty(2);
     double wall0 = host_now(), busy_wall = 0;
     for (;;) {
         /* hand out runs while nothing stops the sweep */
-        for (int i = 0; i < spawned && next < ntodo && c->status == HOST_OK &&
+        for (int i = 0; i < spawned && gnext < ngroups && c->status == HOST_OK &&
                         !*c->interrupt; i++) {
             if (w[i].busy >= 0 || w[i].out_fd < 0)
                 continue;
-            uint64_t msg[2] = {next, todo[next]};
-            if (fd_write_all(w[i].in_fd, msg, sizeof msg) == 0) {
-                w[i].busy = (int64_t)next++;
+            const size_t *gp = gpos + gat[gnext];
+            uint64_t gn = gat[gnext + 1] - gat[gnext];
+            uint64_t msg[1 + 2 * RUN_GROUP_MAX];
+            msg[0] = gn;
+            for (uint64_t j = 0; j < gn; j++) {
+                msg[1 + 2 * j] = gp[j];
+                msg[2 + 2 * j] = todo[gp[j]];
+            }
+            if (fd_write_all(w[i].in_fd, msg, (1 + 2 * gn) * sizeof *msg) == 0) {
+                w[i].busy = (int64_t)gp[0];
+                w[i].gq = gp + 1;
+                w[i].gn = gn - 1;
+                w[i].gi = 0;
+                gnext++;
+                handed += gn;
                 running++;
             } else {   /* gone: no more runs for it */
                 close(w[i].out_fd);
@@ -678,9 +1011,9 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
         int alive = 0;
         for (int i = 0; i < spawned; i++)
             alive += w[i].out_fd >= 0;
-        if (!alive && next < ntodo && c->status == HOST_OK && !*c->interrupt) {
+        if (!alive && gnext < ngroups && c->status == HOST_OK && !*c->interrupt) {
             fprintf(stderr, "mtcsim run: every worker process has ended; %zu "
-                            "runs were not made\n", ntodo - next);
+                            "runs were not made\n", ntodo - handed);
             c->status = HOST_FAIL;
         }
         if (*c->interrupt && !forwarded) {
@@ -693,7 +1026,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
          * begun once run k-1 is recorded, and nothing after a failure */
         for (int progress = 1; progress;) {
             progress = 0;
-            if (!failed && begin == end && begin < next && sl[begin].started) {
+            if (!failed && begin == end && begin < ntodo && sl[begin].started) {
                 if (c->db && sl[begin].start && !sl[begin].begun &&
                     record_begin(c, &sl[begin], todo[begin]) != HOST_OK)
                     c->status = HOST_FAIL;
@@ -771,8 +1104,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                         fseek(f, 4 * sizeof(uint64_t), SEEK_SET) == 0 &&
                         fread(&wall, sizeof wall, 1, f) == 1)
                         busy_wall += wall;
-                    x->busy = -1;
-                    running--;
+                    next_in_group(x, &running);
                     continue;
                 }
                 if (f)
@@ -785,8 +1117,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                              "--max-memory %zu MiB nor in a temporary file",
                              (unsigned long long)(len >> 20) + 1, hcap >> 20);
                     end_failed(&sl[k], k, why, &held);
-                    x->busy = -1;
-                    running--;
+                    next_in_group(x, &running);
                     continue;
                 }
                 ok = 0;     /* the worker died or spoke nonsense */
@@ -801,15 +1132,12 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 /* the worker died, or spoke nonsense: its run failed */
                 int st = 0;
                 waitpid(x->pid, &st, 0);
-                slot *s = &sl[x->busy];
                 char why[200];
                 worker_end_reason((long)x->pid, st, why, sizeof why);
-                end_failed(s, (uint64_t)x->busy, why, &held);
+                fail_group(x, sl, why, &held, &running);
                 close(x->in_fd);
                 close(x->out_fd);
                 x->out_fd = -1;
-                x->busy = -1;
-                running--;
                 /* the sweep fails when this run's turn to be recorded
                  * comes (record_end), not before the runs ahead of it */
                 continue;
@@ -829,8 +1157,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 if (len >= 5 * sizeof(uint64_t))
                     memcpy(&wall, buf + 4 * sizeof(uint64_t), sizeof wall);
                 busy_wall += wall;
-                x->busy = -1;
-                running--;
+                next_in_group(x, &running);
             }
         }
     }
@@ -856,5 +1183,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
     }
     free(sl);
     free(w);
+    free(one_at);
+    free(one_pos);
     return c->status;
 }

@@ -267,6 +267,9 @@ int sim_reschedule(sim_engine *sim, sim_event *ev, sim_time at)
     return rc;
 }
 
+uint64_t sim_engine_next_seq(const sim_engine *sim) { return sim->seq; }
+void sim_engine_set_next_seq(sim_engine *sim, uint64_t seq) { sim->seq = seq; }
+
 static void call_trampoline(sim_engine *sim, sim_event *ev)
 {
     pool_ev *p = (pool_ev *)ev;

@@ -9,7 +9,10 @@ With EXP_A and EXP_B, compares those experiments' completed runs by
 ids aside (for a resumed experiment against an uninterrupted one).
 --ignore-param NAME (repeatable) leaves the parameter NAME out of that
 comparison (two modes of one model that must give the same results;
-tests/sh_log_history.sh).
+tests/sh_log_history.sh). --ignore-attr NAME (repeatable) leaves the run
+attribute NAME out of the whole-database comparison (an attribute one
+way of running adds, such as --share-warmup's warmup_shared;
+tests/sh_share_warmup.sh).
 Python's standard library only."""
 import sqlite3, sys
 
@@ -25,9 +28,14 @@ FILTER = {
     'summary': "metric NOT LIKE '%\\_cpu\\_%' ESCAPE '\\'",
 }
 
+IGNORED_ATTRS = []
+
 def rows(db, table):
     cols = [c[1] for c in db.execute('PRAGMA table_info("%s")' % table) if c[1] not in MEASURED]
     where = ' WHERE ' + FILTER[table] if table in FILTER else ''
+    if table == 'run_attr' and IGNORED_ATTRS:
+        where = ' WHERE name NOT IN (%s)' % ', '.join("'%s'" % n.replace("'", "''")
+                                                      for n in IGNORED_ATTRS)
     q = 'SELECT %s FROM "%s"%s ORDER BY %s' % (', '.join(cols), table, where,
                                               ', '.join(str(i + 1) for i in range(len(cols))))
     return cols, db.execute(q).fetchall()
@@ -49,6 +57,11 @@ def runs(db, exp):
     return {(p, r): i for i, p, r in db.execute(
         "SELECT run_id, sweep_point, replication FROM run WHERE experiment_id = ? "
         "AND status = 'completed'", (exp,))}
+
+while '--ignore-attr' in sys.argv:
+    k = sys.argv.index('--ignore-attr')
+    IGNORED_ATTRS.append(sys.argv[k + 1])
+    del sys.argv[k:k + 2]
 
 IGNORED = set()
 while '--ignore-param' in sys.argv:

@@ -156,6 +156,17 @@ int sim_cancel(sim_engine *sim, sim_event *ev);
  * sim_schedule. On error ev is left as it was. */
 int sim_reschedule(sim_engine *sim, sim_event *ev, sim_time at);
 
+/* The seq the next scheduled event will get, and a way to move it. A
+ * caller that must later schedule events which sort as if they had been
+ * scheduled now (a warm-up shared by several runs, each of which then
+ * schedules its own later calls) reads the counter, moves it
+ * on by the room it needs, and later schedules into that room with the
+ * counter set back to its start, then restores it. Every seq must stay
+ * unique among pending events: set only values of a room reserved so,
+ * or the counter's own later value. */
+uint64_t sim_engine_next_seq(const sim_engine *sim);
+void sim_engine_set_next_seq(sim_engine *sim, uint64_t seq);
+
 /* One-off action from the engine's pool: fn(sim, arg) runs at `at`; the
  * event returns to the pool after it fires or when the engine is destroyed.
  * Errors as sim_schedule. */
