@@ -38,13 +38,14 @@ CHECK_SH="sh_layout sh_units sh_mtc_inputs sh_mtc_tree sh_mldsa_cli sh_mtcsim_cl
 # errors, API checks), the command line's entity overrides (--set
 # KIND.ENTITY.PARAM), the results database's writers and readers on
 # damaged files, the command-line parsers of mtc and mtcsim, the scenario
-# that turns every what-if on and one sharded engine run (single process
+# that turns every what-if on, a shared warm-up continued in forked
+# processes (--share-warmup) and one sharded engine run (single process
 # each; Open MPI trips LeakSanitizer). The others run whole scenarios whose code the optimized
 # pass covers and the C tests check sanitized on small worlds.
 SAN_SH="sh_fuzz_replay sh_lua_sandbox sh_lua_hardening sh_lua_errors sh_lua_api
         sh_harden_host sh_harden_results sh_mtc_inputs sh_mldsa_cli sh_mtcsim_cli
         sh_certs_bundle sh_mpi_shard sh_harden_limits sh_run_overrides
-        sh_harden_memory sh_mpi_whatif"
+        sh_harden_memory sh_mpi_whatif sh_share_warmup"
 
 # The longest tests by wall time in the last measured runs, longest first:
 # on a clean clone, with no durations of a last run, they start first

@@ -312,9 +312,15 @@ int cmd_run(int argc, char **argv)
     double plan_cpu = cost0.cpu_s * (double)pl.reps;
     if (o.list_params) {
         /* an override may be meant for an entity of another point only */
-        for (size_t p = 1; hits && p < pl.npoints; p++) {
+        /* (and with --share-warmup, each point's warm-up key) */
+        for (size_t p = 1; (hits || keys) && p < pl.npoints; p++) {
             lhost *h = run_scenario_state(&o, &pl, p, 0, err, sizeof err);
             count_override_hits(h, hits);
+            if (h && keys && share_key(h, &keys[p], &whys[p]) != MTC_OK) {
+                lhost_destroy(h);
+                status = HOST_FAIL;
+                goto done;
+            }
             lhost_destroy(h);
         }
         if ((status = check_override_hits(h0, hits)) != HOST_OK)
@@ -323,6 +329,14 @@ int cmd_run(int argc, char **argv)
         if (have_cost)
             run_print_cost(stdout, &cost0, pl.npoints, pl.reps,
                            plan_cpu * (double)pl.npoints, pl.npoints > 1 ? 2 : 0);
+        size_t total = pl.npoints * (size_t)pl.reps;
+        if (keys && (todo = calloc(total ? total : 1, sizeof *todo))) {
+            for (size_t i = 0; i < total; i++)
+                todo[i] = i;
+            if (run_share_groups(&pl, keys, todo, total, &grp_at, &grp_pos,
+                                 &ngroups) == MTC_OK)
+                run_share_print(stdout, &pl, keys, whys, ngroups, total);
+        }
         goto done;
     }
 

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "lhost.h"
 #include "lworld.h"
@@ -236,6 +237,15 @@ int run_summarize_after(run_ctx *c, const size_t *todo, size_t ntodo, size_t k);
  * how many of its ntodo runs were not recorded and that --resume makes
  * them (nothing when all were, or without a database). */
 void run_note_unfinished(const run_ctx *c, size_t recorded, size_t ntodo);
+
+/* run_worker.c: one worker process's side of -j (run_workers.c forks
+ * them). The signals of a worker that dies with its parent (call first
+ * after the fork); its loop over the runs handed to it on in_fd,
+ * reported on out_fd; why a worker (or its child) with wait status st
+ * ended during a run, in words for the run's error. */
+void run_worker_signals(pid_t parent);
+void run_worker_main(run_ctx *c, int in_fd, int out_fd);
+void run_worker_end_reason(long pid, int st, char *why, size_t n);
 
 /* run_workers.c */
 /* -j N: the same runs by N worker processes, recorded in todo order, so
