@@ -161,9 +161,11 @@ static void fig_fraction(report *r)
 
 /* Writes the CDF of metric `name` pooled over the completed runs of the
  * experiment (point < 0) or of one point, as a data block. Returns 1 when
- * a block was written. *allpos: all x > 0 (log scale possible). */
+ * a block was written. *allpos: all x > 0 (log scale possible); [*xlo,
+ * *xhi] grows to the block's observations (the figure's x range). */
 static int cdf_block(report *r, FILE *f, const char *name, int64_t point,
-                     const char *label, size_t *nblocks, int *allpos, double xs)
+                     const char *label, size_t *nblocks, int *allpos, double xs,
+                     double *xlo, double *xhi)
 {
     sim_bins b;
     if (sim_results_bins(r->db, r->exp, point, name, "all", &b) != 0)
@@ -179,6 +181,10 @@ static int cdf_block(report *r, FILE *f, const char *name, int64_t point,
     fprintf(f, "%.10g 0\n", mn * xs);
     if (!(mn > 0))
         *allpos = 0;
+    if (mn * xs < *xlo)
+        *xlo = mn * xs;
+    if (mx * xs > *xhi)
+        *xhi = mx * xs;
     double cum = 0;
     for (size_t i = 0; i < b.n; i++) {
         cum += b.count[i];
@@ -200,6 +206,8 @@ typedef struct cdf_line {
     int required;       /* the figure is omitted without it */
 } cdf_line;
 
+/* xlabel: what x is, without its unit (the metric's, added with the
+ * scale: "delay (s, log scale)"). */
 static void fig_cdf(report *r, const char *name, const char *title,
                     const char *caption, const char *xlabel,
                     const cdf_line *lines, size_t nlines)
@@ -219,10 +227,12 @@ static void fig_cdf(report *r, const char *name, const char *title,
         return;
     size_t nblocks = 0;
     int allpos = 1;
+    double xlo = INFINITY, xhi = -INFINITY;
     /* durations: seconds on the log axis, tics at 1 s, 1 min, 1 h... */
     double xs = 1.0;
     int secs = 0;
     sim_metric_row mi;
+    memset(&mi, 0, sizeof mi);
     secs = sim_results_metric_info(r->db, r->exp, lines[nlines - 1].metric, &mi) == 0 &&
            mi.runs > 0 && !strcmp(mi.unit, "s");
     for (size_t i = 0; i < nlines; i++) {
@@ -236,10 +246,11 @@ static void fig_cdf(report *r, const char *name, const char *title,
                 char lab[200];
                 snprintf(lab, sizeof lab, "%s, %s", lines[i].metric, r->label[p]);
                 cdf_block(r, f, lines[i].metric, r->points[p], lab, &nblocks,
-                          &allpos, xs);
+                          &allpos, xs, &xlo, &xhi);
             }
         } else {
-            cdf_block(r, f, lines[i].metric, -1, lines[i].metric, &nblocks, &allpos, xs);
+            cdf_block(r, f, lines[i].metric, -1, lines[i].metric, &nblocks, &allpos, xs,
+                      &xlo, &xhi);
         }
     }
     fclose(f);
@@ -250,13 +261,28 @@ static void fig_cdf(report *r, const char *name, const char *title,
     if (r->npoints > MAX_LINES)
         report__fig_note(g, "Only the first %d of %zu sweep points are drawn. ",
                          MAX_LINES, r->npoints);
-    if (report__write_vars(r, g, nblocks, xlabel, "fraction of observations <= x",
-                           allpos) == 0) {
+    /* a log axis where the values span more than a decade and a half
+     * (delays from seconds to hours); over a narrower span a log axis
+     * would hold one labelled tic or none */
+    int logx = allpos && xhi >= 30 * xlo;
+    const char *unit = secs ? "s" : mi.unit[0] ? mi.unit : "";
+    char xl[320];
+    if (unit[0])
+        snprintf(xl, sizeof xl, "%s (%s%s)", xlabel, unit, logx ? ", log scale" : "");
+    else
+        snprintf(xl, sizeof xl, "%s%s", xlabel, logx ? " (log scale)" : "");
+    if (report__write_vars(r, g, nblocks, xl, "fraction of observations <= x",
+                           logx) == 0) {
         char vf[96];
         snprintf(vf, sizeof vf, "%s.vars.gp", g->name);
-        FILE *v = secs && allpos ? report__open_in(r, "gp", vf, "a") : NULL;
+        FILE *v = report__open_in(r, "gp", vf, "a");
         if (v) {
-            plot__time_tics(v);
+            /* the x range is the data's, not gnuplot's extension to the
+             * next tic (a decade on a log axis) */
+            double lo = xlo, hi = xhi > xlo ? xhi : xlo + (xlo > 0 ? xlo : 1);
+            fprintf(v, "set xrange [%.10g:%.10g]\n", lo, hi);
+            if (secs && logx)
+                plot__time_tics(v);
             fclose(v);
         }
         report__run_gnuplot(r, g, "cdf.gp");
@@ -449,7 +475,7 @@ void report__figures(report *r)
             "is the certificate mechanism alone; the leaf keys are in "
             "handshake_full_by_key). Read from log-binned histograms: the "
             "resolution is the bin width.",
-            "bytes per handshake", auth, 3);
+            "authentication bytes per full handshake", auth, 3);
     static const cdf_line today[] = {
         {"auth_bytes", 1, 1},
         {"auth_bytes_today_classical", 0, 1},
@@ -461,7 +487,7 @@ void report__figures(report *r)
             "SCTs, whatever key the simulated sites hold (metric "
             "auth_bytes_today_classical). Unlike the figure above, this compares "
             "key algorithms as well as certificate mechanisms.",
-            "bytes per handshake", today, 2);
+            "authentication bytes per full handshake", today, 2);
     if (r->npoints > 1 && r->xname[0]) {
         const char *nf[] = {"handshake_full", "handshake_signatureless"};
         fig_sweep(r, "sweep_fraction", "Signatureless fraction across the sweep",
@@ -497,7 +523,7 @@ void report__figures(report *r)
                 "the landmark-relative certificate being ready (after the next "
                 "landmark), all CAs, pooled over the completed replications, "
                 "one line per sweep point.",
-                "delay (log scale)", delays, 2);
+                "delay", delays, 2);
     }
     fig_signers(r);
     report__fig_cohorts(r);

@@ -5,6 +5,9 @@
 #    (signature, IHDR with its CRC) and a well-formed SVG (python3 XML
 #    parser); index.html shows each figure, caption and the summary table;
 #    the report works from another working directory (scripts embedded);
+#  - the CDF figures' scripts: x range the data's (against the database),
+#    x label with the unit and "log scale" exactly on a log axis, y range
+#    [0, 1], and no tick label twice on either axis of the rendered SVG;
 #  - an experiment with interrupted / failed / abandoned runs: listed, and
 #    excluded from figures; a run without metrics: figures omitted with a
 #    note naming the missing metric;
@@ -68,6 +71,50 @@ assert 'signatureless fraction' in t and 'landmark_interval=57600' in t
 assert '<h2>Summary</h2>' in t and p.rows > 20
 assert 'Not drawn' not in t
 assert '<h2>Per cohort</h2>' in t and '<td>early</td>' in t and '<td>late</td>' in t
+PY
+# the CDF figures as rendered: the x range is the data's (the pooled
+# histograms' smallest and largest observation in the database, not
+# gnuplot's extension to the next decade), the x label names the unit (and
+# says "log scale" exactly on a log axis), the y range holds [0, 1], and
+# neither axis of the rendered SVG repeats a tick label
+python3 - "$tmp/sweep.db" "$tmp/rep" <<'PY' || fail "CDF figures: ranges, labels, ticks"
+import sys, sqlite3, re, os
+db = sqlite3.connect(sys.argv[1])
+rep = sys.argv[2]
+figs = {'auth_bytes_cdf': ('bytes', ['auth_bytes', 'auth_bytes_baseline_classical', 'auth_bytes_baseline_mldsa44']),
+        'auth_bytes_today_cdf': ('bytes', ['auth_bytes', 'auth_bytes_today_classical']),
+        'issuance_delay_cdf': ('s', ['issuance_delay_standalone', 'issuance_delay_landmark'])}
+assert re.search(r'^set yrange \[0:1\.02\]$', open(os.path.join(rep, 'gp', 'cdf.gp')).read(), re.M)
+for name, (unit, metrics) in figs.items():
+    v = open(os.path.join(rep, 'gp', name + '.vars.gp')).read()
+    lo, hi = map(float, re.search(r'^set xrange \[([^:]+):([^\]]+)\]$', v, re.M).groups())
+    q = ("SELECT min(h.min), max(h.max) FROM histogram_v h JOIN run r USING (run_id) "
+         "WHERE r.status = 'completed' AND h.cohort = 'all' AND h.count > 0 AND h.metric IN (%s)"
+         % ','.join('?' * len(metrics)))
+    dmin, dmax = db.execute(q, metrics).fetchone()
+    assert abs(lo - dmin) <= 1e-6 * abs(dmin) and abs(hi - dmax) <= 1e-6 * abs(dmax), (name, lo, hi, dmin, dmax)
+    logx = int(re.search(r'^logx = (\d)$', v, re.M).group(1))
+    xl = re.search(r"^xlabel = '(.*)'$", v, re.M).group(1)
+    assert xl.endswith('(%s%s)' % (unit, ', log scale' if logx else '')), (name, xl, logx)
+    assert not logx or dmin > 0, (name, dmin)
+    # every data row inside the range and y inside [0, 1]
+    for line in open(os.path.join(rep, 'data', name + '.dat')):
+        f = line.split()
+        if len(f) == 2 and not f[0].startswith('"'):
+            x, y = float(f[0]), float(f[1])
+            assert lo - 1e-9 * abs(lo) <= x <= hi + 1e-9 * abs(hi) and 0 <= y <= 1, (name, line)
+    # tick labels of the rendered SVG: the x axis's share the row just above
+    # the x label, the y axis's the leftmost column
+    svg = open(os.path.join(rep, name + '.svg')).read()
+    texts = [(float(a), float(b), t.strip()) for a, b, t in
+             re.findall(r'<g transform="translate\(([\d.]+),([\d.]+)\)"[^>]*>\s*<text>([^<]*)</text>', svg)]
+    xlab_y = [y for x, y, t in texts if t == xl.replace('<', '&lt;')][0]
+    xrow = max(y for x, y, t in texts if y < xlab_y)
+    xt = [t for x, y, t in texts if y == xrow]
+    ycol = min(x for x, y, t in texts)
+    yt = [t for x, y, t in texts if x == ycol]
+    for axis, ticks in (('x', xt), ('y', yt)):
+        assert len(ticks) >= 2 and len(set(ticks)) == len(ticks), (name, axis, ticks)
 PY
 # the sweep axis in hours (the swept landmark interval is a duration)
 awk 'NR > 1 && NF == 4 { x = x " " $1 } END { exit x != " 1 4 16" }' "$tmp/rep/data/sweep_fraction.dat" \
