@@ -81,6 +81,17 @@ static void html_provenance(report *r, FILE *h)
     fputs("</table>\n", h);
 }
 
+/* 1 when the summaries hold w's metric for the total ("all") at w's point:
+ * a metric with a breakdown shows its total only. */
+static int has_total(const sim_summary_row *sr, size_t ns, const sim_summary_row *w)
+{
+    for (size_t i = 0; i < ns; i++)
+        if (sr[i].point == w->point && !strcmp(sr[i].cohort, "all") &&
+            !strcmp(sr[i].metric, w->metric) && !strcmp(sr[i].statistic, w->statistic))
+            return 1;
+    return 0;
+}
+
 static void html_summary(report *r, FILE *h)
 {
     fprintf(h, "<h2>Summary</h2>\n<p>Mean over completed replications &plusmn; "
@@ -117,21 +128,34 @@ static void html_summary(report *r, FILE *h)
             int show = 0;
             for (int k = 0; k < 4; k++)
                 show |= !strcmp(w->statistic, shown[k]);
-            if (!show || strcmp(w->cohort, "all"))
+            /* the total, and the cells of a figure recorded per cohort,
+             * which has no total (a cohort it was not recorded for has no
+             * row: absent, not 0) */
+            if (!show || (strcmp(w->cohort, "all") && has_total(sr, ns, w)))
                 continue;
             const char *lab = "?";
             for (size_t p = 0; p < r->npoints; p++)
                 if (r->points[p] == w->point)
                     lab = r->label[p];
+            char mname[240];
+            if (strcmp(w->cohort, "all"))
+                snprintf(mname, sizeof mname, "%s, cohort %s", w->metric, w->cohort);
+            else
+                snprintf(mname, sizeof mname, "%s", w->metric);
             fputs("<tr><td>", h);
             html_text(h, lab);
-            const char *cells[3] = {w->metric, w->statistic, w->unit};
+            const char *cells[3] = {mname, w->statistic, w->unit};
             for (int c = 0; c < 3; c++) {
                 fputs("</td><td>", h);
                 html_text(h, cells[c]);
             }
-            fprintf(h, "</td><td>%lld</td><td>%.6g</td><td>", (long long)w->n,
-                    isnan(w->mean) ? 0.0 : w->mean);
+            /* no mean (no value stored) is said, never shown as 0 */
+            fprintf(h, "</td><td>%lld</td><td>", (long long)w->n);
+            if (isnan(w->mean))
+                fputs("&mdash;", h);
+            else
+                fprintf(h, "%.6g", w->mean);
+            fputs("</td><td>", h);
             if (!isnan(w->ci_half_width))
                 fprintf(h, "%.4g", w->ci_half_width);
             fputs("</td></tr>\n", h);

@@ -57,7 +57,7 @@ static int src_scalar(const stats_source *s, const char *metric,
         *v = sim_metric_kind(mt) == SIM_METRIC_COUNTER
                  ? (double)sim_counter_value(mt, c)
                  : sim_gauge_value(mt, c);
-        return 1;
+        return !isnan(*v);   /* a recorded cell never set is absent */
     }
     int found = 0;
     return sim_results_scalar(s->db, s->run, metric, cohort, v, &found) == 0 && found;
@@ -535,6 +535,9 @@ void stats_collect(const stats_source *src, const char *cohort, stats_run *out)
                 add_scalar(out, name, (double)sim_counter_value(mt, k));
                 break;
             case SIM_METRIC_GAUGE:
+                /* a recorded cell never set is absent, not 0 */
+                if (isnan(sim_gauge_value(mt, k)))
+                    break;
                 add_scalar(out, name, sim_gauge_value(mt, k));
                 if (out->n && !strcmp(out->s[out->n - 1].name, name))
                     out->s[out->n - 1].recorded =

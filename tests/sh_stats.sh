@@ -15,7 +15,9 @@
 #  - sim:record: a figure a scenario computes in on_finish is stored,
 #    summarized over replications (in the short summary), compared,
 #    plotted and exported like any metric; a model metric's name and an
-#    unknown cohort are refused with the reason.
+#    unknown cohort are refused with the reason; a figure recorded for
+#    some cohorts only is absent for the others (nil in sim:metric, no row
+#    in the summary, the database, export, report or compare), never 0.
 set -u
 b=${1:-build}
 m="$b/mtcsim"
@@ -183,4 +185,43 @@ grep -q "sim:record: 'log_entries' is a metric of the model" "$tmp/err" || fail 
 sed 's/s:metric("log_entries") \/ 12)/1, "nosuch")/' "$tmp/rec.lua" > "$tmp/bad2.lua"
 "$m" run "$tmp/bad2.lua" --out "$tmp/bad2.db" >/dev/null 2>"$tmp/err"; [ $? -eq 1 ] || fail "an unknown cohort must fail"
 grep -q "sim:record" "$tmp/err" || fail "cohort message: $(cat "$tmp/err")"
-echo "stats: fraction intervals Wilson inside [0, 1], flags counted, verdicts identical in summary and report, compare = run, cohorts = SQL, sim:record figures are metrics"
+# ---- a figure recorded for some cohorts only: the others are absent, never 0 ----
+cat > "$tmp/coh.lua" <<'LUA'
+replications(2)
+mtcsim.world{ duration = hours(6), warmup = hours(2), grid_step = hours(1), start = "empty" }
+local mirror = mtcsim.cosigner{ name = "mirror", role = "mirror", algorithm = "ed25519" }
+mtcsim.ca{ name = "ca", algorithm = "ed25519", rate = per_day(2e4), lifetime = hours(8),
+           landmark_interval = hours(1), cosigners = { mirror }, quorum = 1 }
+mtcsim.update_service{ name = "us", fetch_interval = minutes(10) }
+mtcsim.sites{ name = "sites", count = 20 }
+mtcsim.browsers{ name = "a", count = 20, update_interval = hours(5) }
+mtcsim.browsers{ name = "b", count = 20, update_interval = hours(5) }
+sim:on_finish(function(s)
+  s:record("probe_rate", 2 + s.replication, "a")
+  s:record("probe_share", 0.25 * (1 + s.replication), "a")
+  printf("cell of b: %s\n", tostring(s:metric("probe_rate", "b")))
+end)
+LUA
+"$m" run "$tmp/coh.lua" --out "$tmp/coh.db" --by-cohort >"$tmp/coh.out" 2>"$tmp/err" || fail "cohort record run: $(cat "$tmp/err")"
+[ "$(grep -c '^cell of b: nil$' "$tmp/coh.out")" = 2 ] || fail "sim:metric of a cell never recorded is not nil: $(grep 'cell of b' "$tmp/coh.out")"
+awk '/^== summary cohort a:/ {c = "a"} /^== summary cohort b:/ {c = "b"} /^== summary cohort all|^== summary:/ {c = ""}
+     $1 ~ /^probe_/ {print c, $1, $2}' "$tmp/coh.out" >"$tmp/coh.rows"
+[ "$(cat "$tmp/coh.rows")" = "a probe_rate 2.5
+a probe_share 0.375" ] || fail "summary rows of a figure recorded for cohort a only: $(cat "$tmp/coh.rows")"
+[ "$(sqlite3 "$tmp/coh.db" "SELECT count(*) FROM scalar_v WHERE metric LIKE 'probe_%' AND cohort = 'b'")" = 0 ] \
+  || fail "the database holds a value of a cell never recorded"
+"$m" export "$tmp/coh.db" --csv "$tmp/ccsv" >/dev/null || fail "export of a per-cohort figure"
+python3 - "$tmp/ccsv" <<'PY' || fail "export of a figure recorded for cohort a only"
+import sys, csv, os
+for t in ('scalar_v', 'summary'):
+    rows = list(csv.DictReader(open(os.path.join(sys.argv[1], t + '.csv'))))
+    probe = [r for r in rows if r['metric'].startswith('probe_')]
+    assert probe and all(r['cohort'] == 'a' for r in probe), (t, probe)
+PY
+"$m" report "$tmp/coh.db" --out "$tmp/crep" >/dev/null 2>"$tmp/err" || fail "report: $(cat "$tmp/err")"
+grep -q '<td>probe_rate, cohort a</td><td>value</td><td></td><td>2</td><td>2.5</td>' "$tmp/crep/index.html" \
+  || fail "the report does not show the cell recorded: $(grep probe "$tmp/crep/index.html")"
+grep -q 'cohort b' "$tmp/crep/index.html" && fail "the report shows a cell never recorded: $(grep 'cohort b' "$tmp/crep/index.html")"
+"$m" compare "$tmp/coh.db" "$tmp/coh.db" --cohort b --stat probe_rate >"$tmp/cc.txt" 2>"$tmp/err" || fail "compare --cohort b: $(cat "$tmp/err")"
+grep -q probe_rate "$tmp/cc.txt" && fail "compare shows a cell never recorded: $(grep probe_rate "$tmp/cc.txt")"
+echo "stats: fraction intervals Wilson inside [0, 1], flags counted, verdicts identical in summary and report, compare = run, cohorts = SQL, sim:record figures are metrics, cells never recorded absent"

@@ -912,8 +912,44 @@ TEST(recorded_after_finish)
     sim_metrics_destroy(m);
 }
 
+/* A recorded figure's cell never set is absent (NaN), not 0: alone, in
+ * the total, through the codec and through a merge (set plus unset is the
+ * set value); sim_gauge_add starts an unset cell from 0. */
+TEST(recorded_cell_unset_is_absent)
+{
+    sim_metrics *m, *back, *other;
+    sim_metric *g, *o;
+    ASSERT_OK(sim_metrics_create(&m, NULL, NULL));
+    ASSERT_OK(sim_metrics_gauge(m, "rec", "", 3, SIM_METRIC_RECORD, &g));
+    ASSERT_TRUE(isnan(sim_gauge_value(g, 0)) && isnan(sim_gauge_value(g, 2)));
+    ASSERT_TRUE(isnan(sim_gauge_value(g, SIM_ALL_COHORTS)));
+    sim_metrics_finish(m, 10);
+    sim_gauge_set(g, 1, 0.25);
+    ASSERT_TRUE(isnan(sim_gauge_value(g, 0)) && sim_gauge_value(g, 1) == 0.25 &&
+                isnan(sim_gauge_value(g, 2)));
+    ASSERT_TRUE(sim_gauge_value(g, SIM_ALL_COHORTS) == 0.25);
+    uint8_t *buf;
+    size_t len;
+    ASSERT_OK(sim_metrics_encode(m, &buf, &len));
+    ASSERT_OK(sim_metrics_decode(&back, buf, len));
+    free(buf);
+    const sim_metric *b = sim_metrics_find(back, "rec");
+    ASSERT_TRUE(b && isnan(sim_gauge_value(b, 0)) && sim_gauge_value(b, 1) == 0.25);
+    ASSERT_OK(sim_metrics_create(&other, NULL, NULL));
+    ASSERT_OK(sim_metrics_gauge(other, "rec", "", 3, SIM_METRIC_RECORD, &o));
+    sim_gauge_set(o, 0, 2);
+    sim_gauge_add(o, 2, 1.5);
+    ASSERT_OK(sim_metrics_merge(m, other));
+    ASSERT_TRUE(sim_gauge_value(g, 0) == 2 && sim_gauge_value(g, 1) == 0.25 &&
+                sim_gauge_value(g, 2) == 1.5);
+    sim_metrics_destroy(other);
+    sim_metrics_destroy(back);
+    sim_metrics_destroy(m);
+}
+
 static const test_case cases[] = {
     {"recorded_after_finish", recorded_after_finish},
+    {"recorded_cell_unset_is_absent", recorded_cell_unset_is_absent},
     {"series_bytes_known_before_the_run", series_bytes_known_before_the_run},
     {"fixed_point_rounds_to_nearest_even", fixed_point_rounds_to_nearest_even},
     {"bin_is_the_edges_bin", bin_is_the_edges_bin},

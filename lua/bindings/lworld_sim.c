@@ -480,9 +480,15 @@ static int s_metric(lua_State *L)
     case SIM_METRIC_COUNTER:
         lua_pushinteger(L, sim_counter_value(m, c));
         return 1;
-    case SIM_METRIC_GAUGE:
-        lua_pushnumber(L, sim_gauge_value(m, c));
+    case SIM_METRIC_GAUGE: {
+        /* a recorded figure's cell never set: nil, as an absent metric */
+        double v = sim_gauge_value(m, c);
+        if (isnan(v))
+            lua_pushnil(L);
+        else
+            lua_pushnumber(L, v);
         return 1;
+    }
     default:
         break;
     }

@@ -22,6 +22,7 @@
 
 /* A fixed-point value: value * 2^32 in a signed 128-bit integer. */
 __extension__ typedef __int128 sim__fx_t;
+__extension__ typedef unsigned __int128 sim__ufx_t;
 
 #define SIM__FX_ONE 4294967296.0 /* 2^32 */
 #define SIM__HCACHE 64
@@ -112,6 +113,11 @@ static inline sim__fx_t sim__to_fx(double v)
         s = -8.5e37;
     return (sim__fx_t)s;
 }
+
+/* A cell of a recorded figure (SIM_METRIC_RECORD) that the scenario has
+ * not set: -2^127, which sim__to_fx never returns (it saturates at about
+ * +-2^126), so that an unset cell reads as absent (NaN), never as 0. */
+#define SIM__FX_UNSET ((sim__fx_t)((sim__ufx_t)1 << 127))
 
 /* A fixed-point value as a double. */
 static inline double sim__from_fx(sim__fx_t x) { return (double)x / SIM__FX_ONE; }

@@ -129,8 +129,13 @@ int sim_metrics_merge(sim_metrics *dst, const sim_metrics *src)
                 d->ser_cnt[j] = sim__add_i64(d->ser_cnt[j], s->ser_cnt[j]);
             break;
         case SIM_METRIC_GAUGE:
+            /* an unset recorded cell adds nothing (and set plus unset is
+             * the set value, not a sum with the marker) */
             for (size_t j = 0; j < c; j++)
-                d->lvl[j] = sim__add_fx(d->lvl[j], s->lvl[j]);
+                if (d->lvl[j] == SIM__FX_UNSET)
+                    d->lvl[j] = s->lvl[j];
+                else if (s->lvl[j] != SIM__FX_UNSET)
+                    d->lvl[j] = sim__add_fx(d->lvl[j], s->lvl[j]);
             for (size_t j = 0; j < s->npts * c; j++)
                 d->ser_lvl[j] = sim__add_fx(d->ser_lvl[j], s->ser_lvl[j]);
             break;

@@ -118,6 +118,9 @@ int sim__metric_alloc_cells(sim_metric *mt)
         return mt->cnt ? SIM_OK : SIM_ERR_NOMEM;
     case SIM_METRIC_GAUGE:
         mt->lvl = calloc(c, sizeof *mt->lvl);
+        /* a recorded figure's cells start unset: absent, not 0 */
+        for (size_t i = 0; mt->lvl && (mt->flags & SIM_METRIC_RECORD) && i < c; i++)
+            mt->lvl[i] = SIM__FX_UNSET;
         return mt->lvl ? SIM_OK : SIM_ERR_NOMEM;
     default:
         mt->edges = malloc((mt->nbins + 1) * sizeof *mt->edges);

@@ -117,6 +117,8 @@ void sim_gauge_add(sim_metric *g, size_t cohort, double dv)
         return;
     if (sim__has_series(g))
         catch_up(g, sim__now_of(m), 0);
+    if (g->lvl[cohort] == SIM__FX_UNSET)
+        g->lvl[cohort] = 0;
     g->lvl[cohort] = sim__add_fx(g->lvl[cohort], sim__to_fx(dv));
 }
 
@@ -184,11 +186,17 @@ int64_t sim_counter_value(const sim_metric *c, size_t cohort)
 double sim_gauge_value(const sim_metric *g, size_t cohort)
 {
     if (cohort != SIM_ALL_COHORTS)
-        return cohort < g->ncells ? sim__from_fx(g->lvl[cohort]) : NAN;
+        return cohort < g->ncells && g->lvl[cohort] != SIM__FX_UNSET
+                   ? sim__from_fx(g->lvl[cohort])
+                   : NAN;
     sim__fx_t s = 0;
+    int any = 0;
     for (size_t i = 0; i < g->ncells; i++)
-        s = sim__add_fx(s, g->lvl[i]);
-    return sim__from_fx(s);
+        if (g->lvl[i] != SIM__FX_UNSET) {
+            s = sim__add_fx(s, g->lvl[i]);
+            any = 1;
+        }
+    return any ? sim__from_fx(s) : NAN;
 }
 
 size_t sim_metric_series_len(const sim_metric *mt) { return mt->npts; }

@@ -3,6 +3,7 @@
  * histograms and their bins) in one transaction. Kept apart because it is
  * the one large write, up to millions of rows per run.
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -153,6 +154,11 @@ static int store_one(store_ctx *s, const sim_metrics *m, const sim_metric *mt,
         int64_t index;
         const char *label;
         cell_of(mt, i, &cohort, &index, &label);
+        /* a recorded figure's cell the scenario never set is absent: no
+         * row, so that every reader says so instead of reading 0 */
+        if (kind == SIM_METRIC_GAUGE && (flags & SIM_METRIC_RECORD) &&
+            isnan(sim_gauge_value(mt, cohort)))
+            continue;
         sqlite3_bind_int64(s->scalar, 1, metric_id);
         sqlite3_bind_int64(s->scalar, 2, index);
         bind_text(s->scalar, 3, label);

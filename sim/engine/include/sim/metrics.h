@@ -55,7 +55,9 @@ enum sim_metric_kind {
 #define SIM_METRIC_REPLICATED 2u    /* identical in every shard (see above) */
 /* A figure of the whole run that the scenario computes once the run is
  * over (sim:record): a gauge without series whose value may still be set
- * after sim_metrics_finish, and only that. */
+ * after sim_metrics_finish, and only that. Its cells start unset: a cell
+ * never set reads NaN (sim_gauge_value) and is stored as absent, so that
+ * a figure recorded for some cohorts only never reads 0 for the others. */
 #define SIM_METRIC_RECORD 4u
 
 /* Pass as `cohort` to read the total over all cohorts. */
@@ -187,6 +189,9 @@ size_t sim_metric_cohorts(const sim_metric *mt);
 const char *sim_metric_cohort_label(const sim_metric *mt, size_t cohort);
 
 int64_t sim_counter_value(const sim_metric *c, size_t cohort);
+/* A gauge's level; NaN for a cell of a recorded figure (SIM_METRIC_RECORD)
+ * that was never set (absent, not 0). The total sums the set cells (NaN
+ * when none is). */
 double sim_gauge_value(const sim_metric *g, size_t cohort);
 
 /* Series: number of points recorded, point times, values (counter:
