@@ -11,8 +11,9 @@
 #   (mtcsim.core.chain), the same at every quorum, and lies between the
 #   quorums' MTC sizes; at ML-DSA-65 it grows by what core.chain says;
 # - the CA signs 2 to 3 messages per checkpoint (the checkpoint and its
-#   one or two covering subtrees) whatever the issuance, the X.509 CA
-#   one per certificate (the issuance, within Poisson noise);
+#   one or two covering subtrees) whatever the issuance, and without
+#   failures each witness as many (but for the last checkpoint); the X.509
+#   CA one per certificate (the issuance, within Poisson noise);
 # - witnesses that never fail leave the quorum always reachable and
 #   nothing stalled; a scheduled outage of two of them blocks a 2-of-3
 #   quorum for exactly its length and stalls the requests meanwhile, one
@@ -64,6 +65,15 @@ awk -v n="$ent" -v x="$x5" 'BEGIN { m = 25000; exit !(n > m - 5 * sqrt(m) && n <
 for m in enterprise_quorum_unreachable_share enterprise_stalled_share; do
   v=$(sqlite3 "$tmp/nf.db" "select value from scalar_v where metric = '$m'")
   [ "$v" = 0 ] || [ "$v" = 0.0 ] || fail "$m = $v without failures"
+done
+# ...and every witness signs what the CA signs, but for the window's last
+# checkpoint (the CA has signed it, the witnesses answer after the end):
+# at most 3 signatures fewer each
+ca=$(sqlite3 "$tmp/nf.db" "select value from scalar_v where metric = 'signatures' and cohort = 'corp'")
+for w in witness1 witness2 witness3; do
+  v=$(sqlite3 "$tmp/nf.db" "select value from scalar_v where metric = 'signatures' and cohort = '$w'")
+  awk -v c="$ca" -v v="$v" 'BEGIN { exit !(c - v >= 0 && c - v <= 3) }' ||
+    fail "$w signed $v, the CA $ca, without failures"
 done
 # a scheduled outage (cosigner_outage) of two witnesses for 2 h at quorum
 # 2, no random failures: the quorum is unreachable exactly 2 h of the 12,
