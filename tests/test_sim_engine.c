@@ -706,7 +706,45 @@ TEST(cancel_at_end_of_time)
     }
 }
 
+/* A room of seqs kept (sim_engine_set_next_seq) and filled later sorts
+ * its events where they would have been had they been scheduled when the
+ * room was kept: at a tie, before an event scheduled after the room was
+ * kept but earlier in the run; in every queue. */
+TEST(seq_room_sorts_as_if_scheduled_then)
+{
+    for (int k = 0; k < NKINDS; k++) {
+        sim_engine *s = mk(kinds[k]);
+        tev e[3];
+        trace tr = {calloc(8, sizeof(sim_time)), calloc(8, 8), 0, 8};
+        for (int i = 0; i < 3; i++) {
+            sim_event_init(&e[i].ev, on_fire, &tr);
+            e[i].tag = (uint64_t)i;
+        }
+        uint64_t room = sim_engine_next_seq(s);
+        sim_engine_set_next_seq(s, room + 10);
+        ASSERT_OK(sim_schedule(s, &e[0].ev, 500));     /* after the room */
+        ASSERT_OK(sim_schedule(s, &e[1].ev, 100));
+        sim_engine_set_stop_time(s, 200);
+        ASSERT_EQ(sim_engine_run(s), SIM_RUN_STOP_TIME);   /* e1 ran */
+        uint64_t resume = sim_engine_next_seq(s);
+        sim_engine_set_next_seq(s, room);
+        ASSERT_OK(sim_schedule(s, &e[2].ev, 500));     /* into the room */
+        ASSERT_EQ(sim_engine_next_seq(s), room + 1);
+        sim_engine_set_next_seq(s, resume);
+        sim_engine_set_stop_time(s, SIM_TIME_MAX);
+        ASSERT_EQ(sim_engine_run(s), SIM_RUN_EMPTY);
+        ASSERT_EQ(tr.n, 3);
+        ASSERT_EQ(tr.tag[0], 1);
+        ASSERT_EQ(tr.tag[1], 2);    /* the room's, first at the tie */
+        ASSERT_EQ(tr.tag[2], 0);
+        free(tr.t);
+        free(tr.tag);
+        sim_engine_destroy(s);
+    }
+}
+
 static const test_case cases[] = {
+    {"seq_room_sorts_as_if_scheduled_then", seq_room_sorts_as_if_scheduled_then},
     {"peek_hint_is_next_or_null", peek_hint_is_next_or_null},
     {"create_errors", create_errors},
     {"order_and_ties", order_and_ties},

@@ -167,7 +167,45 @@ TEST(handler_table_limit)
     sim_prof_destroy(p);
 }
 
+/* A sharded run's profile: one rank's cells added to another's give the
+ * sums, cell by cell, work counts and clock reads included; anything but
+ * an export is refused. */
+TEST(export_add_sums_cells)
+{
+    sim_prof *p, *q;
+    ASSERT_OK(sim_prof_create(&p, &names));
+    ASSERT_OK(sim_prof_create(&q, &names));
+    int prev = sim_prof_enter(p, 1);
+    burn(0.02);
+    sim_prof_work(p, 1, 7);
+    sim_prof_phase(p, 1);
+    sim_prof_work(p, 0, 3);
+    sim_prof_leave(p, prev);
+    sim_prof_stop(p);
+    prev = sim_prof_enter(q, 2);
+    burn(0.01);
+    sim_prof_work(q, 1, 5);
+    sim_prof_leave(q, prev);
+    sim_prof_stop(q);
+    double p01 = sim_prof_seconds(p, 0, 1), q02 = sim_prof_seconds(q, 0, 2);
+    double q01 = sim_prof_seconds(q, 0, 1);
+    uint64_t reads = sim_prof_reads(p) + sim_prof_reads(q);
+    uint8_t cells[SIM_PROF_EXPORT_BYTES];
+    sim_prof_export(p, cells);
+    ASSERT_OK(sim_prof_add(q, cells, sizeof cells));
+    ASSERT_NEAR(sim_prof_seconds(q, 0, 1), p01 + q01, 1e-9);
+    ASSERT_NEAR(sim_prof_seconds(q, 0, 2), q02 + sim_prof_seconds(p, 0, 2), 1e-9);
+    ASSERT_EQ_U64(sim_prof_work_count(q, 0, 1), 12);
+    ASSERT_EQ_U64(sim_prof_work_count(q, 1, 0), 3);
+    ASSERT_EQ_U64(sim_prof_reads(q), reads);
+    ASSERT_EQ(sim_prof_add(q, cells, sizeof cells - 1), SIM_ERR_ARG);
+    ASSERT_EQ_U64(sim_prof_work_count(q, 0, 1), 12);   /* unchanged */
+    sim_prof_destroy(p);
+    sim_prof_destroy(q);
+}
+
 static const test_case cases[] = {
+    {"export_add_sums_cells", export_add_sums_cells},
     {"cells_add_up_and_hold_their_work", cells_add_up_and_hold_their_work},
     {"same_cell_reads_nothing", same_cell_reads_nothing},
     {"null_profile_is_a_noop", null_profile_is_a_noop},

@@ -302,6 +302,15 @@ int run_share_groups(const plan *pl, char *const *keys, const size_t *todo,
 void run_share_print(FILE *f, const plan *pl, char *const *keys,
                      char *const *whys, size_t ngroups, size_t ntodo);
 
+/* A sharded run's profile (mpirun without --spread-runs): the ranks
+ * other than 0 send rank 0 theirs and return 0 (print nothing); rank 0
+ * adds every rank's into prof (waiting up to 30 s for each, none when
+ * `whole` is 0: a rank's shard is already missing) and returns 1 with
+ * note saying what the sum covers. Unsharded: 1, note "". */
+int run_profile_gather(const sim_shard *shard, sim_prof *prof, int whole,
+                       const volatile sig_atomic_t *interrupt, char *note,
+                       size_t n);
+
 /* run_spread.c */
 /* Appends rr's record to bb (bb->failed on out of memory). */
 void run_remote_put(bytebuf *bb, const remote_run *rr);

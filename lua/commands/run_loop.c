@@ -109,6 +109,8 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
 {
     const run_opts *o = c->o;
     const sim_shard *shard = c->shard;
+    /* --spread-runs: each rank makes whole runs (and profiles its own) */
+    const sim_shard one_shard = {0, 1, 0};
     char err[8192];
     size_t done = 0;    /* runs recorded, in to-do order */
     long started = 0;   /* runs this process began (the test hold's count) */
@@ -271,10 +273,15 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                 printf("# sharded over %d ranks: %zu bytes of metrics "
                        "gathered on rank 0\n", shard->size, lworld_merge_bytes(lw));
         }
-        if (prof && (c->status == HOST_OK || rs == SIM_RUN_COMPLETED)) {
-            char plabel[96];
-            snprintf(plabel, sizeof plabel, "run %zu/%zu point %zu replication %ld",
-                     k + 1, ntodo, p, r);
+        /* a sharded run's profile is every rank's: summed on rank 0 */
+        char pnote[300] = "";
+        int pshow = prof && run_profile_gather(c->spread ? &one_shard : shard,
+                                               prof, lworld_shards_whole(lw),
+                                               c->interrupt, pnote, sizeof pnote);
+        if (pshow && (c->status == HOST_OK || rs == SIM_RUN_COMPLETED)) {
+            char plabel[400];
+            snprintf(plabel, sizeof plabel, "run %zu/%zu point %zu replication %ld%s",
+                     k + 1, ntodo, p, r, pnote);
             run_print_profile(stdout, prof, plabel);
         }
         /* the scenario's output of this run reaches a file or pipe now,

@@ -6,9 +6,14 @@
  * (phase, part) cell to another; the report states how many reads that
  * took and what they cost, so the measuring's own share is visible. The
  * work lines are the counts a floor is computed from (make bench-study).
+ * A run sharded over MPI ranks is made by every rank: rank 0 reports the
+ * sum of all ranks' profiles (run_profile_gather); with --spread-runs each
+ * rank makes whole runs and reports its own.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "lcost.h"
 #include "run_internal.h"
@@ -77,4 +82,59 @@ void run_print_cost(FILE *f, const lcost *c0, size_t npoints, long reps,
             npoints, npoints == 1 ? "" : "s", reps, reps == 1 ? "" : "s",
             varies == 2 ? ", every point priced as point 0 (a run prices "
                           "each point)" : "");
+}
+
+/* The message a rank sends rank 0 with its profile of a sharded run
+ * (the tags of lworld_shards.c and run_spread.c are others). */
+enum { TAG_PROF = 201 };
+
+int run_profile_gather(const sim_shard *shard, sim_prof *prof, int whole,
+                       const volatile sig_atomic_t *interrupt, char *note,
+                       size_t n)
+{
+    note[0] = '\0';
+    if (!prof || shard->size <= 1)
+        return 1;
+    uint8_t cells[SIM_PROF_EXPORT_BYTES];
+    sim_prof_stop(prof);
+    if (shard->rank != 0) {
+        sim_prof_export(prof, cells);
+        sim_shard_send(shard, TAG_PROF, cells, sizeof cells);
+        return 0;
+    }
+    /* rank 0: every other rank's, waited for a while (they sent it as
+     * their run ended, with their shard's report) unless a rank's shard
+     * is already missing or a signal came */
+    int got = 1;
+    char missing[200] = "";
+    size_t used = 0;
+    for (int r = 1; r < shard->size; r++) {
+        int rc = 0;
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        for (int tries = 0; whole && rc == 0 && tries < 3000 &&
+                            !(interrupt && *interrupt); tries++) {
+            rc = sim_shard_poll_from(shard, r, TAG_PROF, &buf, &len);
+            if (rc == 0) {
+                struct timespec ts = {0, 10 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+        }
+        if (rc == 1 && sim_prof_add(prof, buf, len) == SIM_OK) {
+            got++;
+        } else if (used < sizeof missing) {
+            int w = snprintf(missing + used, sizeof missing - used, "%s%d",
+                             used ? ", " : "", r);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        free(buf);
+    }
+    if (got == shard->size)
+        snprintf(note, n, ", summed over its %d MPI ranks (each its shard of "
+                 "the browsers and the whole PKI)", shard->size);
+    else
+        snprintf(note, n, ", summed over %d of its %d MPI ranks (each its "
+                 "shard of the browsers and the whole PKI; none from rank "
+                 "%s)", got, shard->size, missing);
+    return 1;
 }

@@ -10,6 +10,7 @@
 #include "sim/prof.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "sim/status.h"
@@ -33,6 +34,10 @@ struct sim_prof {
     sim_handler cache_fn;
     int cache_part;
 };
+
+_Static_assert(sizeof(((sim_prof *)0)->ns) + sizeof(((sim_prof *)0)->work) +
+                   sizeof(((sim_prof *)0)->reads) == SIM_PROF_EXPORT_BYTES,
+               "sim_prof_export's layout");
 
 static uint64_t thread_ns(void)
 {
@@ -137,6 +142,32 @@ void sim_prof_stop(sim_prof *p)
         return;
     sim__prof_move(p, p->phase, p->part);
     p->stopped = 1;
+}
+
+void sim_prof_export(const sim_prof *p, uint8_t *out)
+{
+    memcpy(out, p->ns, sizeof p->ns);
+    memcpy(out + sizeof p->ns, p->work, sizeof p->work);
+    memcpy(out + sizeof p->ns + sizeof p->work, &p->reads, sizeof p->reads);
+}
+
+int sim_prof_add(sim_prof *p, const uint8_t *in, size_t len)
+{
+    uint64_t ns[SIM_PROF_MAX_PHASES][SIM_PROF_MAX_PARTS];
+    uint64_t work[SIM_PROF_MAX_PHASES][SIM_PROF_MAX_WORKS], reads;
+    if (len != SIM_PROF_EXPORT_BYTES)
+        return SIM_ERR_ARG;
+    memcpy(ns, in, sizeof ns);
+    memcpy(work, in + sizeof ns, sizeof work);
+    memcpy(&reads, in + sizeof ns + sizeof work, sizeof reads);
+    for (int i = 0; i < SIM_PROF_MAX_PHASES; i++) {
+        for (int j = 0; j < SIM_PROF_MAX_PARTS; j++)
+            p->ns[i][j] += ns[i][j];
+        for (int j = 0; j < SIM_PROF_MAX_WORKS; j++)
+            p->work[i][j] += work[i][j];
+    }
+    p->reads += reads;
+    return SIM_OK;
 }
 
 double sim_prof_seconds(const sim_prof *p, int phase, int part)

@@ -113,6 +113,17 @@ uint64_t sim_prof_reads(const sim_prof *p);
 double sim_prof_read_cost(const sim_prof *p);
 const sim_prof_names *sim_prof_get_names(const sim_prof *p);
 
+/* A run made by several processes (the MPI ranks of a sharded run) has
+ * one profile per process; rank 0 reports their sum. sim_prof_export
+ * writes p's cells (CPU ns per phase x part, work counts per phase, clock
+ * reads) into out[SIM_PROF_EXPORT_BYTES], host-endian (the same binary
+ * on every rank); sim_prof_add adds such cells into p, whose names must
+ * be the exporter's. SIM_OK, or SIM_ERR_ARG (len is not an export's). */
+#define SIM_PROF_EXPORT_BYTES \
+    (8 * (SIM_PROF_MAX_PHASES * (SIM_PROF_MAX_PARTS + SIM_PROF_MAX_WORKS) + 1))
+void sim_prof_export(const sim_prof *p, uint8_t *out);
+int sim_prof_add(sim_prof *p, const uint8_t *in, size_t len);
+
 /* The thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID). */
 double sim_prof_thread_cpu(void);
 
