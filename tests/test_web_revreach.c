@@ -19,7 +19,9 @@
  *    ("keep"), so accepted / presented over a window W from the
  *    revocation is E[min(E, W)] / W per cohort, 1 for frozen clients;
  *  - "replace": no revoked certificate is presented once the replacement
- *    standalone certificate exists.
+ *    standalone certificate exists;
+ *  - "keep" with renewals under way: nothing but revoked certificates is
+ *    presented afterwards, then nothing once they expire.
  */
 #include <math.h>
 #include <string.h>
@@ -307,6 +309,44 @@ TEST(replace_stops_presenting_revoked)
     world_free(&w);
 }
 
+/* "keep" while renewals are under way: 3-hour certificates renewed every
+ * 2 h 15 min, each standalone certificate 10 minutes after its request,
+ * so some sites are mid-renewal at the revocation. A kept site renews
+ * nothing and installs no certificate of a request under way: every full
+ * handshake from the revocation on presents a revoked certificate, until
+ * the site's last one expires and it has none. */
+TEST(keep_abandons_renewals_under_way)
+{
+    world w;
+    world_init(&w, WEB_REVOKED_KEEP);
+    w.site->count = 40;
+    w.site->lifetime = 3 * SIM_HOUR;
+    w.site->issue_spread = 3 * SIM_HOUR;
+    wrun r;
+    ASSERT_OK(world_run(&r, &w, 16, 600));
+    wrun_step(&r, REVOKE_AT);
+    int64_t full0 = wrun_counter(&r, "handshake_full");
+    int64_t nocert0 = wrun_counter(&r, "handshake_no_cert");
+    size_t nrev = nrevocations(&r);
+    wrun_until(&r, REVOKE_AT + 4 * SIM_HOUR);
+    const sim_metric *pr = sim_metrics_find(r.metrics, "revoked_presented_by_cohort");
+    int64_t full = wrun_counter(&r, "handshake_full") - full0;
+    int64_t nocert = wrun_counter(&r, "handshake_no_cert") - nocert0;
+    fprintf(stderr, "  %zu entries revoked; after it %lld full handshakes, %lld presenting "
+            "a revoked certificate, %lld to sites with none left\n", nrev, (long long)full,
+            (long long)sim_counter_value(pr, SIM_ALL_COHORTS), (long long)nocert);
+    ASSERT_TRUE(nrev >= 40);
+    ASSERT_TRUE(full > 0);
+    ASSERT_EQ(sim_counter_value(pr, SIM_ALL_COHORTS), full);
+    /* every certificate had expired 3 h after the revocation */
+    ASSERT_TRUE(nocert > 0);
+    web_stats st;
+    web_get_stats(r.wb, &st);
+    ASSERT_EQ(st.invariant_violations, 0);
+    wrun_free(&r);
+    world_free(&w);
+}
+
 TEST(schema_refuses_half_configured_revocation)
 {
     web_sites_config *s = wrun_sites_new();
@@ -328,6 +368,7 @@ static const test_case tests[] = {
     {"censored_at_window_end", censored_at_window_end},
     {"accepted_handshakes_closed_form", accepted_handshakes_closed_form},
     {"replace_stops_presenting_revoked", replace_stops_presenting_revoked},
+    {"keep_abandons_renewals_under_way", keep_abandons_renewals_under_way},
     {"schema_refuses_half_configured_revocation", schema_refuses_half_configured_revocation},
 };
 TEST_MAIN(tests)
