@@ -66,7 +66,7 @@ mtcsim.update_service{ name = "updates", fetch_interval = fetch,
                        publication_delay = minutes(10), include_proofs = true, proofs = proofs }
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(2000 * scale)) }
 local n = math.max(20, math.floor(20000 * scale))
-mtcsim.browsers{
+local browsers = mtcsim.browsers{
   name = "clients", count = n,
   update_first_delay = 60, update_interval = hours(5), update_on_start = "always",
   sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
@@ -74,14 +74,16 @@ mtcsim.browsers{
 }
 
 sim:on_finish(function(s)
+  -- client-days weighted by the session-start profile (lib/report.lua)
+  local cd = report.client_days(browsers, warm, span)
   local ub = s:metric("update_bytes") or 0
   local uf = s:metric("update_fetch") or 0
   local pub = s:metric("update_publication_bytes")
   printf("proofs %-11s  landmarks every %4.2f h  fetch every %4.2f h  rep %d  update bytes/client-day %s  per check %s  publication delta mean %s\n",
     proofs, li / 3600, fetch / 3600, s.replication,
-    report.fmt(ub / (n * span), "%.0f"),
+    report.fmt(ub / cd, "%.0f"),
     report.fmt(uf > 0 and ub / uf or nil, "%.0f"),
     report.fmt(pub and pub.mean or nil, "%.0f"))
-  report.record(s, "update_bytes_per_client_day", ub / (n * span))
+  report.record(s, "update_bytes_per_client_day", ub / cd)
   report.record(s, "update_bytes_per_fetch", uf > 0 and ub / uf or nil)
 end)

@@ -113,14 +113,14 @@ local common = {
   update_first_delay = 60, update_interval = hours(5), update_on_start = "always",
   update_fail_prob = 0.01,
 }
-local count = {}
+local handle = {}
 local function cohort(name, share, path, extra)
   local t = { name = name, count = math.max(1, math.floor(n * share)) }
   for k, v in pairs(common) do t[k] = v end
   for k, v in pairs(path) do t[k] = v end
   for k, v in pairs(extra) do t[k] = v end
-  count[name] = t.count
-  return mtcsim.browsers(t)
+  handle[name] = mtcsim.browsers(t)
+  return handle[name]
 end
 cohort("regular-desktop", 0.3 * (1 - ent - frozen), desktop, {})
 cohort("regular-mobile", 0.7 * (1 - ent - frozen), mobile, {})
@@ -134,5 +134,7 @@ sim:on_finish(function(s)
   report.handshakes(s, names)
   report.resumption(s)
   report.latency(s, names)
-  report.updates(s, names, count, span, lacking)
+  local cd = {}
+  for _, c in ipairs(names) do cd[c] = report.client_days(handle[c], warm, span) end
+  report.updates(s, names, cd, lacking)
 end)

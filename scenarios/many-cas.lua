@@ -96,6 +96,7 @@ if ta_mode == "dns" or ta_mode == "all" then site_t.https_record_ttl = https_ttl
 cas.sites(pop, site_t)
 local n = math.max(20, math.floor(20000 * scale))
 local modes = ta_mode == "all" and { "full", "dns", "retry" } or { ta_mode }
+local handles = {}
 for _, m in ipairs(modes) do
   local clients = {
     name = ta_mode == "all" and m or "clients", count = n,
@@ -104,10 +105,13 @@ for _, m in ipairs(modes) do
     zipf_exponent = 1.2,
   }
   if m ~= "full" then clients.trust_anchors = m end
-  mtcsim.browsers(clients)
+  handles[#handles + 1] = mtcsim.browsers(clients)
 end
 
 sim:on_finish(function(s)
+  -- client-days weighted by the session-start profile (lib/report.lua)
+  local cd = 0
+  for _, b in ipairs(handles) do cd = cd + report.client_days(b, warm, span) end
   local ta = s:metric("clienthello_trust_anchors_bytes")
   local rp = s:metric("rp_state_bytes")
   local pub = s:metric("update_publication_bytes")
@@ -127,12 +131,12 @@ sim:on_finish(function(s)
     ncas, s.replication,
     report.fmt(ta and ta.count > 0 and ta.mean or nil, "%.0f"),
     report.fmt(rp, "%.0f"),
-    report.fmt((s:metric("update_bytes") or 0) / (n * #modes * span), "%.0f"),
+    report.fmt((s:metric("update_bytes") or 0) / cd, "%.0f"),
     report.fmt(pub and pub.count > 0 and pub.mean or nil, "%.0f"),
     report.fmt(snap and snap.count > 0 and snap.mean or nil, "%.0f"),
     report.fmt(lead, "%.4f"), report.fmt(mid, "%.4f"), report.fmt(tl, "%.4f"),
     math.floor(tln), report.fmt(report.fraction(s), "%.4f"))
-  report.record(s, "update_bytes_per_client_day", (s:metric("update_bytes") or 0) / (n * #modes * span))
+  report.record(s, "update_bytes_per_client_day", (s:metric("update_bytes") or 0) / cd)
   report.record(s, "signatureless_share_largest_ca", lead)
   report.record(s, "signatureless_share_ca_ranks_2_10", mid)
   report.record(s, "signatureless_share_ca_ranks_11_up", tl)

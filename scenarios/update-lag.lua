@@ -80,20 +80,22 @@ local clients = {
   zipf_exponent = 1.2,
 }
 if delay > 0 then clients.update_apply_delay = delay end
-mtcsim.browsers(clients)
+local browsers = mtcsim.browsers(clients)
 
 local lacking = report.sample_lacking(sim, { "clients" }, warm + 1800)
 sim:on_finish(function(s)
+  -- client-days weighted by the session-start profile (lib/report.lua)
+  local cd = report.client_days(browsers, warm, span)
   local age = s:metric("landmark_age_at_handshake")
   local full = s:metric("handshake_full")
   local l = lacking.clients
   printf("interval %3.0f h  delay %4.1f d  rep %d  signatureless %s  checks/client-day %s  holding a landmark %s  its age p50 %s h  online lacking the latest %s\n",
     ui / 3600, delay / 86400, s.replication, report.fmt(report.fraction(s), "%.4f"),
-    report.fmt((s:metric("update_fetch") or 0) / (n * span), "%.3f"),
+    report.fmt((s:metric("update_fetch") or 0) / cd, "%.3f"),
     report.fmt((age and full and full > 0) and age.count / full or nil, "%.3f"),
     report.fmt((age and age.count > 0) and age.p50 / 3600 or nil, "%.1f"),
     report.fmt((l.n > 0) and l.sum / l.n or nil, "%.3f"))
-  report.record(s, "checks_per_client_day", (s:metric("update_fetch") or 0) / (n * span))
+  report.record(s, "checks_per_client_day", (s:metric("update_fetch") or 0) / cd)
   report.record(s, "holding_landmark_share", (age and full and full > 0) and age.count / full or nil)
   report.record(s, "lacking_latest_landmark_share", (l.n > 0) and l.sum / l.n or nil)
 end)

@@ -21,6 +21,48 @@ local function fmt(x, f)
 end
 R.fmt = fmt
 
+-- Days of the window [from, from + span_days days) weighted by a daily
+-- profile of 24 hourly weights (hour 0 starts at t = 0, as the model's
+-- session starts): the integral of the profile, rescaled to mean 1 over a
+-- day, over the window. A whole number of days gives that number exactly;
+-- a part of a day counts by its share of the day's weight. nil: flat.
+function R.profile_days(profile, from, span_days)
+  local to = from + span_days * 86400
+  if not profile then return span_days end
+  local mean = 0
+  for h = 1, 24 do mean = mean + profile[h] / 24 end
+  local acc, t = 0, from
+  while t < to do
+    local k = math.floor(t / 3600)
+    local next = math.min(to, (k + 1) * 3600)
+    acc = acc + profile[k % 24 + 1] * (next - t)
+    t = next
+  end
+  return acc / mean / 86400
+end
+
+-- Client-days of a browser cohort (its handle) over the measured window
+-- [from, from + span_days days): its clients times the window's days
+-- weighted by its daily profile of session starts (online_profile;
+-- R.profile_days). Why: a client checks for updates (and fetches their
+-- bytes) when a session starts, so over a window that is not a whole
+-- number of days a plain count of days would make a rate per client-day
+-- read high when the part day falls in the busy hours and low in the
+-- quiet ones; over whole days the two are equal. A cohort always online
+-- (sessions_per_day = 0) counts plain days. Call it in sim:on_finish
+-- (command-line --set options are applied by then).
+function R.client_days(b, from, span_days)
+  local profile
+  if b:get("sessions_per_day") > 0 then
+    profile = {}
+    for w in tostring(b:get("online_profile")):gmatch("[-+%d.eE]+") do
+      profile[#profile + 1] = tonumber(w)
+    end
+    assert(#profile == 24, "online_profile: 24 hourly weights expected")
+  end
+  return b:get("count") * R.profile_days(profile, from, span_days)
+end
+
 -- Signatureless fraction of full handshakes (cohort: nil for all, or a
 -- browser cohort name).
 function R.fraction(s, cohort)
@@ -138,17 +180,18 @@ function R.latency(s, cohorts)
 end
 
 -- The client update model, per cohort (docs/model.md, "the client update
--- model"): successful checks per client-day (clients: {cohort = count}),
+-- model"): successful checks per client-day (client_days: {cohort =
+-- R.client_days(handle, window start, measured days)}),
 -- the age of the newest landmark held at each full handshake, the time
 -- from a landmark's first publication to each client holding it, and the
 -- mean share of online clients lacking the latest landmark (lacking: what
 -- R.sample_lacking returned).
-function R.updates(s, cohorts, clients, span_days, lacking)
+function R.updates(s, cohorts, client_days, lacking)
   for _, c in ipairs(cohorts) do
     local f = s:metric("update_fetch", c)
-    if f and clients[c] and clients[c] > 0 then
-      R.line(c .. ": checks per client-day", fmt(f / (clients[c] * span_days), "%.3f"))
-      R.record(s, "checks_per_client_day", f / (clients[c] * span_days), c)
+    if f and client_days[c] and client_days[c] > 0 then
+      R.line(c .. ": checks per client-day", fmt(f / client_days[c], "%.3f"))
+      R.record(s, "checks_per_client_day", f / client_days[c], c)
     end
     local a = hist(s, "landmark_age_at_handshake", c)
     if a then
