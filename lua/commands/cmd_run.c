@@ -29,6 +29,7 @@
 #include "host.h"
 #include "lplaus.h"
 #include "lcost.h"
+#include "lrecord.h"
 #include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
@@ -44,64 +45,76 @@ static void on_signal(int sig)
 
 /* ---- results database ------------------------------------------------------ */
 
-int run_record_params(sim_results *db, int64_t run, const plan *cur,
-                      const plan *pl, lworld *lw)
+/* A (name, value) run attribute of the scenario's into a record. */
+typedef struct attr_ctx {
+    sim_run_record *r;
+    int rc;
+} attr_ctx;
+
+static void add_attr(void *ctx, const char *name, const char *value)
+{
+    attr_ctx *a = ctx;
+    if (a->rc == MTC_OK)
+        a->rc = sim_run_record_add_attr(a->r, name, value);
+}
+
+int run_record_start(const run_ctx *c, sim_run_record *r, lhost *h,
+                     const plan *cur, lworld *lw, int mpi_rank)
 {
     int rc = MTC_OK;
+    r->began = 1;
+    r->stop = lworld_duration(lw);
     for (size_t i = 0; i < cur->nparams && rc == MTC_OK; i++)
-        rc = sim_results_add_param(db, run, "scenario", "scenario",
-                                   cur->params[i].name, cur->params[i].value);
+        rc = sim_run_record_add_param(r, "scenario", "scenario",
+                                      cur->params[i].name, cur->params[i].value);
     size_t n;
     const lworld_param *wp = lworld_params(lw, &n);
     for (size_t i = 0; i < n && rc == MTC_OK; i++)
-        rc = sim_results_add_param(db, run, wp[i].kind, wp[i].entity,
-                                   wp[i].desc->name, wp[i].value);
-    for (size_t a = 0; a < pl->naxes && rc == MTC_OK; a++)
-        rc = sim_results_mark_swept(db, run, "scenario", "scenario",
-                                    pl->axes[a].name);
-    return rc;
-}
-
-/* Ends a run row that cannot complete normally as failed (why: the
- * reason), so that no row stays 'running' after this process is gone.
- * Prints what fails. */
-static void end_failed(sim_results *db, const char *out, int64_t run,
-                       sim_time reached, uint64_t events, const char *why)
-{
-    if (sim_results_run_end(db, run, SIM_RUN_FAILED, reached, events,
-                            why) != MTC_OK)
-        fprintf(stderr, "mtcsim run: %s: cannot mark run %lld failed: %s\n",
-                out, (long long)run, sim_results_errmsg(db));
-}
-
-void run_end_failed(sim_results *db, const char *out, int64_t run,
-                    const char *why)
-{
-    end_failed(db, out, run, 0, 0, why);
-}
-
-int run_store(sim_results *db, const char *out, int64_t run,
-              const sim_metrics *m, int rs, sim_time reached,
-              uint64_t events, const char *err)
-{
-    if (m && sim_results_store_metrics(db, run, m) != MTC_OK) {
-        char why[ERRMSG_COPY];
-        snprintf(why, sizeof why, "storing the run's metrics failed: %s",
-                 sim_results_errmsg(db));
-        fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
-        end_failed(db, out, run, reached, events, why);
-        return SIM_ERR_DB;
+        rc = sim_run_record_add_param(r, wp[i].kind, wp[i].entity,
+                                      wp[i].desc->name, wp[i].value);
+    for (size_t a = 0; a < c->pl->naxes && rc == MTC_OK; a++)
+        rc = sim_run_record_add_swept(r, c->pl->axes[a].name);
+    if (rc == MTC_OK)
+        rc = sim_run_record_add_attr(r, "sandbox", c->o->unsafe ? "off" : "on");
+    if (rc == MTC_OK && mpi_rank >= 0) {
+        char rank_text[16];
+        snprintf(rank_text, sizeof rank_text, "%d", mpi_rank);
+        rc = sim_run_record_add_attr(r, "mpi_rank", rank_text);
     }
-    if (sim_results_run_end(db, run, rs, reached, events,
-                            rs != SIM_RUN_COMPLETED ? err : NULL) != MTC_OK) {
-        char why[ERRMSG_COPY];
-        snprintf(why, sizeof why, "%s", sim_results_errmsg(db));
-        fprintf(stderr, "mtcsim run: %s: %s\n", out, why);
-        if (rs != SIM_RUN_FAILED)   /* a failed end may still take */
-            end_failed(db, out, run, reached, events, why);
-        return SIM_ERR_DB;
+    attr_ctx ac = {r, rc};
+    if (rc == MTC_OK)
+        lrecord_actions(h, add_attr, &ac);
+    return ac.rc;
+}
+
+int run_record_begin(run_ctx *c, const sim_run_record *r, int64_t *run_id)
+{
+    *run_id = 0;
+    if (run_begin_experiment(c) != HOST_OK) {
+        c->db_failed = 1;
+        return HOST_FAIL;
     }
-    return MTC_OK;
+    sim_run_origin org = {c->exp_id, c->o->scenario, c->sha, MTCSIM_VERSION};
+    char why[ERRMSG_COPY];
+    if (sim_run_record_begin(c->db, &org, r, run_id, why, sizeof why) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: %s: %s\n", c->o->out, why);
+        c->db_failed = 1;
+        return HOST_FAIL;
+    }
+    return HOST_OK;
+}
+
+int run_record_end(run_ctx *c, int64_t run_id, const sim_run_record *r)
+{
+    char why[ERRMSG_COPY];
+    if (sim_run_record_end(c->db, run_id, r, why, sizeof why) != MTC_OK) {
+        fprintf(stderr, "mtcsim run: %s: %s\n", c->o->out, why);
+        c->db_failed = 1;
+        return HOST_FAIL;
+    }
+    if (r->status == SIM_RUN_COMPLETED)
+        c->last_stored = (size_t)r->point + 1;
+    return HOST_OK;
 }
 
 int run_begin_experiment(run_ctx *c)

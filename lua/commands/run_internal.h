@@ -13,8 +13,8 @@
 
 #include "lhost.h"
 #include "lworld.h"
-#include "run_bytes.h"
 #include "sim/results.h"
+#include "sim/run_record.h"
 #include "stats.h"
 
 /* A scenario value: number (integer or float), string or boolean. */
@@ -100,19 +100,6 @@ typedef struct plan {
     long reps;
 } plan;
 
-
-/* One run computed on another rank, as rank 0 receives it. Fields are
- * host-endian: all ranks of one job run the same binary on one kind of
- * machine. */
-typedef struct remote_run {
-    uint64_t idx;           /* p * reps + r */
-    int32_t status;         /* SIM_RUN_* */
-    int64_t now;
-    uint64_t events;
-    char err[512];
-    const uint8_t *metrics; /* sim_metrics_encode() bytes, may be empty */
-    uint64_t mlen;
-} remote_run;
 
 /* Rank 0's account of --spread-runs: got[k] once to-do run k is
  * recorded (ntodo entries), done[r] once rank r reported its share done
@@ -203,28 +190,29 @@ void run_print_summary(const plan *pl, const run_stats *runs, size_t nruns,
                        const run_opts *o, int steady_start);
 
 /* cmd_run.c */
-/* Room for a copy of a results error message (sim_results_errmsg). */
-#define ERRMSG_COPY 600
-/* Stores one run's metrics m (may be NULL: none) and ends it with status
- * rs (err: a failed run's message). A failed store ends the run 'failed'
- * with the reason, never leaving it 'running'. MTC_OK, or SIM_ERR_DB with
- * the message printed (out: the file's name). */
-int run_store(sim_results *db, const char *out, int64_t run,
-              const sim_metrics *m, int rs, sim_time reached,
-              uint64_t events, const char *err);
-/* Ends run (begun, still 'running') as failed with the reason why,
- * printing what fails. */
-void run_end_failed(sim_results *db, const char *out, int64_t run,
-                    const char *why);
+/* Room for a recorder's message (a results error, and what marking the
+ * run failed said). */
+#define ERRMSG_COPY 1200
 /* Writes c's experiment row unless it exists (c->exp_id set) or nothing
  * is recorded: called once the first world is built, so that a scenario
  * refused earlier leaves the results file as it was. HOST_OK or HOST_FAIL
  * (message printed). */
 int run_begin_experiment(run_ctx *c);
-/* Records cur's scenario params, the world's effective params and the swept
- * names for run; MTC_OK or the results error. */
-int run_record_params(sim_results *db, int64_t run, const plan *cur,
-                      const plan *pl, lworld *lw);
+/* The producer of every executor: fills the start of r (initialised
+ * with its identity) from the built world lw of state h: planned stop,
+ * cur's scenario parameters, the world's effective parameters, the plan's
+ * swept axes, the "sandbox" attribute, "mpi_rank" (mpi_rank >= 0: a run
+ * made on that rank and recorded on rank 0), the scheduled sim:at
+ * actions (lrecord.h). MTC_OK or MTC_ERR_NOMEM. */
+int run_record_start(const run_ctx *c, sim_run_record *r, lhost *h,
+                     const plan *cur, lworld *lw, int mpi_rank);
+/* The recorder of every executor (sim/run_record.h) in c's database:
+ * begins r's run (the experiment first), *run_id its row; ends it.
+ * HOST_OK, or HOST_FAIL with the message printed and c->db_failed set
+ * (a row begun is never left running). run_record_end notes a completed
+ * run's point in c->last_stored. */
+int run_record_begin(run_ctx *c, const sim_run_record *r, int64_t *run_id);
+int run_record_end(run_ctx *c, int64_t run_id, const sim_run_record *r);
 
 /* run_loop.c */
 /* Runs todo[0..ntodo) (indices p * reps + r, ascending) in this process,
@@ -237,6 +225,15 @@ int run_summarize_after(run_ctx *c, const size_t *todo, size_t ntodo, size_t k);
  * how many of its ntodo runs were not recorded and that --resume makes
  * them (nothing when all were, or without a database). */
 void run_note_unfinished(const run_ctx *c, size_t recorded, size_t ntodo);
+
+/* run_pipe.c: the pipes of -j. A message on a worker's pipe is a frame
+ * [type u8][length u64][to-do position u64][a run record's encoding]
+ * (sim/run_record.h), host-endian: both ends are one binary. */
+/* Writes all n bytes to fd (EINTR retried): 0, or -1 on error. */
+int fd_write_all(int fd, const void *p, size_t n);
+/* Reads exactly n bytes: 1, 0 at EOF before any byte, -1 on error or EOF
+ * inside. */
+int fd_read_all(int fd, void *p, size_t n);
 
 /* run_worker.c: one worker process's side of -j (run_workers.c forks
  * them). The signals of a worker that dies with its parent (call first
@@ -251,11 +248,6 @@ void run_worker_end_reason(long pid, int st, char *why, size_t n);
 /* -j N: the same runs by N worker processes, recorded in todo order, so
  * the database rows equal run_sequential's (wall-clock fields aside). */
 int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo);
-/* Records a run's effective parameters from a flat list of (kind, entity,
- * name, value) quadruples ("scenario" kind: the scenario's params), and
- * marks pl's swept axes. */
-int run_record_param_list(sim_results *db, int64_t run, char *const *quads,
-                          size_t n, const plan *pl);
 
 /* run_resume.c */
 /* --resume FILE.db[:EXP]: opens the database for appending and finds the
@@ -271,10 +263,6 @@ int run_resume_open(run_opts *o, char *argbuf, size_t arglen, char **argv_store,
  * nothing to do) or HOST_USAGE (printed). */
 int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
                     const plan *pl, const char *sha, size_t *todo, size_t *ntodo);
-
-/* Records the scenario's scheduled sim:at world actions of state h as run
- * attributes "action.NNNN" (lrecord.h); MTC_OK or the results error. */
-int run_record_actions(sim_results *db, int64_t run, lhost *h);
 
 /* run_profile.c */
 struct lcost;
@@ -312,12 +300,10 @@ int run_profile_gather(const sim_shard *shard, sim_prof *prof, int whole,
                        size_t n);
 
 /* run_spread.c */
-/* Appends rr's record to bb (bb->failed on out of memory). */
-void run_remote_put(bytebuf *bb, const remote_run *rr);
 /* A rank other than 0: sends rank 0 the record of a run that just ended,
  * and, after its last run, that its share is done (with c->status).
  * MTC_OK or the error (message printed by run_spread_send). */
-int run_spread_send(run_ctx *c, const remote_run *rr);
+int run_spread_send(run_ctx *c, const sim_run_record *r);
 int run_spread_done(run_ctx *c);
 /* Rank 0: receives and records (into c->db, c->runs) the runs the other
  * ranks sent. wait 0: what has arrived, without blocking (between its own

@@ -14,7 +14,6 @@
 
 #include "cmdline.h"
 #include "host.h"
-#include "lrecord.h"
 #include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
@@ -31,26 +30,6 @@ static void on_progress(void *ctx, sim_time now, uint64_t events)
     char line[256];
     if (sim_progress_tick(&c->p, host_now(), now, events, line, sizeof line))
         fputs(line, stderr);
-}
-
-typedef struct attr_ctx {
-    sim_results *db;
-    int64_t run;
-    int rc;
-} attr_ctx;
-
-static void add_attr(void *ctx, const char *name, const char *value)
-{
-    attr_ctx *a = ctx;
-    if (a->rc == MTC_OK)
-        a->rc = sim_results_add_attr(a->db, a->run, name, value);
-}
-
-int run_record_actions(sim_results *db, int64_t run, lhost *h)
-{
-    attr_ctx a = {db, run, MTC_OK};
-    lrecord_actions(h, add_attr, &a);
-    return a.rc;
 }
 
 /* Summarizes point p into the database once the last to-do run of p
@@ -166,28 +145,18 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
             run_free_plan(&cur);
             break;
         }
+        /* the record of this run, begun in the database before its
+         * first event */
+        sim_run_record rec;
+        sim_run_record_init(&rec, p, (uint64_t)r, o->seed);
         int64_t run_id = 0;
-        if (c->db && run_begin_experiment(c) != HOST_OK) {
+        if (run_record_start(c, &rec, h, &cur, lw,
+                             c->spread && shard->rank != 0 ? shard->rank : -1) !=
+            MTC_OK) {
+            fprintf(stderr, "mtcsim run: out of memory\n");
             c->status = HOST_FAIL;
-            c->db_failed = 1;
-        }
-        if (c->db && c->exp_id) {
-            sim_run_info ri = {c->exp_id, (int64_t)p, r, o->seed, o->scenario,
-                               c->sha, MTCSIM_VERSION, 0, lworld_duration(lw)};
-            if (sim_results_run_begin(c->db, &ri, &run_id) != MTC_OK ||
-                run_record_params(c->db, run_id, &cur, c->pl, lw) != MTC_OK ||
-                sim_results_add_attr(c->db, run_id, "sandbox",
-                                     o->unsafe ? "off" : "on") != MTC_OK ||
-                run_record_actions(c->db, run_id, h) != MTC_OK ||
-                sim_results_flush(c->db) != MTC_OK) {
-                char why[ERRMSG_COPY];
-                snprintf(why, sizeof why, "%s", sim_results_errmsg(c->db));
-                fprintf(stderr, "mtcsim run: %s: %s\n", o->out, why);
-                c->status = HOST_FAIL;
-                c->db_failed = 1;
-                if (run_id)     /* begun: it must not stay 'running' */
-                    run_end_failed(c->db, o->out, run_id, why);
-            }
+        } else if (c->db && run_record_begin(c, &rec, &run_id) != HOST_OK) {
+            c->status = HOST_FAIL;
         }
         prog_ctx pc;
         char label[64];
@@ -224,37 +193,28 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
                      shard->rank, run_signal_name((int)*c->interrupt), err);
             snprintf(err, sizeof err, "%s", why);
         }
-        if (c->spread && shard->rank != 0) {
+        rec.status = rs;
+        rec.reached = sim_now(eng);
+        if (rs != SIM_RUN_COMPLETED && sim_run_record_set_reason(&rec, err) != MTC_OK)
+            c->status = HOST_FAIL;
+        if (c->spread && shard->rank != 0 && c->status == HOST_OK) {
             /* to rank 0 now: a rank killed later loses only its run in
-             * flight, not those it completed */
-            remote_run rr = {idx, rs, sim_now(eng), sim_engine_events_executed(eng),
-                             "", NULL, 0};
-            uint8_t *enc = NULL;
-            size_t elen = 0;
-            int erc = MTC_OK;
-            if (rs != SIM_RUN_COMPLETED)
-                snprintf(rr.err, sizeof rr.err, "%.511s", err);
-            if (rs != SIM_RUN_FAILED)
-                erc = sim_metrics_encode(lworld_metrics(lw), &enc, &elen);
-            rr.metrics = enc;
-            rr.mlen = elen;
-            if (erc != MTC_OK || run_spread_send(c, &rr) != MTC_OK)
+             * flight, not those it completed. Rank 0 records the
+             * engine's count of events and no metrics of a failed run. */
+            rec.events = sim_engine_events_executed(eng);
+            rec.metrics = rs != SIM_RUN_FAILED ? lworld_metrics(lw) : NULL;
+            if (run_spread_send(c, &rec) != MTC_OK)
                 c->status = HOST_FAIL;
-            free(enc);
         }
         sim_prof_phase(prof, SIM_PHASE_RESULTS);
         int pprev = sim_prof_enter(prof, SIM_PART_RESULTS);
         if (c->db && c->status == HOST_OK) {
             /* a run that lost shards of its population stores none of
              * its metrics: they would describe part of it */
-            if (run_store(c->db, o->out, run_id,
-                          lworld_shards_whole(lw) ? lworld_metrics(lw) : NULL, rs,
-                          sim_now(eng), lworld_events(lw), err) != MTC_OK) {
+            rec.events = lworld_events(lw);
+            rec.metrics = lworld_shards_whole(lw) ? lworld_metrics(lw) : NULL;
+            if (run_record_end(c, run_id, &rec) != HOST_OK)
                 c->status = HOST_FAIL;
-                c->db_failed = 1;
-            } else if (rs == SIM_RUN_COMPLETED) {
-                c->last_stored = p + 1;
-            }
         }
         sim_prof_leave(prof, pprev);
         sim_prof_stop(prof);
@@ -287,6 +247,7 @@ int run_sequential(run_ctx *c, const size_t *todo, size_t ntodo)
         /* the scenario's output of this run reaches a file or pipe now,
          * not at exit (nor never, if the process is killed) */
         fflush(stdout);
+        sim_run_record_free(&rec);
         lworld_destroy(lw);
         sim_prof_destroy(prof);
         lhost_destroy(h);

@@ -1,9 +1,11 @@
 /*
- * run_spread.c - --spread-runs under mpirun: the byte record a rank sends
- * rank 0 as soon as each whole run it computed ends, and rank 0's
- * receiving and recording of them. A record travels at once, not at the
- * end of the job, so that a rank killed later loses only the run it had
- * in flight; rank 0 records that run too, as interrupted with the reason.
+ * run_spread.c - --spread-runs under mpirun: the run record
+ * (sim/run_record.h) a rank sends rank 0 as soon as each whole run it
+ * computed ends, and rank 0's receiving and recording of them. A record
+ * travels at once, not at the end of the job, so that a rank killed later
+ * loses only the run it had in flight; rank 0 records that run too, as
+ * interrupted with the reason, from a world it rebuilds (not runs) for
+ * the record's start.
  * Separate because only the spread mode uses it.
  */
 #include <signal.h>
@@ -17,43 +19,6 @@
 #include "mtc/error.h"
 #include "sim/status.h"
 
-void run_remote_put(bytebuf *bb, const remote_run *rr)
-{
-    bytebuf_put(bb, &rr->idx, sizeof rr->idx);
-    bytebuf_put(bb, &rr->status, sizeof rr->status);
-    bytebuf_put(bb, &rr->now, sizeof rr->now);
-    bytebuf_put(bb, &rr->events, sizeof rr->events);
-    bytebuf_put(bb, rr->err, sizeof rr->err);
-    bytebuf_put(bb, &rr->mlen, sizeof rr->mlen);
-    bytebuf_put(bb, rr->metrics, (size_t)rr->mlen);
-}
-
-/* Reads the record at *off of buf[0..len); 0 at the end, -1 if corrupt. */
-static int remote_get(const uint8_t *buf, size_t len, size_t *off,
-                      remote_run *rr)
-{
-    size_t head = sizeof rr->idx + sizeof rr->status + sizeof rr->now +
-                  sizeof rr->events + sizeof rr->err + sizeof rr->mlen;
-    if (*off == len)
-        return 0;
-    if (len - *off < head)
-        return -1;
-    const uint8_t *p = buf + *off;
-    memcpy(&rr->idx, p, sizeof rr->idx), p += sizeof rr->idx;
-    memcpy(&rr->status, p, sizeof rr->status), p += sizeof rr->status;
-    memcpy(&rr->now, p, sizeof rr->now), p += sizeof rr->now;
-    memcpy(&rr->events, p, sizeof rr->events), p += sizeof rr->events;
-    memcpy(rr->err, p, sizeof rr->err), p += sizeof rr->err;
-    rr->err[sizeof rr->err - 1] = 0;
-    memcpy(&rr->mlen, p, sizeof rr->mlen), p += sizeof rr->mlen;
-    if (rr->mlen > len - *off - head)
-        return -1;
-    rr->metrics = p;
-    *off += head + (size_t)rr->mlen;
-    return 1;
-}
-
-
 enum { TAG_RUN = 1, TAG_DONE = 2 };
 
 const char *run_signal_name(int sig)
@@ -62,17 +27,19 @@ const char *run_signal_name(int sig)
            : sig == SIGINT ? "SIGINT" : "a signal";
 }
 
-int run_spread_send(run_ctx *c, const remote_run *rr)
+int run_spread_send(run_ctx *c, const sim_run_record *r)
 {
-    bytebuf bb = {NULL, 0, 0, 0};
-    run_remote_put(&bb, rr);
-    int rc = bb.failed ? MTC_ERR_NOMEM
-             : sim_shard_send(c->shard, TAG_RUN, bb.b, bb.n) == SIM_OK ? MTC_OK
-                                                                     : MTC_ERR_IO;
-    free(bb.b);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int rc = sim_run_record_encode(r, 1, &buf, &len);
+    if (rc == MTC_OK && sim_shard_send(c->shard, TAG_RUN, buf, len) != SIM_OK)
+        rc = MTC_ERR_IO;
+    free(buf);
     if (rc != MTC_OK)
         fprintf(stderr, "mtcsim run: rank %d: sending run %llu to rank 0: %s\n",
-                c->shard->rank, (unsigned long long)rr->idx, sim_strerror(rc));
+                c->shard->rank,
+                (unsigned long long)(r->point * (uint64_t)c->pl->reps +
+                                     r->replication), sim_strerror(rc));
     return rc;
 }
 
@@ -83,91 +50,76 @@ int run_spread_done(run_ctx *c)
                ? MTC_OK : MTC_ERR_IO;
 }
 
-/* Rank 0: records run rr computed (or stopped) on rank r, with the
- * parameters of a world rebuilt (not run) from the same scenario state. */
-static void record_remote(run_ctx *c, int r, const remote_run *rr)
+/* Rank 0: records run r, made (or stopped) on rank `from`, and collects
+ * its statistics. */
+static void record_remote(run_ctx *c, int from, const sim_run_record *r)
+{
+    if (c->db && !c->db_failed) {
+        int64_t run_id = 0;
+        if (run_record_begin(c, r, &run_id) != HOST_OK ||
+            run_record_end(c, run_id, r) != HOST_OK)
+            c->status = HOST_FAIL;
+    }
+    if (r->status != SIM_RUN_COMPLETED) {
+        fprintf(stderr, "mtcsim run: run %llu on rank %d: %s\n",
+                (unsigned long long)(r->point * (uint64_t)c->pl->reps +
+                                     r->replication),
+                from, r->reason ? r->reason : "");
+        c->status = HOST_FAIL;
+    }
+    if (c->status == HOST_OK && r->metrics) {
+        run_stats *st = &c->runs[c->nruns++];
+        st->point = (size_t)r->point;
+        st->rep = (size_t)r->replication;
+        run_collect_stats((sim_metrics *)r->metrics, st);
+    }
+}
+
+/* Rank 0: the record of the run rank `from` had in flight when it was
+ * stopped, which it never sent: its start from the same scenario state
+ * and world rebuilt here (not run), its end interrupted with the reason.
+ * HOST_OK, or HOST_FAIL (printed). */
+static int in_flight_record(run_ctx *c, int from, size_t idx, sim_run_record *r)
 {
     /* Rebuilding the state is bookkeeping, not a run: once a signal came
-     * it must still finish (the in-flight runs are recorded after it), so
-     * the rebuilt state does not watch the interrupt flag. */
+     * it must still finish, so it does not watch the interrupt flag. */
     run_opts ro = *c->o;
     ro.interrupt = NULL;
-    const run_opts *o = &ro;
-    const plan *pl = c->pl;
-    sim_results *db = c->db;
+    run_ctx rc = *c;
+    rc.o = &ro;
+    size_t p = idx / (size_t)c->pl->reps;
+    uint64_t rep = idx % (uint64_t)c->pl->reps;
     char err[8192];
-    size_t p = (size_t)(rr->idx / (uint64_t)pl->reps);
-    long rep = (long)(rr->idx % (uint64_t)pl->reps);
-    if (p >= pl->npoints) {
-        fprintf(stderr, "mtcsim run: corrupt results from rank %d\n", r);
-        c->status = HOST_FAIL;
-        return;
-    }
-    if (db && run_begin_experiment(c) != HOST_OK) {
-        c->status = HOST_FAIL;
-        c->db_failed = 1;
-        return;
-    }
-    lhost *h = run_scenario_state(o, pl, p, (uint64_t)rep, err, sizeof err);
+    sim_run_record_init(r, p, rep, ro.seed);
+    lhost *h = run_scenario_state(&ro, c->pl, p, rep, err, sizeof err);
     lworld *lw = NULL;
     plan cur;
     memset(&cur, 0, sizeof cur);
-    sim_metrics *m = NULL;
     int ok = h != NULL;
     if (ok && run_scenario_params(h, &cur) != HOST_OK) {
         ok = 0;
         snprintf(err, sizeof err, "the scenario's declarations changed");
     }
-    ok = ok && lworld_build(h, o->seed, (uint64_t)rep, NULL, &lw, err,
-                            sizeof err) == MTC_OK;
-    if (ok && rr->mlen)
-        ok = sim_metrics_decode(&m, rr->metrics, (size_t)rr->mlen) == MTC_OK;
-    if (!ok) {
-        fprintf(stderr, "mtcsim run: recording run %llu from rank %d: %s\n",
-                (unsigned long long)rr->idx, r, err);
-        c->status = HOST_FAIL;
+    ok = ok && lworld_build(h, ro.seed, rep, NULL, &lw, err, sizeof err) == MTC_OK;
+    if (ok && run_record_start(&rc, r, h, &cur, lw, from) != MTC_OK) {
+        ok = 0;
+        snprintf(err, sizeof err, "out of memory");
     }
-    if (ok && db && !c->db_failed) {
-        int64_t run_id = 0;
-        char rank_text[16];
-        snprintf(rank_text, sizeof rank_text, "%d", r);
-        sim_run_info ri = {c->exp_id, (int64_t)p, rep, o->seed, o->scenario,
-                           c->sha, MTCSIM_VERSION, 0, lworld_duration(lw)};
-        if (sim_results_run_begin(db, &ri, &run_id) != MTC_OK ||
-            run_record_params(db, run_id, &cur, pl, lw) != MTC_OK ||
-            sim_results_add_attr(db, run_id, "sandbox",
-                                 o->unsafe ? "off" : "on") != MTC_OK ||
-            sim_results_add_attr(db, run_id, "mpi_rank", rank_text) != MTC_OK ||
-            run_record_actions(db, run_id, h) != MTC_OK) {
-            char why[ERRMSG_COPY];
-            snprintf(why, sizeof why, "%s", sim_results_errmsg(db));
-            fprintf(stderr, "mtcsim run: %s: %s\n", o->out, why);
-            if (run_id)     /* it must not stay 'running' */
-                run_end_failed(db, o->out, run_id, why);
-            c->status = HOST_FAIL;
-            c->db_failed = 1;
-        } else if (run_store(db, o->out, run_id, m, rr->status, rr->now,
-                             rr->events, rr->err) != MTC_OK ||
-                   sim_results_flush(db) != MTC_OK) {
-            c->status = HOST_FAIL;
-            c->db_failed = 1;
-        }
+    r->status = SIM_RUN_INTERRUPTED;
+    snprintf(err, sizeof err, "rank %d stopped: it sent no result for this run "
+             "before rank 0 was stopped by %s", from,
+             run_signal_name((int)*c->interrupt));
+    if (ok && sim_run_record_set_reason(r, err) != MTC_OK) {
+        ok = 0;
+        snprintf(err, sizeof err, "out of memory");
     }
-    if (ok && rr->status != SIM_RUN_COMPLETED) {
-        fprintf(stderr, "mtcsim run: run %llu on rank %d: %s\n",
-                (unsigned long long)rr->idx, r, rr->err);
-        c->status = HOST_FAIL;
-    }
-    if (ok && c->status == HOST_OK && m) {
-        run_stats *st = &c->runs[c->nruns++];
-        st->point = p;
-        st->rep = (size_t)rep;
-        run_collect_stats(m, st);
-    }
-    sim_metrics_destroy(m);
+    if (!ok)
+        fprintf(stderr, "mtcsim run: recording run %zu from rank %d: %s\n", idx,
+                from, err);
     lworld_destroy(lw);
     lhost_destroy(h);
     run_free_plan(&cur);
+    return ok ? HOST_OK : HOST_FAIL;
 }
 
 /* Rank 0: handles one message from another rank. */
@@ -186,20 +138,22 @@ static void take_message(run_ctx *c, spread_state *ss, const size_t *todo,
             c->status = HOST_FAIL;
         return;
     }
-    size_t off = 0;
-    remote_run rr;
-    int got;
-    while ((got = remote_get(buf, len, &off, &rr)) != 0) {
-        if (got < 0) {
-            fprintf(stderr, "mtcsim run: corrupt results from rank %d\n", from);
-            c->status = HOST_FAIL;
-            return;
-        }
-        for (size_t k = 0; k < ntodo; k++)
-            if (todo[k] == rr.idx)
-                ss->got[k] = 1;
-        record_remote(c, from, &rr);
+    sim_run_record r;
+    uint64_t reps = (uint64_t)c->pl->reps;
+    if (sim_run_record_decode(&r, buf, len, 1) != MTC_OK || !r.began ||
+        r.point >= c->pl->npoints || r.replication >= reps ||
+        r.status == SIM_RUN_RUNNING) {
+        fprintf(stderr, "mtcsim run: corrupt results from rank %d\n", from);
+        c->status = HOST_FAIL;
+        sim_run_record_free(&r);
+        return;
     }
+    size_t idx = (size_t)(r.point * reps + r.replication);
+    for (size_t k = 0; k < ntodo; k++)
+        if (todo[k] == idx)
+            ss->got[k] = 1;
+    record_remote(c, from, &r);
+    sim_run_record_free(&r);
 }
 
 /* Rank 0, once stopped by a signal: the run each unfinished rank had in
@@ -216,13 +170,13 @@ static void record_in_flight(run_ctx *c, spread_state *ss, const size_t *todo,
         for (size_t k = (size_t)r; k < ntodo; k += (size_t)size) {
             if (ss->got[k])
                 continue;
-            remote_run rr = {todo[k], SIM_RUN_INTERRUPTED, 0, 0, "", NULL, 0};
-            snprintf(rr.err, sizeof rr.err,
-                     "rank %d stopped: it sent no result for this run before "
-                     "rank 0 was stopped by %s", r,
-                     run_signal_name((int)*c->interrupt));
+            sim_run_record rec;
             ss->got[k] = 1;
-            record_remote(c, r, &rr);
+            if (in_flight_record(c, r, todo[k], &rec) == HOST_OK)
+                record_remote(c, r, &rec);
+            else
+                c->status = HOST_FAIL;
+            sim_run_record_free(&rec);
             break;
         }
     }

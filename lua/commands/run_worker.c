@@ -5,15 +5,12 @@
  * continued in a process of its own.
  *
  * Protocol: parent -> worker, per hand-out a uint64 n, then n pairs
- * (to-do position, to-do index) (EOF: exit). Worker -> parent, messages
- * [type u8][length u64][payload]:
- *   'S' started: k, planned stop, then (kind, entity, name, value) strings
- *       of every effective parameter, then the run's attributes (the run
- *       row can now be begun);
- *   'E' ended: k, status, sim time reached, events, wall seconds, whether
- *       the world was built, error text, captured output, sim_metrics
- *       encoding.
- * Fields are host-endian: both ends are the same binary on one machine.
+ * (to-do position, to-do index) (EOF: exit). Worker -> parent, frames
+ * (run_internal.h) of a run record (sim/run_record.h):
+ *   'S' started: the record's start (identity, parameters, attributes),
+ *       once the world is built: the run row can now be begun;
+ *   'E' ended: the whole record (status, reason, metrics, the captured
+ *       output last, streamed from the worker's file).
  */
 #include <errno.h>
 #include <signal.h>
@@ -29,7 +26,6 @@
 #include <unistd.h>
 
 #include "host.h"
-#include "lrecord.h"
 #include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
@@ -69,16 +65,6 @@ void run_worker_end_reason(long pid, int st, char *why, size_t n)
                  "status %d)", pid, WEXITSTATUS(st));
 }
 
-static int send_msg(int fd, uint8_t type, const bytebuf *b)
-{
-    uint64_t len = b->n;
-    if (b->failed)
-        return -1;
-    return fd_write_all(fd, &type, 1) || fd_write_all(fd, &len, sizeof len) ||
-                   fd_write_all(fd, b->b, b->n)
-               ? -1 : 0;
-}
-
 /* ---- the worker ---- */
 
 /* The length of what f holds, or -1. */
@@ -104,32 +90,31 @@ static int copy_out(FILE *f, uint64_t n, int fd)
     return 0;
 }
 
-/* The 'E' message: head (to-do position .. error text), then the output
- * captured in f (olen bytes) streamed from the file, then the metrics'
- * encoding. The output is never held in the worker's memory: it may be
- * as large as the output cap. 0, or -1. */
-static int send_end(int fd, const bytebuf *head, FILE *f, uint64_t olen,
-                    const uint8_t *enc, uint64_t elen)
+/* A frame: [type][length][to-do position k][r's encoding], the
+ * output's r->output_len bytes streamed from f (from its start) after the
+ * record's body, never held in the worker's memory: it may be as large as
+ * the output cap. 0; -1 when the pipe fails; -2 out of memory. */
+static int send_record(int fd, uint8_t type, uint64_t k, const sim_run_record *r,
+                       FILE *f)
 {
-    uint8_t type = 'E';
-    uint64_t len = head->n + sizeof olen + olen + sizeof elen + elen;
-    if (head->failed)
-        return -1;
+    uint8_t *enc = NULL;
+    size_t elen = 0;
+    if (sim_run_record_encode(r, 0, &enc, &elen) != MTC_OK)
+        return -2;
+    uint64_t len = sizeof k + elen + r->output_len;
     if (f)
         rewind(f);
-    return fd_write_all(fd, &type, 1) || fd_write_all(fd, &len, sizeof len) ||
-                   fd_write_all(fd, head->b, head->n) ||
-                   fd_write_all(fd, &olen, sizeof olen) || copy_out(f, olen, fd) ||
-                   fd_write_all(fd, &elen, sizeof elen) ||
-                   (elen && fd_write_all(fd, enc, elen))
-               ? -1 : 0;
+    int bad = fd_write_all(fd, &type, 1) || fd_write_all(fd, &len, sizeof len) ||
+              fd_write_all(fd, &k, sizeof k) || fd_write_all(fd, enc, elen) ||
+              copy_out(f, r->output_len, fd);
+    free(enc);
+    return bad ? -1 : 0;
 }
 
-/* A (name, value) run attribute into the 'S' message. */
-static void put_attr(void *ctx, const char *name, const char *value)
+/* The exit of a worker whose message could not be sent (send_record). */
+static void worker_exit(int sent)
 {
-    bytebuf_put_str(ctx, name);
-    bytebuf_put_str(ctx, value);
+    _exit(sent == -2 ? WORKER_EXIT_NOMEM : WORKER_EXIT_PIPE);
 }
 
 /* The capture of a run's printed output: stdout into a temporary file
@@ -166,81 +151,54 @@ static long capture_end(capture *cp)
 /*
  * The rest of run k (to-do index idx) once its state h (NULL: it failed,
  * err says why) and world lw exist, brc being the build's result:
- * the 'S' message (with the attribute warmup_shared when `shared`, the
+ * the 'S' record (with the attribute warmup_shared when `shared`, the
  * run that made the warm-up this one continues), the run, the 'E'
- * message, and the run's memory freed (h, lw, cur, the capture).
+ * record, and the run's memory freed (h, lw, cur, the capture).
  */
-static void worker_finish(run_ctx *c, uint64_t k, int out_fd, capture *cp,
-                          lhost *h, plan *cur, lworld *lw, int brc,
-                          char *err, size_t errlen, const char *shared)
+static void worker_finish(run_ctx *c, uint64_t k, size_t idx, int out_fd,
+                          capture *cp, lhost *h, plan *cur, lworld *lw,
+                          int brc, char *err, size_t errlen, const char *shared)
 {
-    bytebuf b = {NULL, 0, 0, 0};
     /* a signal during the start (the steady warm-up): recorded as an
      * interrupted run, as run_sequential does */
     int start_stopped = brc == SIM_ERR_STATE && lw;
     int built = brc == MTC_OK || start_stopped;
     if (h && !built)
         lsuggest_entity(h, err, errlen);
+    size_t reps = (size_t)c->pl->reps;
+    sim_run_record rec;
+    sim_run_record_init(&rec, idx / reps, idx % reps, c->o->seed);
+    int sent = 0;
     if (built) {
-        bytebuf_put_u64(&b, k);
-        bytebuf_put_u64(&b, (uint64_t)lworld_duration(lw));
-        size_t n;
-        const lworld_param *wp = lworld_params(lw, &n);
-        bytebuf_put_u64(&b, cur->nparams + n);
-        for (size_t i = 0; i < cur->nparams; i++) {
-            bytebuf_put_str(&b, "scenario");
-            bytebuf_put_str(&b, "scenario");
-            bytebuf_put_str(&b, cur->params[i].name);
-            bytebuf_put_str(&b, cur->params[i].value);
-        }
-        for (size_t i = 0; i < n; i++) {
-            bytebuf_put_str(&b, wp[i].kind);
-            bytebuf_put_str(&b, wp[i].entity);
-            bytebuf_put_str(&b, wp[i].desc->name);
-            bytebuf_put_str(&b, wp[i].value);
-        }
-        bytebuf acts = {NULL, 0, 0, 0};
-        size_t na = lrecord_actions(h, put_attr, &acts);
-        if (shared) {
-            put_attr(&acts, "warmup_shared", shared);
-            na++;
-        }
-        bytebuf_put_u64(&b, na);
-        bytebuf_put(&b, acts.b, acts.n);
-        b.failed |= acts.failed;
-        free(acts.b);
-        if (send_msg(out_fd, 'S', &b))
-            _exit(b.failed ? WORKER_EXIT_NOMEM : WORKER_EXIT_PIPE);
-        b.n = 0;
+        sent = run_record_start(c, &rec, h, cur, lw, -1) != MTC_OK ||
+                       (shared && sim_run_record_add_attr(&rec, "warmup_shared",
+                                                          shared) != MTC_OK)
+                   ? -2 : send_record(out_fd, 'S', k, &rec, NULL);
+        if (sent)
+            worker_exit(sent);
     }
     double t0 = host_now();
     int rc = brc == MTC_OK ? lworld_run(lw, c->interrupt, NULL, NULL, err, errlen)
              : start_stopped ? SIM_ERR_STATE : SIM_ERR_CONFIG;
-    int rs = rc == MTC_OK ? SIM_RUN_COMPLETED
-             : rc == SIM_ERR_STATE ? SIM_RUN_INTERRUPTED
-                                       : SIM_RUN_FAILED;
-    sim_engine *eng = built ? lworld_engine(lw) : NULL;
-    double wall = host_now() - t0;
+    rec.status = rc == MTC_OK ? SIM_RUN_COMPLETED
+                 : rc == SIM_ERR_STATE ? SIM_RUN_INTERRUPTED
+                                           : SIM_RUN_FAILED;
+    rec.wall_s = host_now() - t0;
     long olen = capture_end(cp);
-    bytebuf_put_u64(&b, k);
-    bytebuf_put_u64(&b, (uint64_t)rs);
-    bytebuf_put_u64(&b, eng ? (uint64_t)sim_now(eng) : 0);
-    bytebuf_put_u64(&b, built ? lworld_events(lw) : 0);
-    bytebuf_put(&b, &wall, sizeof wall);
-    bytebuf_put_u64(&b, (uint64_t)built);
-    bytebuf_put_str(&b, rc == MTC_OK ? "" : err);
-    uint8_t *enc = NULL;
-    size_t elen = 0;
-    if (built && sim_metrics_encode(lworld_metrics(lw), &enc, &elen) != MTC_OK)
-        b.failed = 1;
-    int sent = send_end(out_fd, &b, cp->f, olen > 0 ? (uint64_t)olen : 0, enc, elen);
-    free(enc);
+    if (built) {
+        rec.reached = sim_now(lworld_engine(lw));
+        rec.events = lworld_events(lw);
+        rec.metrics = lworld_metrics(lw);
+    }
+    rec.output_len = olen > 0 ? (uint64_t)olen : 0;
+    sent = rc != MTC_OK && sim_run_record_set_reason(&rec, err) != MTC_OK
+               ? -2 : send_record(out_fd, 'E', k, &rec, cp->f);
     if (cp->f)
         fclose(cp->f);
     cp->f = NULL;
     if (sent)
-        _exit(b.failed ? WORKER_EXIT_NOMEM : WORKER_EXIT_PIPE);
-    free(b.b);
+        worker_exit(sent);
+    sim_run_record_free(&rec);
     lworld_destroy(lw);
     lhost_destroy(h);
     run_free_plan(cur);
@@ -278,7 +236,7 @@ static void worker_run(run_ctx *c, uint64_t k, size_t idx, int out_fd)
     lworld *lw = NULL;
     int brc = ok ? lworld_build(h, c->o->seed, r, NULL, &lw, err, sizeof err)
                  : SIM_ERR_CONFIG;
-    worker_finish(c, k, out_fd, &cp, h, &cur, lw, brc, err, sizeof err, NULL);
+    worker_finish(c, k, idx, out_fd, &cp, h, &cur, lw, brc, err, sizeof err, NULL);
 }
 
 /*
@@ -340,10 +298,12 @@ static int wait_child(run_ctx *c, pid_t pid)
  * A continuing run's messages, which its child wrote into the file fd,
  * passed on to the parent: only whole ones, so that a child killed while
  * it wrote leaves the pipe clean. A child that did not end well (status
- * st) gets the 'E' message the parent gives a dead worker's run: failed,
- * with the reason. 0, or -1 when the pipe to the parent fails.
+ * st) gets the 'E' record the parent gives a dead worker's run: failed,
+ * with the reason. 0, or -1 when the pipe to the parent fails (-2: out
+ * of memory).
  */
-static int relay(int fd, int out_fd, uint64_t k, pid_t child, int st)
+static int relay(const run_ctx *c, int fd, int out_fd, uint64_t k, size_t idx,
+                 pid_t child, int st)
 {
     struct stat sb;
     off_t size = fstat(fd, &sb) == 0 ? sb.st_size : 0, off = 0;
@@ -377,19 +337,14 @@ static int relay(int fd, int out_fd, uint64_t k, pid_t child, int st)
                  "warm-up ended without its results", (long)child);
     else
         run_worker_end_reason((long)child, st, why, sizeof why);
-    bytebuf e = {NULL, 0, 0, 0};
-    bytebuf_put_u64(&e, k);
-    bytebuf_put_u64(&e, SIM_RUN_FAILED);
-    bytebuf_put_u64(&e, 0);
-    bytebuf_put_u64(&e, 0);
-    double zero = 0;
-    bytebuf_put(&e, &zero, sizeof zero);
-    bytebuf_put_u64(&e, (uint64_t)started);
-    bytebuf_put_str(&e, why);
-    bytebuf_put_bytes(&e, "", 0);
-    bytebuf_put_bytes(&e, "", 0);
-    int rc = send_msg(out_fd, 'E', &e);
-    free(e.b);
+    sim_run_record r;
+    size_t reps = (size_t)c->pl->reps;
+    sim_run_record_init(&r, idx / reps, idx % reps, c->o->seed);
+    r.began = started;
+    r.status = SIM_RUN_FAILED;
+    int rc = sim_run_record_set_reason(&r, why) != MTC_OK
+                 ? -2 : send_record(out_fd, 'E', k, &r, NULL);
+    sim_run_record_free(&r);
     return rc;
 }
 
@@ -427,8 +382,8 @@ static void worker_group(run_ctx *c, const uint64_t *ks, const uint64_t *idxs,
     if (!key || brc != MTC_OK) {
         /* nothing to share (this replication's declarations say so, or
          * the first run failed to build): each run alone */
-        worker_finish(c, ks[0], out_fd, &cp0, h1, &cur0, lw, brc, err,
-                      sizeof err, NULL);
+        worker_finish(c, ks[0], (size_t)idxs[0], out_fd, &cp0, h1, &cur0, lw,
+                      brc, err, sizeof err, NULL);
         free(key);
         for (size_t i = 1; i < n; i++)
             worker_run(c, ks[i], (size_t)idxs[i], out_fd);
@@ -454,7 +409,7 @@ static void worker_group(run_ctx *c, const uint64_t *ks, const uint64_t *idxs,
 #endif
             if (i == 0) {
                 int rc = lworld_share_continue(lw, h1, r, key, err, sizeof err);
-                worker_finish(c, ks[0], mfd, &cp0, h1, &cur0, lw,
+                worker_finish(c, ks[0], (size_t)idxs[0], mfd, &cp0, h1, &cur0, lw,
                               rc == MTC_OK ? MTC_OK : SIM_ERR_CONFIG, err,
                               sizeof err, label);
                 fflush(NULL);
@@ -469,18 +424,18 @@ static void worker_group(run_ctx *c, const uint64_t *ks, const uint64_t *idxs,
                          : SIM_ERR_CONFIG;
             if (rc == MTC_OK) {
                 lhost_destroy(h1);      /* its world is hm's run now */
-                worker_finish(c, ks[i], mfd, &cp, hm, &cur, lw, MTC_OK, err,
-                              sizeof err, label);
+                worker_finish(c, ks[i], (size_t)idxs[i], mfd, &cp, hm, &cur, lw,
+                              MTC_OK, err, sizeof err, label);
             } else if (okm && rc == SIM_ERR_STATE) {
                 /* its declarations before the warm-up end differ from the
                  * first run's (a replication-dependent scenario): its own */
                 lworld *own = NULL;
                 int orc = lworld_build(hm, c->o->seed, r, NULL, &own, err,
                                        sizeof err);
-                worker_finish(c, ks[i], mfd, &cp, hm, &cur, own, orc, err,
-                              sizeof err, NULL);
+                worker_finish(c, ks[i], (size_t)idxs[i], mfd, &cp, hm, &cur, own,
+                              orc, err, sizeof err, NULL);
             } else {
-                worker_finish(c, ks[i], mfd, &cp, hm, &cur, NULL,
+                worker_finish(c, ks[i], (size_t)idxs[i], mfd, &cp, hm, &cur, NULL,
                               SIM_ERR_CONFIG, err, sizeof err, NULL);
             }
             fflush(NULL);
@@ -497,10 +452,10 @@ static void worker_group(run_ctx *c, const uint64_t *ks, const uint64_t *idxs,
             cp0.f = NULL;
         }
         int st = wait_child(c, pid);
-        int rrc = relay(mfd, out_fd, ks[i], pid, st);
+        int rrc = relay(c, mfd, out_fd, ks[i], (size_t)idxs[i], pid, st);
         fclose(mf);
         if (rrc)
-            _exit(WORKER_EXIT_PIPE);
+            worker_exit(rrc);
     }
     lworld_destroy(lw);
     lhost_destroy(h1);

@@ -35,8 +35,6 @@
 #include <unistd.h>
 
 #include "host.h"
-#include "lrecord.h"
-#include "lsuggest.h"
 #include "run_internal.h"
 #include "mtc/error.h"
 #include "sim/status.h"
@@ -54,11 +52,13 @@ static size_t held_cap(const run_opts *o)
 
 /* What the parent holds of to-do run k until it is recorded in order. */
 typedef struct slot {
-    int started, begun, ended, recorded;
+    int started, begun, ended;
+    int printed;                /* end's output was printed from a spill:
+                                 * end stops after the record's body */
     int64_t run_id;
-    uint8_t *start, *end;       /* the 'S' and 'E' payloads */
+    uint8_t *start, *end;       /* the 'S' and 'E' records' encodings */
     size_t slen, elen;
-    FILE *spill;                /* the 'E' payload when memory could not
+    FILE *spill;                /* the 'E' record when memory could not
                                  * hold it (held_cap), else NULL */
 } slot;
 
@@ -70,147 +70,82 @@ typedef struct worker {
     size_t gn, gi;              /* how many, how many begun */
 } worker;
 
-int run_record_param_list(sim_results *db, int64_t run, char *const *quads,
-                          size_t n, const plan *pl)
+/* Decodes a worker's record of to-do index idx from p[0..n) into r
+ * (with_output: the output is in p): a start ('S': begun, still
+ * running) or an end ('E'). HOST_OK, or HOST_FAIL with the message
+ * printed and r left freed. */
+static int worker_record(const run_ctx *c, const uint8_t *p, size_t n,
+                         int with_output, size_t idx, int start,
+                         sim_run_record *r)
 {
-    int rc = MTC_OK;
-    for (size_t i = 0; i < n && rc == MTC_OK; i++)
-        rc = sim_results_add_param(db, run, quads[4 * i], quads[4 * i + 1],
-                                   quads[4 * i + 2], quads[4 * i + 3]);
-    for (size_t a = 0; a < pl->naxes && rc == MTC_OK; a++)
-        rc = sim_results_mark_swept(db, run, "scenario", "scenario",
-                                    pl->axes[a].name);
-    return rc;
+    uint64_t reps = (uint64_t)c->pl->reps;
+    if (sim_run_record_decode(r, p, n, with_output) == MTC_OK &&
+        r->replication < reps && r->point * reps + r->replication == idx &&
+        (start ? r->began && r->status == SIM_RUN_RUNNING
+               : r->status != SIM_RUN_RUNNING))
+        return HOST_OK;
+    sim_run_record_free(r);
+    fprintf(stderr, "mtcsim run: corrupt results from a worker (run %zu)\n", idx);
+    return HOST_FAIL;
 }
 
-static int add_attrs(sim_results *db, int64_t run, char *const *pairs, size_t n)
-{
-    int rc = MTC_OK;
-    for (size_t i = 0; i < n && rc == MTC_OK; i++)
-        rc = sim_results_add_attr(db, run, pairs[2 * i], pairs[2 * i + 1]);
-    return rc;
-}
-
-/* The run row and parameters of slot s ('S' payload). */
+/* The run row, parameters and attributes of slot s (its 'S' record). */
 static int record_begin(run_ctx *c, slot *s, size_t idx)
 {
-    bytereader rd = {s->start, s->slen, 0, 0};
-    bytereader_u64(&rd);
-    sim_time stop = (sim_time)bytereader_u64(&rd);
-    size_t n = (size_t)bytereader_u64(&rd);
-    if (rd.bad || n > s->slen)
+    sim_run_record r;
+    if (worker_record(c, s->start, s->slen, 1, idx, 1, &r) != HOST_OK)
         return HOST_FAIL;
-    char **q = calloc(4 * n + 1, sizeof *q);
-    for (size_t i = 0; q && i < 4 * n; i++)
-        q[i] = (char *)bytereader_str(&rd);
-    size_t na = (size_t)bytereader_u64(&rd);
-    char **attr = na <= s->slen ? calloc(2 * na + 1, sizeof *attr) : NULL;
-    for (size_t i = 0; attr && i < 2 * na; i++)
-        attr[i] = (char *)bytereader_str(&rd);
-    if (!q || !attr || rd.bad) {
-        free(attr);
-        free(q);
-        return HOST_FAIL;
-    }
-    const run_opts *o = c->o;
-    size_t p = idx / (size_t)c->pl->reps;
-    int64_t r = (int64_t)(idx % (size_t)c->pl->reps);
-    sim_run_info ri = {c->exp_id, (int64_t)p, r, o->seed, o->scenario, c->sha,
-                       MTCSIM_VERSION, 0, stop};
-    int status = HOST_OK;
+    /* a run that continued the warm-up of another (warmup_shared names
+     * the run that made it) */
     char own[96];
-    snprintf(own, sizeof own, "point %zu replication %lld", p, (long long)r);
-    for (size_t i = 0; i < na; i++)
-        if (!strcmp(attr[2 * i], "warmup_shared") && strcmp(attr[2 * i + 1], own))
+    snprintf(own, sizeof own, "point %llu replication %llu",
+             (unsigned long long)r.point, (unsigned long long)r.replication);
+    for (size_t i = 0; i < r.nattrs; i++)
+        if (!strcmp(r.attrs[i].name, "warmup_shared") && strcmp(r.attrs[i].value, own))
             c->shared_runs++;
-    if (run_begin_experiment(c) != HOST_OK) {
-        c->db_failed = 1;
-        free(q);
-        free(attr);
-        return HOST_FAIL;
-    }
-    ri.experiment_id = c->exp_id;
-    if (sim_results_run_begin(c->db, &ri, &s->run_id) != MTC_OK ||
-        run_record_param_list(c->db, s->run_id, q, n, c->pl) != MTC_OK ||
-        sim_results_add_attr(c->db, s->run_id, "sandbox", o->unsafe ? "off" : "on") ||
-        add_attrs(c->db, s->run_id, attr, na) != MTC_OK ||
-        sim_results_flush(c->db) != MTC_OK) {
-        char why[ERRMSG_COPY];
-        snprintf(why, sizeof why, "%s", sim_results_errmsg(c->db));
-        fprintf(stderr, "mtcsim run: %s: %s\n", o->out, why);
-        status = HOST_FAIL;
-        c->db_failed = 1;
-        if (s->run_id)     /* begun: it must not stay 'running' */
-            run_end_failed(c->db, o->out, s->run_id, why);
-    }
-    free(q);
-    free(attr);
+    int status = run_record_begin(c, &r, &s->run_id);
+    sim_run_record_free(&r);
     s->begun = 1;
     return status;
 }
 
-/* Metrics, status, output and statistics of slot s ('E' payload), as
- * run_sequential does them. */
+/* The output, metrics, status and statistics of slot s (its 'E'
+ * record), as run_sequential does them. */
 static void record_end(run_ctx *c, slot *s, size_t k, size_t idx, size_t ntodo)
 {
-    bytereader rd = {s->end, s->elen, 0, 0};
-    bytereader_u64(&rd);
-    int rs = (int)bytereader_u64(&rd);
-    sim_time now = (sim_time)bytereader_u64(&rd);
-    uint64_t events = bytereader_u64(&rd);
-    double wall = 0;
-    if (rd.n - rd.off >= sizeof wall) {
-        memcpy(&wall, rd.p + rd.off, sizeof wall);
-        rd.off += sizeof wall;
-    }
-    int built = (int)bytereader_u64(&rd);
-    const char *err = bytereader_str(&rd);
-    size_t olen, mlen;
-    const uint8_t *out = bytereader_bytes(&rd, &olen);
-    const uint8_t *menc = bytereader_bytes(&rd, &mlen);
-    size_t p = idx / (size_t)c->pl->reps;
-    long r = (long)(idx % (size_t)c->pl->reps);
-    if (rd.bad) {
-        fprintf(stderr, "mtcsim run: corrupt results from a worker (run %zu)\n", idx);
+    sim_run_record r;
+    if (worker_record(c, s->end, s->elen, !s->printed, idx, 0, &r) != HOST_OK) {
         c->status = HOST_FAIL;
         return;
     }
-    fwrite(out, 1, olen, stdout);
-    if (!built) {   /* the scenario failed before a world existed */
-        fprintf(stderr, "mtcsim run: %s\n", err);
+    if (r.output)
+        fwrite(r.output, 1, (size_t)r.output_len, stdout);
+    const char *why = r.reason ? r.reason : "";
+    if (!r.began) {   /* the scenario failed before a world existed */
+        fprintf(stderr, "mtcsim run: %s\n", why);
         if (c->status == HOST_OK)
             c->status = c->nruns ? HOST_FAIL : HOST_USAGE;
+        sim_run_record_free(&r);
         return;
     }
-    if (rs != SIM_RUN_COMPLETED)
-        fprintf(stderr, "mtcsim run: %s\n", err);
-    sim_metrics *m = NULL;
-    if (mlen && sim_metrics_decode(&m, menc, mlen) != MTC_OK) {
-        fprintf(stderr, "mtcsim run: run %zu: undecodable metrics from a worker\n", idx);
+    if (r.status != SIM_RUN_COMPLETED)
+        fprintf(stderr, "mtcsim run: %s\n", why);
+    if (c->db && s->begun && s->run_id && run_record_end(c, s->run_id, &r) != HOST_OK)
         c->status = HOST_FAIL;
-    }
-    if (c->db && s->begun && s->run_id) {
-        if (run_store(c->db, c->o->out, s->run_id, m, rs, now, events,
-                      err) != MTC_OK) {
-            c->status = HOST_FAIL;
-            c->db_failed = 1;
-        } else if (rs == SIM_RUN_COMPLETED) {
-            c->last_stored = p + 1;
-        }
-    }
-    if (c->status == HOST_OK && rs != SIM_RUN_COMPLETED)
+    if (c->status == HOST_OK && r.status != SIM_RUN_COMPLETED)
         c->status = HOST_FAIL;
-    if (m && rs == SIM_RUN_COMPLETED) {
+    if (r.metrics && r.status == SIM_RUN_COMPLETED) {
         run_stats *st = &c->runs[c->nruns++];
-        st->point = p;
-        st->rep = (size_t)r;
-        run_collect_stats(m, st);
+        st->point = (size_t)r.point;
+        st->rep = (size_t)r.replication;
+        run_collect_stats((sim_metrics *)r.metrics, st);
         if (!c->o->quiet)
-            printf("# run %zu/%zu point %zu replication %ld: %" PRIu64
-                   " events, %.2f s wall\n", k + 1, ntodo, p, r, events, wall);
+            printf("# run %zu/%zu point %zu replication %zu: %" PRIu64
+                   " events, %.2f s wall\n", k + 1, ntodo, st->point, st->rep,
+                   r.events, r.wall_s);
     }
     fflush(stdout);
-    sim_metrics_destroy(m);
+    sim_run_record_free(&r);
 }
 
 /* One line on a terminal: the sweep's progress and its ETA from the mean
@@ -261,104 +196,90 @@ static int copy_in(int fd, uint64_t n, FILE *f)
     return full || fflush(f) ? -2 : 0;
 }
 
-static void end_failed(slot *s, uint64_t k, const char *why, size_t *held);
-
-/* A value of a spilled 'E' payload (host-endian, as written). */
-static int spill_u64(FILE *f, uint64_t *v)
-{
-    return fread(v, sizeof *v, 1, f) == 1 ? 0 : -1;
-}
+static void end_failed(const run_ctx *c, slot *s, size_t idx, const char *why,
+                       size_t *held);
 
 /*
- * Slot s's spilled 'E' payload, its turn come: its output goes to stdout
- * straight from the file (where record_end would print it, before the
- * rest), and s->end becomes the payload without it. Its metrics are read
- * into memory if they fit the cap with what is held; else the run fails
- * saying so.
+ * Slot s's spilled 'E' record (to-do index idx), its turn come: its
+ * output goes to stdout straight from the file (where record_end would
+ * print it, before the rest), and s->end becomes the record without it.
+ * Its body (metrics above all) is read into memory if it fits the cap with
+ * what is held; else the run fails saying so.
  */
-static void unspill(slot *s, size_t hcap, size_t *held)
+static void unspill(const run_ctx *c, slot *s, size_t idx, size_t hcap,
+                    size_t *held)
 {
     FILE *f = s->spill;
     s->spill = NULL;
     rewind(f);
-    bytebuf e = {NULL, 0, 0, 0};
-    uint64_t v[6], n = 0;
-    int ok = 1;
-    for (int i = 0; i < 6 && ok; i++)
-        ok = spill_u64(f, &v[i]) == 0;
-    uint64_t k = v[0];
-    char *err = NULL;
-    if (ok && spill_u64(f, &n) == 0 && n > 0 && n <= (1u << 20) &&
-        (err = malloc(n)) != NULL && fread(err, 1, n, f) == n)
-        err[n - 1] = '\0';
-    else
-        ok = 0;
-    uint64_t olen = 0, mlen = 0;
-    if (ok && spill_u64(f, &olen) == 0) {
-        uint8_t chunk[65536];
-        for (uint64_t left = olen; left && ok;) {
-            size_t c = left < sizeof chunk ? (size_t)left : sizeof chunk;
-            ok = fread(chunk, 1, c, f) == c;
-            if (ok)
-                fwrite(chunk, 1, c, stdout);
-            left -= c;
-        }
-    } else {
-        ok = 0;
-    }
-    ok = ok && spill_u64(f, &mlen) == 0;
-    uint8_t *menc = NULL;
+    uint8_t head[SIM_RUN_RECORD_HEAD];
+    uint64_t body = 0;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    int ok = size >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+             fread(head, 1, sizeof head, f) == sizeof head &&
+             sim_run_record_body_len(head, &body) == MTC_OK &&
+             body <= (uint64_t)size - sizeof head;
     char why[300] = "";
-    if (ok && hcap && (mlen > hcap || *held > hcap - mlen))
+    if (ok && hcap && (body > hcap || *held > hcap - body))
         snprintf(why, sizeof why, "its metrics (%llu MiB), with what the -j "
                  "parent holds for the runs after it, would take it past "
-                 "--max-memory %zu MiB", (unsigned long long)(mlen >> 20) + 1,
+                 "--max-memory %zu MiB", (unsigned long long)(body >> 20) + 1,
                  hcap >> 20);
-    else if (ok && mlen && (!(menc = malloc(mlen)) || fread(menc, 1, mlen, f) != mlen))
+    size_t n = ok ? sizeof head + (size_t)body : 0;
+    uint8_t *rec = ok && !why[0] ? malloc(n) : NULL;
+    if (rec) {
+        memcpy(rec, head, sizeof head);
+        ok = fread(rec + sizeof head, 1, (size_t)body, f) == body;
+    } else if (ok && !why[0]) {
         ok = 0;
+    }
+    /* the output follows the body: printed even when the run then fails
+     * for its metrics, as a worker's output always is */
+    ok = ok && fseek(f, (long)(sizeof head + body), SEEK_SET) == 0;
+    uint8_t chunk[65536];
+    for (uint64_t left = ok ? (uint64_t)size - n : 0; left && ok;) {
+        size_t k = left < sizeof chunk ? (size_t)left : sizeof chunk;
+        ok = fread(chunk, 1, k, f) == k;
+        if (ok)
+            fwrite(chunk, 1, k, stdout);
+        left -= k;
+    }
     fclose(f);
     if (!ok || why[0]) {
-        free(menc);
-        free(err);
-        end_failed(s, k, why[0] ? why : "its results, held in a temporary "
-                                        "file, could not be read back", held);
+        free(rec);
+        end_failed(c, s, idx, why[0] ? why : "its results, held in a temporary "
+                                             "file, could not be read back", held);
         return;
     }
-    for (int i = 0; i < 4; i++)
-        bytebuf_put_u64(&e, v[i]);
-    bytebuf_put(&e, &v[4], sizeof v[4]);    /* the wall time's bytes, as sent */
-    bytebuf_put_u64(&e, v[5]);
-    bytebuf_put_bytes(&e, err, n);
-    bytebuf_put_bytes(&e, "", 0);           /* the output: printed above */
-    bytebuf_put_bytes(&e, menc, mlen);
-    free(menc);
-    free(err);
-    s->end = e.b;
-    s->elen = e.n;
-    *held += e.n;
+    s->end = rec;
+    s->elen = n;
+    s->printed = 1;
+    *held += n;
 }
 
-/* Slot s (to-do position k) ends as a failed run with the reason why,
- * as if its worker had said so; the bytes held for it are counted in
- * *held. */
-static void end_failed(slot *s, uint64_t k, const char *why, size_t *held)
+/* Slot s (to-do index idx) ends as a failed run with the reason why, as
+ * if its worker had said so; the bytes held for it are counted in *held. */
+static void end_failed(const run_ctx *c, slot *s, size_t idx, const char *why,
+                       size_t *held)
 {
-    bytebuf e = {NULL, 0, 0, 0};
-    bytebuf_put_u64(&e, k);
-    bytebuf_put_u64(&e, SIM_RUN_FAILED);
-    bytebuf_put_u64(&e, 0);
-    bytebuf_put_u64(&e, 0);
-    double zero = 0;
-    bytebuf_put(&e, &zero, sizeof zero);
-    bytebuf_put_u64(&e, (uint64_t)s->started);
-    bytebuf_put_str(&e, why);
-    bytebuf_put_bytes(&e, "", 0);
-    bytebuf_put_bytes(&e, "", 0);
+    sim_run_record r;
+    size_t reps = (size_t)c->pl->reps;
+    sim_run_record_init(&r, idx / reps, idx % reps, c->o->seed);
+    r.began = s->started;
+    r.status = SIM_RUN_FAILED;
+    uint8_t *enc = NULL;
+    size_t n = 0;
+    if (sim_run_record_set_reason(&r, why) != MTC_OK ||
+        sim_run_record_encode(&r, 1, &enc, &n) != MTC_OK)
+        enc = NULL, n = 0;      /* record_end: a corrupt record, failing */
+    sim_run_record_free(&r);
+    free(s->end);
     s->started = 1;
     s->ended = 1;
-    s->end = e.b;
-    s->elen = e.n;
-    *held += e.n;
+    s->printed = 0;
+    s->end = enc;
+    s->elen = n;
+    *held += n;
 }
 
 /* The worker x's run busy ended: its group's next, or idle. */
@@ -374,16 +295,16 @@ static void next_in_group(worker *x, size_t *running)
 
 /* Worker x died: its run busy failed (why), and the runs of its group
  * after it, which it would have made from the same warm-up. */
-static void fail_group(worker *x, slot *sl, const char *why, size_t *held,
-                       size_t *running)
+static void fail_group(const run_ctx *c, const size_t *todo, worker *x,
+                       slot *sl, const char *why, size_t *held, size_t *running)
 {
-    end_failed(&sl[x->busy], (uint64_t)x->busy, why, held);
+    end_failed(c, &sl[x->busy], todo[x->busy], why, held);
     char rest[400];
     snprintf(rest, sizeof rest, "not made: %.300s, before this run, which "
              "was to continue its shared warm-up", why);
     while (x->gi < x->gn) {
         size_t k = x->gq[x->gi++];
-        end_failed(&sl[k], (uint64_t)k, rest, held);
+        end_failed(c, &sl[k], todo[k], rest, held);
     }
     x->busy = -1;
     (*running)--;
@@ -532,7 +453,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
             }
             if (!failed && end < begin && sl[end].ended) {
                 if (sl[end].spill)
-                    unspill(&sl[end], hcap, &held);
+                    unspill(c, &sl[end], todo[end], hcap, &held);
                 record_end(c, &sl[end], end, todo[end], ntodo);
                 held -= sl[end].slen + sl[end].elen;
                 free(sl[end].start);
@@ -587,20 +508,20 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 if (len >= sizeof k && fd_read_all(x->out_fd, &k, sizeof k) == 1 &&
                     k == (uint64_t)x->busy) {
                     f = tmpfile();
-                    sp = f && fwrite(&k, sizeof k, 1, f) == 1
-                             ? copy_in(x->out_fd, len - sizeof k, f)
-                             : drain(x->out_fd, len - sizeof k) ? -1 : -2;
+                    sp = f ? copy_in(x->out_fd, len - sizeof k, f)
+                           : drain(x->out_fd, len - sizeof k) ? -1 : -2;
                 }
                 if (sp == 0) {
                     slot *s = &sl[k];
                     s->started = 1;
                     s->ended = 1;
                     s->spill = f;
-                    double wall = 0;
-                    if (len >= 5 * sizeof(uint64_t) &&
-                        fseek(f, 4 * sizeof(uint64_t), SEEK_SET) == 0 &&
-                        fread(&wall, sizeof wall, 1, f) == 1)
-                        busy_wall += wall;
+                    uint8_t fixed[SIM_RUN_RECORD_PEEK];
+                    sim_run_record pk;
+                    if (fseek(f, 0, SEEK_SET) == 0 &&
+                        fread(fixed, 1, sizeof fixed, f) == sizeof fixed &&
+                        sim_run_record_peek(fixed, sizeof fixed, &pk) == MTC_OK)
+                        busy_wall += pk.wall_s;
                     next_in_group(x, &running);
                     continue;
                 }
@@ -613,7 +534,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                              "before it are recorded, fit neither under "
                              "--max-memory %zu MiB nor in a temporary file",
                              (unsigned long long)(len >> 20) + 1, hcap >> 20);
-                    end_failed(&sl[k], k, why, &held);
+                    end_failed(c, &sl[k], todo[k], why, &held);
                     next_in_group(x, &running);
                     continue;
                 }
@@ -621,9 +542,12 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
             }
             ok = ok && (buf = malloc(len ? len : 1)) != NULL &&
                  fd_read_all(x->out_fd, buf, len) == 1;
-            uint64_t k = 0;
-            if (ok && len >= sizeof k)
+            uint64_t k = UINT64_MAX;
+            if (ok && len >= sizeof k) {    /* the record after k */
                 memcpy(&k, buf, sizeof k);
+                len -= sizeof k;
+                memmove(buf, buf + sizeof k, (size_t)len);
+            }
             if (!ok || k != (uint64_t)x->busy || (type != 'S' && type != 'E')) {
                 free(buf);
                 /* the worker died, or spoke nonsense: its run failed */
@@ -631,7 +555,7 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 waitpid(x->pid, &st, 0);
                 char why[200];
                 run_worker_end_reason((long)x->pid, st, why, sizeof why);
-                fail_group(x, sl, why, &held, &running);
+                fail_group(c, todo, x, sl, why, &held, &running);
                 close(x->in_fd);
                 close(x->out_fd);
                 x->out_fd = -1;
@@ -650,10 +574,9 @@ int run_parallel(run_ctx *c, const size_t *todo, size_t ntodo)
                 s->ended = 1;
                 s->end = buf;
                 s->elen = len;
-                double wall = 0;
-                if (len >= 5 * sizeof(uint64_t))
-                    memcpy(&wall, buf + 4 * sizeof(uint64_t), sizeof wall);
-                busy_wall += wall;
+                sim_run_record pk;
+                if (sim_run_record_peek(buf, (size_t)len, &pk) == MTC_OK)
+                    busy_wall += pk.wall_s;
                 next_in_group(x, &running);
             }
         }
