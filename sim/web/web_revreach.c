@@ -68,8 +68,25 @@ void web__revreach_handshake(web *wb, size_t k, int accepted)
         sim_counter_add(wb->m.rev_accepted_k, k, 1);
 }
 
+/* Revocations of every CA held by a client of service us holding pub:
+ * from the table `t` of service us (publications 0..nt-1) when it covers
+ * pub, else from the views. */
+static size_t held_all(const web *wb, size_t us, uint32_t pub, const uint32_t *t, size_t nt)
+{
+    if (t && pub < nt)
+        return t[pub];
+    size_t h = 0;
+    for (size_t ca = 0; ca < wb->nca; ca++)
+        h += held(wb->pki, us, pub, ca);
+    return h;
+}
+
 /* The registry's flush: (client, revocation) pairs of every cohort not
- * enforced now, over the CA's revocations so far (published or not). */
+ * enforced now, over the CA's revocations so far (published or not).
+ * What a client holds depends on its publication alone, so it is looked
+ * up once per publication (a table per update service) and the pass over
+ * the clients is one addition each: a scenario may read metrics, and so
+ * flush, every simulated hour. */
 static void unenforced_flush(void *ctx)
 {
     web *wb = ctx;
@@ -82,14 +99,30 @@ static void unenforced_flush(void *ctx)
     double *n = calloc(wb->ncohorts ? wb->ncohorts : 1, sizeof *n);
     if (!n)
         return; /* the gauge keeps its last level: a flush cannot fail */
-    if (total > 0)
+    if (total > 0) {
+        size_t nus = wb->nus ? wb->nus : 1;
+        uint32_t **t = calloc(nus, sizeof *t);
+        size_t *nt = calloc(nus, sizeof *nt);
+        for (size_t us = 0; t && nt && us < wb->nus; us++) {
+            size_t m = p->pub_available(p->ctx, us) ? (size_t)p->pub_latest(p->ctx, us) + 1 : 1;
+            /* no table (out of memory): every client from the views */
+            if ((t[us] = malloc(m * sizeof **t)) == NULL)
+                continue;
+            nt[us] = m;
+            for (size_t q = 0; q < m; q++)
+                t[us][q] = (uint32_t)held_all(wb, us, (uint32_t)q, NULL, 0);
+        }
         for (size_t i = 0; i < wb->nclients; i++) {
             const web_client *c = &wb->clients[i];
-            size_t us = wb->cohorts[c->cohort].us, h = 0;
-            for (size_t ca = 0; ca < wb->nca; ca++)
-                h += held(p, us, c->pub, ca);
+            size_t us = wb->cohorts[c->cohort].us;
+            size_t h = held_all(wb, us, c->pub, t && nt ? t[us] : NULL, nt ? nt[us] : 0);
             n[c->cohort] += (double)(total - h);
         }
+        for (size_t us = 0; t && us < wb->nus; us++)
+            free(t[us]);
+        free(t);
+        free(nt);
+    }
     for (size_t k = 0; k < wb->ncohorts; k++)
         sim_gauge_set(wb->m.rev_unenforced, k, n[k]);
     free(n);
