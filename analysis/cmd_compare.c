@@ -9,6 +9,9 @@
  * the same replications with the same seeds (common random numbers: the
  * same streams drive both, so most noise cancels in each pair), Welch's
  * otherwise. A '*' marks differences whose interval excludes 0.
+ * With --vs-cohort REF, one experiment against itself sets a cohort against
+ * REF within each run; two experiments give a difference of differences
+ * (the cohort minus REF within each run of each side, then B - A).
  * With --out DIR: DIR/compare.txt (the table) and overlaid figures of both
  * sides (the signatureless fraction, authentication bytes, issuance
  * delays, and each --metric), drawn as `mtcsim plot` draws them.
@@ -64,11 +67,14 @@ static void usage(FILE *f)
         "  --all          every statistic the runs have, not only the headline\n"
         "  --cohort NAME  the statistics of one browser cohort instead of the total\n"
         "  --by-cohort    the total, then each browser cohort\n"
-        "  --vs-cohort REF  with --cohort NAME or --by-cohort: A's figures are\n"
-        "                 of cohort REF, B's of the cohort of the table; with the\n"
-        "                 same experiment on both sides, the difference within\n"
-        "                 each run (paired by replication), e.g. r.db r.db\n"
-        "                 --cohort enterprise --vs-cohort regular-desktop\n\n"
+        "  --vs-cohort REF  with --cohort NAME or --by-cohort: with the same\n"
+        "                 experiment on both sides, cohort NAME (B) against REF\n"
+        "                 (A) within each run (paired by replication), e.g. r.db\n"
+        "                 r.db --cohort enterprise --vs-cohort regular-desktop;\n"
+        "                 across two experiments, the difference of differences:\n"
+        "                 NAME - REF within each run of each side (the A and B\n"
+        "                 columns), then B - A, paired by replication and seed\n"
+        "                 when both sides ran the same ones, Welch's otherwise\n\n"
         "Exit status 0, 1 when a figure fails, 2 for bad usage or input.\n");
 }
 
@@ -202,6 +208,48 @@ static size_t values(side *d, size_t p, const char *stat, const char *cohort,
     return *v ? n : 0;
 }
 
+/* Within each run of a side's point, `stat` of cohort minus `stat` of
+ * cohort ref (both cohorts of a run share its world, seeds and time), with
+ * each run's replication and seed and the differences' Student-t
+ * interval; runs lacking either cell are left out. */
+static size_t values_vs(side *d, size_t p, const char *stat, const char *cohort,
+                        const char *ref, double **v, int64_t **reps, int64_t **seeds,
+                        stats_interval *ci)
+{
+    stats_val *x, *y;
+    int64_t *rx, *sx, *ry, *sy;
+    size_t nx = rdb_point_vals(d->s->r.db, d->s->r.exp, d->s->r.points[p], stat,
+                               cohort, &x, &rx, &sx);
+    size_t ny = rdb_point_vals(d->s->r.db, d->s->r.exp, d->s->r.points[p], stat,
+                               ref, &y, &ry, &sy);
+    stats_val *dv = malloc((nx ? nx : 1) * sizeof *dv);
+    *v = malloc((nx ? nx : 1) * sizeof **v);
+    *reps = malloc((nx ? nx : 1) * sizeof **reps);
+    *seeds = malloc((nx ? nx : 1) * sizeof **seeds);
+    size_t n = 0;
+    for (size_t i = 0; dv && *v && *reps && *seeds && i < nx; i++)
+        for (size_t j = 0; j < ny; j++)
+            if (ry[j] == rx[i] && sy[j] == sx[i]) {
+                /* a difference is a plain value: a share's difference may
+                 * be negative, so it gets a t-interval, not Wilson's */
+                dv[n] = (stats_val){x[i].v - y[j].v, STATS_VALUE, NAN, NAN};
+                (*v)[n] = dv[n].v;
+                (*reps)[n] = rx[i];
+                (*seeds)[n] = sx[i];
+                n++;
+                break;
+            }
+    *ci = stats_summarize(dv, n);
+    free(dv);
+    free(x);
+    free(y);
+    free(rx);
+    free(sx);
+    free(ry);
+    free(sy);
+    return *v && *reps && *seeds ? n : 0;
+}
+
 /* A side's interval in one column: "0.0123" (Student-t half-width),
  * "[0.901512,0.960803]" (a fraction's Wilson interval, six significant digits as the summary), "2/5" (runs flagged),
  * "-" with one run. */
@@ -228,17 +276,21 @@ static void fmt_num(char *b, size_t n, double v, int sign)
 }
 
 /* One table row: both sides' means and half-widths, the difference and its
- * interval. Returns 1 when printed, 2 when every value of both sides is 0
- * (left out of the table, named below it), 0 when a side lacks it. */
+ * interval. With did_ref, each side's values are its runs' differences
+ * cohort_b - did_ref (cohort_a is then cohort_b), and B - A is a difference
+ * of differences. Returns 1 when printed, 2 when every value of both sides
+ * is 0 (left out of the table, named below it), 0 when a side lacks it. */
 static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
                        const char *stat, const char *cohort_a,
-                       const char *cohort_b, int *paired_out)
+                       const char *cohort_b, const char *did_ref, int *paired_out)
 {
     double *va, *vb;
     int64_t *ra, *sa, *rb, *sb;
     stats_interval ca, cb;
-    size_t na = values(A, pa, stat, cohort_a, &va, &ra, &sa, &ca);
-    size_t nb = values(B, pb, stat, cohort_b, &vb, &rb, &sb, &cb);
+    size_t na = did_ref ? values_vs(A, pa, stat, cohort_b, did_ref, &va, &ra, &sa, &ca)
+                        : values(A, pa, stat, cohort_a, &va, &ra, &sa, &ca);
+    size_t nb = did_ref ? values_vs(B, pb, stat, cohort_b, did_ref, &vb, &rb, &sb, &cb)
+                        : values(B, pb, stat, cohort_b, &vb, &rb, &sb, &cb);
     int printed = 0, zero = na && nb;
     for (size_t i = 0; zero && i < na; i++)
         zero = va[i] == 0;
@@ -335,13 +387,19 @@ static void print_unpaired(FILE *f, const char *tag, side *d, size_t (*pairs)[2]
     }
 }
 
-/* The rows of one pair and cohort. */
+/* The rows of one pair and cohort. With --vs-cohort: within one
+ * experiment, cohort against REF in each run; across two, the difference of
+ * differences (did: each side's within-run difference, then B - A). */
 static void print_rows(FILE *f, side *A, side *B, size_t pa, size_t pb,
                        const stat_list *stats, const char *cohort,
-                       const char *vs_cohort)
+                       const char *vs_cohort, int did)
 {
-    const char *cohort_a = vs_cohort ? vs_cohort : cohort;
-    if (vs_cohort)
+    const char *cohort_a = vs_cohort && !did ? vs_cohort : cohort;
+    if (vs_cohort && did)
+        fprintf(f, "-- cohort %s minus cohort %s within each run (A and B columns: "
+                   "the mean of the runs' differences); B - A: the difference of "
+                   "differences\n", cohort, vs_cohort);
+    else if (vs_cohort)
         fprintf(f, "-- cohort %s (B) against cohort %s (A)\n", cohort, vs_cohort);
     else if (strcmp(cohort, "all"))
         fprintf(f, "-- cohort %s\n", cohort);
@@ -352,7 +410,7 @@ static void print_rows(FILE *f, side *A, side *B, size_t pa, size_t pb,
     char zl[1024] = "";
     for (size_t i = 0; i < stats->n; i++) {
         int got = compare_row(f, A, B, pa, pb, stats->name[i], cohort_a, cohort,
-                              &paired);
+                              did ? vs_cohort : NULL, &paired);
         if (got == 1) {
             rows++;
             any_paired |= paired;
@@ -468,7 +526,8 @@ static void print_table(FILE *f, side *A, side *B, size_t (*pairs)[2],
             fprintf(f, "following from them (the same scenario and files, the same "
                        "entity --set options): %s\n", fol);
         for (size_t c = 0; c < mc->ncohorts; c++)
-            print_rows(f, A, B, pa, pb, stats, mc->cohorts[c], mc->vs_cohort);
+            print_rows(f, A, B, pa, pb, stats, mc->cohorts[c], mc->vs_cohort,
+                       !same_experiment(A, B));
     }
     if (npairs == 0)
         fprintf(f, "\nno sweep point of A matches one of B (compare the swept "

@@ -12,6 +12,9 @@
 #    run summary prints, with the same mean;
 #  - --cohort NAME: the run summary's and compare's figures of one cohort
 #    equal SQL's on the same database; --by-cohort prints each cohort;
+#  - compare A.db B.db --cohort NAME --vs-cohort REF: the difference of
+#    differences (NAME - REF within each run, then B - A paired by
+#    replication) and each side's within-run difference, against SQL;
 #  - sim:record: a figure a scenario computes in on_finish is stored,
 #    summarized over replications (in the short summary), compared,
 #    plotted and exported like any metric; a model metric's name and an
@@ -140,6 +143,50 @@ PY
 "$m" run tests/lua/mpi_whatif.lua --cohort a --by-cohort >/dev/null 2>&1; [ $? -eq 2 ] || fail "--cohort with --by-cohort must exit 2"
 "$m" compare "$tmp/wi.db" "$tmp/wi.db" --cohort nosuch >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "compare --cohort nosuch must exit 2"
 grep -q 'its cohorts: .*frozen' "$tmp/err" || fail "the cohorts are not listed: $(cat "$tmp/err")"
+# ---- across two experiments, --vs-cohort: a difference of differences ----
+# (cohort fetchers minus cohort updaters within each run, then B - A, paired
+# by replication and seed), each column recomputed here from SQL
+"$m" run tests/lua/mpi_whatif.lua --set scale=0.01 --set days=0.25 --replications 2 \
+  --set ca.ca2.ldp_fail_prob=0.5 --out "$tmp/wi2.db" --quiet >/dev/null 2>"$tmp/err" || fail "second cohort run: $(cat "$tmp/err")"
+"$m" compare "$tmp/wi.db" "$tmp/wi2.db" --cohort fetchers --vs-cohort updaters >"$tmp/did.txt" 2>"$tmp/err" \
+  || fail "compare --vs-cohort across experiments: $(cat "$tmp/err")"
+grep -q '^-- cohort fetchers minus cohort updaters within each run .*the difference of differences$' "$tmp/did.txt" \
+  || fail "no difference-of-differences table: $(cat "$tmp/did.txt")"
+python3 - "$tmp/wi.db" "$tmp/wi2.db" "$tmp/did.txt" <<'PY' || fail "difference of differences differs from SQL"
+import sys, sqlite3, statistics, math
+T1 = 12.706204736174707            # t(0.975, 1): two replications
+def runs(path):
+    db = sqlite3.connect(path)
+    out = {}
+    for rep, seed, coh, met, v in db.execute(
+            "SELECT r.replication, r.seed, s.cohort, s.metric, CAST(s.value AS REAL) FROM run r "
+            "JOIN scalar_v s USING (run_id) WHERE r.status = 'completed' AND s.cohort IN "
+            "('fetchers', 'updaters') AND s.metric IN ('handshake_full', "
+            "'handshake_signatureless', 'handshake_retry')"):
+        out.setdefault((rep, seed), {})[(coh, met)] = v
+    return out
+def stat(cells, coh, name):
+    if name == 'signatureless_fraction':
+        return cells[(coh, 'handshake_signatureless')] / cells[(coh, 'handshake_full')]
+    return cells[(coh, name)]
+A, B = runs(sys.argv[1]), runs(sys.argv[2])
+assert sorted(A) == sorted(B) and len(A) == 2, (A.keys(), B.keys())
+rows = {l.split()[0]: l.split() for l in open(sys.argv[3]) if l[:1].isalpha()}
+close = lambda x, y: abs(x - y) <= 1e-5 * max(1.0, abs(y))
+for name in ('signatureless_fraction', 'handshake_retry'):
+    dA = [stat(A[k], 'fetchers', name) - stat(A[k], 'updaters', name) for k in sorted(A)]
+    dB = [stat(B[k], 'fetchers', name) - stat(B[k], 'updaters', name) for k in sorted(A)]
+    dd = [b - a for a, b in zip(dA, dB)]
+    m, h = statistics.mean(dd), T1 * statistics.stdev(dd) / math.sqrt(2)
+    r = rows[name]
+    assert close(float(r[1]), statistics.mean(dA)) and close(float(r[3]), statistics.mean(dB)), (name, r, dA, dB)
+    # the half-widths are printed to 3 significant digits
+    for col, d in ((2, dA), (4, dB)):
+        want = T1 * statistics.stdev(d) / math.sqrt(2)
+        assert abs(float(r[col]) - want) <= 5e-3 * want + 1e-12, (name, r, col, want)
+    lo, hi = ' '.join(r[6:8]).strip('[]').split(', ')
+    assert close(float(r[5]), m) and close(float(lo), m - h) and close(float(hi), m + h), (name, r, m, h)
+PY
 # ---- sim:record: a figure the scenario computes is a metric like any ----
 cat > "$tmp/rec.lua" <<'LUA'
 sweep("landmark_interval", { hours(1), hours(3) })
