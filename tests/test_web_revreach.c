@@ -4,8 +4,9 @@
  * the slow way (check_invariants):
  *  - round trip: a site group's revocation reaches the views as one
  *    revoked range per distinct entry (a standalone certificate and its
- *    landmark-relative sibling are one), and the real verifier rejects
- *    exactly those certificates against a view carrying it;
+ *    landmark-relative sibling are one; a key compromise likewise), and
+ *    the real verifier rejects exactly those certificates against a view
+ *    carrying it;
  *  - closed form, small world: always-online clients checking every T at
  *    uniform phases, the revocation published d after it is made: the
  *    time to enforce is uniform on [d, d + T] (CDF at every bin edge,
@@ -347,6 +348,27 @@ TEST(keep_abandons_renewals_under_way)
     world_free(&w);
 }
 
+/* A key compromise revokes the same entries once each too: every site
+ * holds one entry (standalone + landmark-relative) at 5 h 20 min. */
+TEST(compromise_revokes_each_entry_once)
+{
+    world w;
+    world_init(&w, WEB_REVOKED_KEEP);
+    w.site->revoke_at = 0;
+    w.site->revoke_fraction = 0;
+    w.site->compromise_at = REVOKE_AT;
+    w.site->compromise_fraction = 1.0;
+    wrun r;
+    ASSERT_OK(world_run(&r, &w, 17, 0));
+    wrun_until(&r, REVOKE_AT + SIM_HOUR);
+    ASSERT_EQ(nrevocations(&r), (size_t)NSITES);
+    web_stats st;
+    web_get_stats(r.wb, &st);
+    ASSERT_EQ(st.invariant_violations, 0);
+    wrun_free(&r);
+    world_free(&w);
+}
+
 TEST(schema_refuses_half_configured_revocation)
 {
     web_sites_config *s = wrun_sites_new();
@@ -369,6 +391,7 @@ static const test_case tests[] = {
     {"accepted_handshakes_closed_form", accepted_handshakes_closed_form},
     {"replace_stops_presenting_revoked", replace_stops_presenting_revoked},
     {"keep_abandons_renewals_under_way", keep_abandons_renewals_under_way},
+    {"compromise_revokes_each_entry_once", compromise_revokes_each_entry_once},
     {"schema_refuses_half_configured_revocation", schema_refuses_half_configured_revocation},
 };
 TEST_MAIN(tests)

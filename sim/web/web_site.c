@@ -570,16 +570,30 @@ static void site_cert_cb(void *ctx, const sim_cert_event *ev)
     site_reschedule(wb, s);
 }
 
+/* Revokes every entry the site's certificates stand for, once each: a
+ * standalone certificate and its landmark-relative sibling are one entry,
+ * one revoked range (revoking it twice would carry two ranges in every
+ * update and relying-party state). */
+static void revoke_held(web *wb, web_site *s)
+{
+    for (size_t i = 0; i < s->ncert; i++) {
+        web_cert *c = &wb->certs[s->cert[i]];
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= wb->certs[s->cert[j]].serial == c->serial &&
+                    wb->certs[s->cert[j]].ca == c->ca;
+        if (!seen)
+            wb->pki->revoke(wb->pki->ctx, c->ca, c->log_number, c->index, c->index);
+    }
+}
+
 static void site_compromise(web *wb, web_site *s)
 {
     s->compromised_pending = 0;
     /* Discard the key, revoke what it certified, request anew: standalone
      * only until the new landmark-relative certificate exists (draft
      * "Certificate Renewal"). */
-    for (size_t i = 0; i < s->ncert; i++) {
-        web_cert *c = &wb->certs[s->cert[i]];
-        wb->pki->revoke(wb->pki->ctx, c->ca, c->log_number, c->index, c->index);
-    }
+    revoke_held(wb, s);
     site_drop_where(wb, s, any_cert, NULL);
     if (s->pending_lr != WEB_NO_CERT) {
         cert_release(wb, s->pending_lr);
@@ -604,17 +618,7 @@ static void site_revoke(web *wb, web_site *s)
 {
     s->revoke_pending = 0;
     const web_sites_config *g = &wb->site_cfg[s->group];
-    for (size_t i = 0; i < s->ncert; i++) {
-        web_cert *c = &wb->certs[s->cert[i]];
-        /* a standalone certificate and its landmark-relative sibling are
-         * one entry: one revoked range */
-        int seen = 0;
-        for (size_t j = 0; j < i; j++)
-            seen |= wb->certs[s->cert[j]].serial == c->serial &&
-                    wb->certs[s->cert[j]].ca == c->ca;
-        if (!seen)
-            wb->pki->revoke(wb->pki->ctx, c->ca, c->log_number, c->index, c->index);
-    }
+    revoke_held(wb, s);
     if (s->pending_lr != WEB_NO_CERT) {
         web_cert *c = &wb->certs[s->pending_lr];
         /* its standalone sibling is held (same entry) unless the site
