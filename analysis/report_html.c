@@ -94,10 +94,13 @@ static int has_total(const sim_summary_row *sr, size_t ns, const sim_summary_row
 
 static void html_summary(report *r, FILE *h)
 {
-    fprintf(h, "<h2>Summary</h2>\n<p>Mean over completed replications &plusmn; "
-               "half-width of the %.0f %% Student-t confidence interval "
-               "(cohort: all). Counters and gauges: final value; histograms: "
-               "mean and quantiles of the observations.</p>\n",
+    fprintf(h, "<h2>Summary</h2>\n<p>Mean over completed replications with its "
+               "%.0f %% interval, as the run summary gives it: a Student-t "
+               "half-width (&plusmn;), a fraction's Wilson interval [lo, hi], "
+               "inside [0, 1], a 0/1 flag's count (cohort: all; a figure "
+               "recorded per cohort: each cohort recorded). Counters and gauges: "
+               "final value; histograms: mean and quantiles of the "
+               "observations.</p>\n",
             100 * CI_LEVEL);
     /* The headline number first, computed from the scalars. */
     fputs("<table>\n<tr><th>sweep point</th><th>metric</th><th>statistic</th>"
@@ -149,15 +152,25 @@ static void html_summary(report *r, FILE *h)
                 fputs("</td><td>", h);
                 html_text(h, cells[c]);
             }
-            /* no mean (no value stored) is said, never shown as 0 */
-            fprintf(h, "</td><td>%lld</td><td>", (long long)w->n);
-            if (isnan(w->mean))
-                fputs("&mdash;", h);
+            /* the interval of the statistics module, as the run summary
+             * prints it (a fraction's stays inside [0, 1]); no mean (no
+             * value stored) is said, never shown as 0 */
+            char stat[200], mv[40] = "&mdash;", cv[96] = "";
+            if (!strcmp(w->statistic, "value"))
+                snprintf(stat, sizeof stat, "%s", w->metric);
             else
-                fprintf(h, "%.6g", w->mean);
-            fputs("</td><td>", h);
-            if (!isnan(w->ci_half_width))
-                fprintf(h, "%.4g", w->ci_half_width);
+                snprintf(stat, sizeof stat, "%s.%s", w->metric, w->statistic);
+            stats_interval ci;
+            report__point_ci(r, stat, w->cohort, w->point, &ci);
+            if (ci.n) {
+                stats_format_value(ci.mean, ci.kind, mv, sizeof mv);
+                if (ci.n > 1)
+                    stats_format_ci(&ci, cv, sizeof cv);
+            } else if (!isnan(w->mean)) {
+                snprintf(mv, sizeof mv, "%.6g", w->mean);
+            }
+            fprintf(h, "</td><td>%lld</td><td>%s</td><td>", (long long)w->n, mv);
+            html_text(h, cv);
             fputs("</td></tr>\n", h);
             rows++;
         }

@@ -269,6 +269,15 @@ PY
 grep -q '<td>probe_rate, cohort a</td><td>value</td><td></td><td>2</td><td>2.5</td>' "$tmp/crep/index.html" \
   || fail "the report does not show the cell recorded: $(grep probe "$tmp/crep/index.html")"
 grep -q 'cohort b' "$tmp/crep/index.html" && fail "the report shows a cell never recorded: $(grep 'cohort b' "$tmp/crep/index.html")"
+# the report's intervals are the run summary's: the recorded share's Wilson
+# interval (inside [0, 1]), not a Student-t half-width of 1.6
+for f in probe_rate probe_share; do
+  run=$(awk -v f="$f" '/^== summary cohort a:/ {c = 1} /^== summary cohort b:/ {c = 0}
+        c && $1 == f {$1 = ""; sub(/^ +/, ""); print}' "$tmp/coh.out")
+  rep=$(sed -n "s|.*<td>$f, cohort a</td><td>value</td><td></td><td>2</td><td>\\([^<]*\\)</td><td>\\([^<]*\\)</td>.*|\\1 \\2|p" "$tmp/crep/index.html")
+  [ -n "$run" ] && [ "$(echo "$run" | tr -s ' ')" = "$(echo "$rep" | tr -s ' ')" ] \
+    || fail "$f: the run summary gives '$run', the report '$rep'"
+done
 "$m" compare "$tmp/coh.db" "$tmp/coh.db" --cohort b --stat probe_rate >"$tmp/cc.txt" 2>"$tmp/err" || fail "compare --cohort b: $(cat "$tmp/err")"
 grep -q probe_rate "$tmp/cc.txt" && fail "compare shows a cell never recorded: $(grep probe_rate "$tmp/cc.txt")"
 echo "stats: fraction intervals Wilson inside [0, 1], flags counted, verdicts identical in summary and report, compare = run, cohorts = SQL, sim:record figures are metrics, cells never recorded absent"
