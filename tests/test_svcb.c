@@ -142,9 +142,16 @@ TEST(response_round_trip_with_trust_anchors)
     ASSERT_EQ(found, 1);
     ASSERT_EQ(gl, vl);
     ASSERT_MEM_EQ(got, val, vl);
-    /* every truncation is refused; a trailing byte too */
-    for (size_t cut = 0; cut < len; cut++)
-        ASSERT_EQ(svcb_https_response_find(buf, cut, 1, &got, &gl, &found), SIM_ERR_TLS);
+    /* every truncation is refused, each in a buffer of exactly its size so
+     * that a read past it is a sanitizer report; a trailing byte too */
+    for (size_t cut = 0; cut < len; cut++) {
+        uint8_t *p = malloc(cut ? cut : 1);
+        ASSERT_TRUE(p != NULL);
+        memcpy(p, buf, cut);
+        int frc = svcb_https_response_find(p, cut, 1, &got, &gl, &found);
+        free(p);
+        ASSERT_EQ(frc, SIM_ERR_TLS);
+    }
     buf[len] = 0;
     ASSERT_EQ(svcb_https_response_find(buf, len + 1, 1, &got, &gl, &found), SIM_ERR_TLS);
     /* keys out of order: the parameter's key below ipv6hint's */

@@ -118,8 +118,16 @@ TEST(certificate_message_real_certs)
         ASSERT_EQ(c.first_has_ta_ext, ext);
         ASSERT_EQ(c.certs[0].len, lr_len);
         ASSERT_MEM_EQ(c.certs[0].der, lr, lr_len);
-        for (size_t k = 0; k < len; k++)
-            ASSERT_NE(tls_certificate_parse(CP, msg, k, &c), MTC_OK);
+        /* every truncation refused, each in a buffer of exactly its size
+         * so that a read past it is a sanitizer report */
+        for (size_t k = 0; k < len; k++) {
+            uint8_t *cut = malloc(k ? k : 1);
+            ASSERT_TRUE(cut != NULL);
+            memcpy(cut, msg, k);
+            int prc = tls_certificate_parse(CP, cut, k, &c);
+            free(cut);
+            ASSERT_NE(prc, MTC_OK);
+        }
         msg[len] = 0;
         ASSERT_NE(tls_certificate_parse(CP, msg, len + 1, &c), MTC_OK);
     }

@@ -8,6 +8,7 @@
 #include "mtc/error.h"
 #include "sim/svcb.h"
 #include "sim/tls.h"
+#include "wire.h"
 
 /* ---- value ------------------------------------------------------------------ */
 
@@ -241,38 +242,19 @@ int svcb_https_response_encode(const svcb_https_response *r, uint8_t *out, size_
 
 /* ---- response parser ------------------------------------------------------------ */
 
-typedef struct rdr {
-    const uint8_t *p;
-    size_t len, pos;
-    int bad;
-} rdr;
-
-static size_t get(rdr *r, size_t n)
-{
-    if (r->bad || n > r->len - r->pos) {
-        r->bad = 1;
-        return 0;
-    }
-    size_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v = v << 8 | r->p[r->pos + i];
-    r->pos += n;
-    return v;
-}
-
 /* Skips a name: labels, ending in the root label or (when ptr_ok) a
  * compression pointer. */
-static void skip_name(rdr *r, int ptr_ok)
+static void skip_name(wire_rd *r, int ptr_ok)
 {
     size_t total = 0;
     for (;;) {
-        size_t l = get(r, 1);
+        size_t l = (size_t)wire_get_u(r, 1);
         if (r->bad)
             return;
         if (l == 0)
             return;
         if ((l & 0xc0) == 0xc0 && ptr_ok) {
-            get(r, 1); /* a pointer ends the name; where it points is not read */
+            wire_get_u(r, 1); /* a pointer ends the name; where it points is not read */
             return;
         }
         if (l > 63 || (total += l + 1) > 254) {
@@ -293,37 +275,39 @@ int svcb_https_response_find(const uint8_t *in, size_t len, uint16_t key,
     if (!found || !val || !vlen || (!in && len))
         return MTC_ERR_ARG;
     *found = 0;
-    rdr r = {in, len, 0, 0};
-    get(&r, 2);
-    size_t flags = get(&r, 2);
-    size_t qd = get(&r, 2), an = get(&r, 2), ns = get(&r, 2), ar = get(&r, 2);
+    wire_rd r = {in, len, 0, 0};
+    wire_get_u(&r, 2);
+    size_t flags = (size_t)wire_get_u(&r, 2);
+    size_t qd = (size_t)wire_get_u(&r, 2), an = (size_t)wire_get_u(&r, 2);
+    size_t ns = (size_t)wire_get_u(&r, 2), ar = (size_t)wire_get_u(&r, 2);
     if (r.bad || !(flags & 0x8000) || qd != 1)
         return SIM_ERR_TLS;
     skip_name(&r, 0);
-    if (get(&r, 2) != DNS_TYPE_HTTPS)
+    if (wire_get_u(&r, 2) != DNS_TYPE_HTTPS)
         return SIM_ERR_TLS;
-    get(&r, 2);
+    wire_get_u(&r, 2);
     int done = 0;
     for (size_t i = 0; i < an + ns + ar; i++) {
         skip_name(&r, 1);
-        size_t type = get(&r, 2);
-        get(&r, 2);
-        get(&r, 4);
-        size_t rdl = get(&r, 2);
+        size_t type = (size_t)wire_get_u(&r, 2);
+        wire_get_u(&r, 2);
+        wire_get_u(&r, 4);
+        size_t rdl = (size_t)wire_get_u(&r, 2);
         if (r.bad || rdl > len - r.pos)
             return SIM_ERR_TLS;
-        rdr d = {in + r.pos, rdl, 0, 0};
+        wire_rd d = {in + r.pos, rdl, 0, 0};
         r.pos += rdl;
         if (i >= an || type != DNS_TYPE_HTTPS)
             continue;
-        size_t prio = get(&d, 2);
+        size_t prio = (size_t)wire_get_u(&d, 2);
         skip_name(&d, 0);
         long prev = -1;
         const uint8_t *v = NULL;
         size_t vl = 0;
         int has = 0;
         while (!d.bad && d.pos < d.len) {
-            size_t k = get(&d, 2), l = get(&d, 2);
+            size_t k = (size_t)wire_get_u(&d, 2);
+            size_t l = (size_t)wire_get_u(&d, 2);
             if (d.bad || (long)k <= prev || l > d.len - d.pos)
                 return SIM_ERR_TLS;
             prev = (long)k;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mtc/error.h"
+#include "wire.h"
 
 /* ---- a bounded writer ---------------------------------------------------- */
 
@@ -67,45 +68,6 @@ static void patch_len(wr *w, size_t at, unsigned bytes)
         w->p[at + i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
 }
 
-/* ---- a strict reader ----------------------------------------------------- */
-
-typedef struct rd {
-    const uint8_t *p;
-    size_t len, pos;
-    int bad;
-} rd;
-
-static uint64_t get_u(rd *r, unsigned bytes)
-{
-    if (r->bad || bytes > r->len - r->pos) {
-        r->bad = 1;
-        return 0;
-    }
-    uint64_t v = 0;
-    for (unsigned i = 0; i < bytes; i++)
-        v = v << 8 | r->p[r->pos + i];
-    r->pos += bytes;
-    return v;
-}
-
-/* A length-prefixed vector: returns its body as a sub-reader. */
-static rd get_vec(rd *r, unsigned len_bytes)
-{
-    rd s = {NULL, 0, 0, 1};
-    size_t n = (size_t)get_u(r, len_bytes);
-    if (r->bad || n > r->len - r->pos) {
-        r->bad = 1;
-        return s;
-    }
-    s.p = r->p + r->pos;
-    s.len = n;
-    s.bad = 0;
-    r->pos += n;
-    return s;
-}
-
-static int rd_done(const rd *r) { return !r->bad && r->pos == r->len; }
-
 /* ---- trust anchor lists -------------------------------------------------- */
 
 size_t tls_ta_list_len(const mtc_taid *ids, size_t n)
@@ -153,13 +115,13 @@ int tls_ta_list_parse(const uint8_t *in, size_t len, int nonempty,
 {
     if (!out || (!in && len))
         return MTC_ERR_ARG;
-    rd r = {in, len, 0, 0};
-    rd body = get_vec(&r, 2);
-    if (!rd_done(&r))
+    wire_rd r = {in, len, 0, 0};
+    wire_rd body = wire_get_vec(&r, 2);
+    if (!wire_done(&r))
         return SIM_ERR_TLS;
     size_t count = 0;
     while (body.pos < body.len) {
-        rd id = get_vec(&body, 1);
+        wire_rd id = wire_get_vec(&body, 1);
         mtc_taid t;
         if (body.bad || id.len == 0 ||
             mtc_taid_from_binary(id.p, id.len, &t) != MTC_OK)
@@ -244,28 +206,28 @@ int tls_certificate_parse(uint16_t codepoint, const uint8_t *in, size_t len,
     if (!out || (!in && len))
         return MTC_ERR_ARG;
     memset(out, 0, sizeof *out);
-    rd r = {in, len, 0, 0};
-    if (get_u(&r, 1) != TLS_HS_CERTIFICATE)
+    wire_rd r = {in, len, 0, 0};
+    if (wire_get_u(&r, 1) != TLS_HS_CERTIFICATE)
         return SIM_ERR_TLS;
-    rd msg = get_vec(&r, 3);
-    if (!rd_done(&r))
+    wire_rd msg = wire_get_vec(&r, 3);
+    if (!wire_done(&r))
         return SIM_ERR_TLS;
-    rd ctx = get_vec(&msg, 1);
+    wire_rd ctx = wire_get_vec(&msg, 1);
     if (msg.bad || ctx.len != 0)
         return SIM_ERR_TLS;
-    rd list = get_vec(&msg, 3);
-    if (!rd_done(&msg))
+    wire_rd list = wire_get_vec(&msg, 3);
+    if (!wire_done(&msg))
         return SIM_ERR_TLS;
     while (list.pos < list.len) {
-        rd der = get_vec(&list, 3);
-        rd exts = get_vec(&list, 2);
+        wire_rd der = wire_get_vec(&list, 3);
+        wire_rd exts = wire_get_vec(&list, 2);
         if (list.bad || der.len == 0)
             return SIM_ERR_TLS;
         if (out->n == TLS_CERT_MAX_ENTRIES)
             return MTC_ERR_LIMIT;
         while (exts.pos < exts.len) {
-            uint64_t type = get_u(&exts, 2);
-            rd data = get_vec(&exts, 2);
+            uint64_t type = wire_get_u(&exts, 2);
+            wire_rd data = wire_get_vec(&exts, 2);
             if (exts.bad)
                 return SIM_ERR_TLS;
             if (type == codepoint) {
@@ -324,15 +286,15 @@ int tls_certificate_verify_parse(const uint8_t *in, size_t len,
 {
     if (!scheme || !sig || !sig_len || (!in && len))
         return MTC_ERR_ARG;
-    rd r = {in, len, 0, 0};
-    if (get_u(&r, 1) != TLS_HS_CERTIFICATE_VERIFY)
+    wire_rd r = {in, len, 0, 0};
+    if (wire_get_u(&r, 1) != TLS_HS_CERTIFICATE_VERIFY)
         return SIM_ERR_TLS;
-    rd msg = get_vec(&r, 3);
-    if (!rd_done(&r))
+    wire_rd msg = wire_get_vec(&r, 3);
+    if (!wire_done(&r))
         return SIM_ERR_TLS;
-    uint64_t s = get_u(&msg, 2);
-    rd sv = get_vec(&msg, 2);
-    if (!rd_done(&msg) || sv.len == 0)
+    uint64_t s = wire_get_u(&msg, 2);
+    wire_rd sv = wire_get_vec(&msg, 2);
+    if (!wire_done(&msg) || sv.len == 0)
         return SIM_ERR_TLS;
     *scheme = (uint16_t)s;
     *sig = sv.p;
