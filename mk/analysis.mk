@@ -25,3 +25,6 @@ $(BUILD)/tests/results_driver: $(BUILD)/obj/tests/results_driver.o \
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 check-progs: $(BUILD)/tests/results_driver
+
+# tests/test_plot_fig: the figure module of `mtcsim plot` / `compare` alone.
+$(BUILD)/tests/test_plot_fig: $(BUILD)/obj/analysis/plot_fig.o
