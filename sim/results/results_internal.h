@@ -126,6 +126,22 @@ static inline int step_done(sim_results *r, sqlite3_stmt *st,
     return rc;
 }
 
+/* Ends the transaction a store opened: COMMIT when rc is MTC_OK, else
+ * (or when COMMIT fails) ROLLBACK, keeping the message of the first
+ * failure. Returns the first failure, or MTC_OK. */
+static inline int end_transaction(sim_results *r, int rc)
+{
+    if (rc == MTC_OK)
+        rc = exec(r, "COMMIT");
+    if (rc) {
+        char keep[ERRMSG_MAX];
+        memcpy(keep, r->errmsg, sizeof keep);
+        exec(r, "ROLLBACK");
+        memcpy(r->errmsg, keep, sizeof keep);
+    }
+    return rc;
+}
+
 /* Binds a string (copied), or NULL for a NULL pointer. */
 static inline void bind_text(sqlite3_stmt *st, int i, const char *s)
 {
@@ -237,6 +253,26 @@ static inline int rd_grow(void **a, size_t *cap, size_t n, size_t sz)
             *(rowsp) = NULL;                                                 \
             *(np) = 0;                                                       \
         }                                                                    \
+        return rc_;                                                          \
+    } while (0)
+
+/* The body of a function reading at most one row of `sql`: binds with the
+ * statement expression `bind` (the statement is `st`) and, when there is a
+ * row, runs the statement expression `fill`; no row is not an error (the
+ * caller's defaults stand). A step error names `what`. */
+#define RD_ROW(db, sql, bind, fill, what)                                    \
+    do {                                                                     \
+        sqlite3_stmt *st;                                                    \
+        int rc_ = prep((db), (sql), &st);                                    \
+        if (rc_)                                                             \
+            return rc_;                                                      \
+        bind;                                                                \
+        int s_ = sqlite3_step(st);                                           \
+        if (s_ == SQLITE_ROW)                                                \
+            fill;                                                            \
+        else if (s_ != SQLITE_DONE)                                          \
+            rc_ = db_fail((db), (what));                                     \
+        sqlite3_finalize(st);                                                \
         return rc_;                                                          \
     } while (0)
 

@@ -248,14 +248,5 @@ done:
     sqlite3_finalize(s.vdata);
     sqlite3_finalize(s.hist);
     sqlite3_finalize(s.bin);
-    if (rc == MTC_OK)
-        rc = exec(db, "COMMIT");
-    if (rc) {
-        /* Keep the message of the first failure. */
-        char keep[ERRMSG_MAX];
-        memcpy(keep, db->errmsg, sizeof keep);
-        exec(db, "ROLLBACK");
-        memcpy(db->errmsg, keep, sizeof keep);
-    }
-    return rc;
+    return end_transaction(db, rc);
 }

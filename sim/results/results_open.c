@@ -33,6 +33,20 @@ static void put_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Whether SQLite's result code sqlrc says the file at path is no SQLite
+ * database (or a corrupt one); if so, says so in err. */
+static int not_sqlite(const char *path, int sqlrc, char *err, size_t errlen)
+{
+    int prim = sqlrc & 0xff;
+    if (prim != SQLITE_NOTADB && prim != SQLITE_CORRUPT)
+        return 0;
+    put_err(err, errlen,
+            "%s: not an mtcsim results database: the file is not an SQLite "
+            "database or is corrupt (%s)",
+            path, sqlite3_errstr(sqlrc));
+    return 1;
+}
+
 /* One integer from a query (a pragma), or an SQLite result code < 0. */
 static int query_int(sqlite3 *db, const char *sql, int64_t *v, int *sqlrc)
 {
@@ -221,14 +235,8 @@ static int check_identity(sqlite3 *db, const char *path, char *err,
     if (query_int(db, "PRAGMA application_id", &app, &sqlrc) ||
         query_int(db, "PRAGMA user_version", &ver, &sqlrc) ||
         query_int(db, "SELECT count(*) FROM sqlite_master", &nobj, &sqlrc)) {
-        int prim = sqlrc & 0xff;
-        if (prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT) {
-            put_err(err, errlen,
-                    "%s: not an mtcsim results database: the file is not an "
-                    "SQLite database or is corrupt (%s)",
-                    path, sqlite3_errstr(sqlrc));
+        if (not_sqlite(path, sqlrc, err, errlen))
             return SIM_ERR_DB_NOT_SQLITE;
-        }
         put_err(err, errlen, "%s: cannot read: %s", path, sqlite3_errmsg(db));
         return SIM_ERR_DB;
     }
@@ -321,14 +329,8 @@ static int inspect(const char *path, int writer, char *err, size_t errlen)
     int fd;
     int sqlrc = open_readonly(path, &fd, &db, err, errlen);
     if (sqlrc != SQLITE_OK) {
-        int prim = sqlrc & 0xff;
-        if (prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT) {
-            put_err(err, errlen,
-                    "%s: not an mtcsim results database: the file is not an "
-                    "SQLite database or is corrupt (%s)",
-                    path, sqlite3_errstr(sqlrc));
+        if (not_sqlite(path, sqlrc, err, errlen))
             return SIM_ERR_DB_NOT_SQLITE;
-        }
         return SIM_ERR_DB;
     }
     /* one read transaction: every answer from the same snapshot, not a

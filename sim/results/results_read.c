@@ -53,18 +53,16 @@ int sim_results_experiment(sim_results *db, int64_t exp, sim_experiment_row *out
         return MTC_ERR_ARG;
     memset(out, 0, sizeof *out);
     out->id = -1;
-    sqlite3_stmt *st;
-    int rc = prep(db, EXPERIMENT_COLS "WHERE experiment_id = ?", &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, exp);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW)
-        experiment_of(st, out);
-    else if (s != SQLITE_DONE)
-        rc = db_fail(db, "experiment");
-    sqlite3_finalize(st);
-    return rc;
+    RD_ROW(db, EXPERIMENT_COLS "WHERE experiment_id = ?",
+           sqlite3_bind_int64(st, 1, exp), experiment_of(st, out), "experiment");
+}
+
+/* An aggregate's one value (max, min) into *id unless it is NULL (no rows
+ * aggregated). */
+static void id_of(sqlite3_stmt *st, int64_t *id)
+{
+    if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+        *id = sqlite3_column_int64(st, 0);
 }
 
 int sim_results_latest_experiment(sim_results *db, int64_t *exp)
@@ -72,17 +70,8 @@ int sim_results_latest_experiment(sim_results *db, int64_t *exp)
     if (!db || !exp)
         return MTC_ERR_ARG;
     *exp = -1;
-    sqlite3_stmt *st;
-    int rc = prep(db, "SELECT max(experiment_id) FROM experiment", &st);
-    if (rc)
-        return rc;
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        *exp = sqlite3_column_int64(st, 0);
-    else if (s != SQLITE_ROW)
-        rc = db_fail(db, "latest experiment");
-    sqlite3_finalize(st);
-    return rc;
+    RD_ROW(db, "SELECT max(experiment_id) FROM experiment", (void)0,
+           id_of(st, exp), "latest experiment");
 }
 
 /* ---- runs ---- */
@@ -137,18 +126,8 @@ int sim_results_run(sim_results *db, int64_t run, sim_run_row *out)
         return MTC_ERR_ARG;
     memset(out, 0, sizeof *out);
     out->id = -1;
-    sqlite3_stmt *st;
-    int rc = prep(db, RUN_COLS "WHERE run_id = ?", &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, run);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW)
-        run_of(st, out);
-    else if (s != SQLITE_DONE)
-        rc = db_fail(db, "run");
-    sqlite3_finalize(st);
-    return rc;
+    RD_ROW(db, RUN_COLS "WHERE run_id = ?", sqlite3_bind_int64(st, 1, run),
+           run_of(st, out), "run");
 }
 
 int sim_results_point_runs(sim_results *db, int64_t exp, int64_t point,
@@ -303,23 +282,14 @@ int sim_results_metric_info(sim_results *db, int64_t exp, const char *name,
     if (!db || !name || !out)
         return MTC_ERR_ARG;
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st;
-    int rc = prep(db, "SELECT m.name, m.kind, m.unit, max(m.cohorts), "
-                      "max(m.series), count(*) FROM metric m JOIN run USING "
-                      "(run_id) WHERE experiment_id = ? AND status = 'completed' "
-                      "AND m.name = ? GROUP BY m.kind, m.unit ORDER BY 6 DESC",
-                  &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, exp);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW)
-        metric_of(st, out);
-    else if (s != SQLITE_DONE)
-        rc = db_fail(db, "metric");
-    sqlite3_finalize(st);
-    return rc;
+    RD_ROW(db,
+           "SELECT m.name, m.kind, m.unit, max(m.cohorts), max(m.series), "
+           "count(*) FROM metric m JOIN run USING (run_id) WHERE experiment_id "
+           "= ? AND status = 'completed' AND m.name = ? GROUP BY m.kind, m.unit "
+           "ORDER BY 6 DESC",
+           (sqlite3_bind_int64(st, 1, exp),
+            sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC)),
+           metric_of(st, out), "metric");
 }
 
 static void name_of(sqlite3_stmt *st, char (*name)[160])
@@ -342,23 +312,13 @@ int sim_results_first_run(sim_results *db, int64_t exp, const char *metric,
     if (!db || !run)
         return MTC_ERR_ARG;
     *run = -1;
-    sqlite3_stmt *st;
-    int rc = prep(db, "SELECT min(run_id) FROM metric JOIN run USING (run_id) "
-                      "WHERE experiment_id = ?1 AND (?2 IS NULL OR name = ?2) "
-                      "AND (?3 = 0 OR status = 'completed')", &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, exp);
-    if (metric)
-        sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, completed_only);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        *run = sqlite3_column_int64(st, 0);
-    else if (s != SQLITE_ROW)
-        rc = db_fail(db, "first run");
-    sqlite3_finalize(st);
-    return rc;
+    RD_ROW(db,
+           "SELECT min(run_id) FROM metric JOIN run USING (run_id) WHERE "
+           "experiment_id = ?1 AND (?2 IS NULL OR name = ?2) AND (?3 = 0 OR "
+           "status = 'completed')",
+           (sqlite3_bind_int64(st, 1, exp), bind_text(st, 2, metric),
+            sqlite3_bind_int(st, 3, completed_only)),
+           id_of(st, run), "first run");
 }
 
 static void cohort_of(sqlite3_stmt *st, sim_cohort_row *c)

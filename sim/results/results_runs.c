@@ -230,11 +230,27 @@ static int charge_text(sim_results *db, int64_t run_id, const char *what,
     return MTC_OK;
 }
 
+/* One write of run_id's rows: sql's ?1 is the run, ?2 on the ntext
+ * strings of text (NULL binds NULL); what names it in an error. */
+static int write_run_rows(sim_results *db, const char *sql, int64_t run_id,
+                          const char *const *text, int ntext, const char *what)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = prep(db, sql, &st);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, run_id);
+    for (int i = 0; i < ntext; i++)
+        bind_text(st, i + 2, text[i]);
+    rc = step_done(db, st, what);
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int sim_results_add_param(sim_results *db, int64_t run_id,
                           const char *entity_kind, const char *entity_name,
                           const char *name, const char *value)
 {
-    sqlite3_stmt *st = NULL;
     int rc;
     if (!db)
         return MTC_ERR_ARG;
@@ -246,18 +262,11 @@ int sim_results_add_param(sim_results *db, int64_t run_id,
                               strlen(name) + strlen(value))) ||
         (rc = batch_begin(db)))
         return rc;
-    if ((rc = prep(db, "INSERT OR REPLACE INTO param (run_id, entity_kind, "
-                       "entity_name, name, value) VALUES (?, ?, ?, ?, ?)",
-                   &st)))
-        return rc;
-    sqlite3_bind_int64(st, 1, run_id);
-    bind_text(st, 2, entity_kind);
-    bind_text(st, 3, entity_name);
-    bind_text(st, 4, name);
-    bind_text(st, 5, value);
-    rc = step_done(db, st, "insert param");
-    sqlite3_finalize(st);
-    return rc;
+    const char *text[] = {entity_kind, entity_name, name, value};
+    return write_run_rows(db, "INSERT OR REPLACE INTO param (run_id, "
+                              "entity_kind, entity_name, name, value) VALUES "
+                              "(?, ?, ?, ?, ?)", run_id, text, 4,
+                          "insert param");
 }
 
 int sim_results_add_params(sim_results *db, int64_t run_id,
@@ -296,7 +305,6 @@ int sim_results_mark_swept(sim_results *db, int64_t run_id,
                            const char *entity_kind, const char *entity_name,
                            const char *name)
 {
-    sqlite3_stmt *st = NULL;
     int rc;
     if (!db)
         return MTC_ERR_ARG;
@@ -304,16 +312,10 @@ int sim_results_mark_swept(sim_results *db, int64_t run_id,
         return fail(db, MTC_ERR_ARG, "mark_swept: NULL argument");
     if ((rc = need_run(db, run_id)) || (rc = batch_begin(db)))
         return rc;
-    if ((rc = prep(db, "UPDATE param SET swept = 1 WHERE run_id = ? AND "
-                       "entity_kind = ? AND entity_name = ? AND name = ?",
-                   &st)))
-        return rc;
-    sqlite3_bind_int64(st, 1, run_id);
-    bind_text(st, 2, entity_kind);
-    bind_text(st, 3, entity_name);
-    bind_text(st, 4, name);
-    rc = step_done(db, st, "mark swept");
-    sqlite3_finalize(st);
+    const char *text[] = {entity_kind, entity_name, name};
+    rc = write_run_rows(db, "UPDATE param SET swept = 1 WHERE run_id = ? AND "
+                            "entity_kind = ? AND entity_name = ? AND name = ?",
+                        run_id, text, 3, "mark swept");
     if (rc == MTC_OK && sqlite3_changes(db->db) != 1)
         rc = fail(db, MTC_ERR_CONFIG,
                   "swept parameter %s.%s.%s was not stored for run %lld",
@@ -324,7 +326,6 @@ int sim_results_mark_swept(sim_results *db, int64_t run_id,
 int sim_results_add_attr(sim_results *db, int64_t run_id, const char *name,
                          const char *value)
 {
-    sqlite3_stmt *st = NULL;
     int rc;
     if (!db)
         return MTC_ERR_ARG;
@@ -335,15 +336,10 @@ int sim_results_add_attr(sim_results *db, int64_t run_id, const char *name,
                           strlen(name) + (value ? strlen(value) : 0))) ||
         (rc = batch_begin(db)))
         return rc;
-    if ((rc = prep(db, "INSERT OR REPLACE INTO run_attr (run_id, name, "
-                       "value) VALUES (?, ?, ?)", &st)))
-        return rc;
-    sqlite3_bind_int64(st, 1, run_id);
-    bind_text(st, 2, name);
-    bind_text(st, 3, value);
-    rc = step_done(db, st, "insert run_attr");
-    sqlite3_finalize(st);
-    return rc;
+    const char *text[] = {name, value};
+    return write_run_rows(db, "INSERT OR REPLACE INTO run_attr (run_id, name, "
+                              "value) VALUES (?, ?, ?)", run_id, text, 2,
+                          "insert run_attr");
 }
 
 int sim_results_run_end(sim_results *db, int64_t run_id, int status,

@@ -141,13 +141,5 @@ done:
     for (int i = 0; i < 4; i++)
         free(key[i]);
     free(x);
-    if (rc == MTC_OK)
-        rc = exec(db, "COMMIT");
-    if (rc) {
-        char keep[ERRMSG_MAX];
-        memcpy(keep, db->errmsg, sizeof keep);
-        exec(db, "ROLLBACK");
-        memcpy(db->errmsg, keep, sizeof keep);
-    }
-    return rc;
+    return end_transaction(db, rc);
 }

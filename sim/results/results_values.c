@@ -11,60 +11,67 @@
 #include "results_internal.h"
 #include "sim/results_read.h"
 
-int sim_results_scalar(sim_results *db, int64_t run, const char *metric,
-                       const char *cohort, double *v, int *found)
+/* Binds the key of a run's value: ?1 the run, ?2 the metric, ?3 the
+ * cohort. */
+static void bind_value_key(sqlite3_stmt *st, int64_t run, const char *metric,
+                           const char *cohort)
 {
-    if (!db || !metric || !cohort || !v || !found)
-        return MTC_ERR_ARG;
-    *found = 0;
-    sqlite3_stmt *st;
-    int rc = prep(db, "SELECT s.value FROM scalar s JOIN metric m USING "
-                      "(metric_id) WHERE m.run_id = ? AND m.name = ? AND "
-                      "s.cohort = ?", &st);
-    if (rc)
-        return rc;
     sqlite3_bind_int64(st, 1, run);
     sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, cohort, -1, SQLITE_STATIC);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        *v = sqlite3_column_double(st, 0);
-        *found = 1;
-    } else if (s != SQLITE_ROW && s != SQLITE_DONE) {
-        rc = db_fail(db, "scalar");
-    }
-    sqlite3_finalize(st);
-    return rc;
+}
+
+/* One row of a run's value (sql's ?1 the run, ?2 the metric, ?3 the
+ * cohort): *found = fill(st, out) when there is a row, else 0. */
+static int read_value(sim_results *db, const char *sql, int64_t run,
+                      const char *metric, const char *cohort,
+                      int (*fill)(sqlite3_stmt *, void *), void *out,
+                      int *found, const char *what)
+{
+    if (!db || !metric || !cohort || !out || !found)
+        return MTC_ERR_ARG;
+    *found = 0;
+    RD_ROW(db, sql, bind_value_key(st, run, metric, cohort),
+           *found = fill(st, out), what);
+}
+
+/* A scalar's value into *(double *)v; a NULL (a NaN or infinity stored)
+ * is not found. */
+static int scalar_of(sqlite3_stmt *st, void *v)
+{
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+        return 0;
+    *(double *)v = sqlite3_column_double(st, 0);
+    return 1;
+}
+
+int sim_results_scalar(sim_results *db, int64_t run, const char *metric,
+                       const char *cohort, double *v, int *found)
+{
+    return read_value(db, "SELECT s.value FROM scalar s JOIN metric m USING "
+                          "(metric_id) WHERE m.run_id = ? AND m.name = ? AND "
+                          "s.cohort = ?",
+                      run, metric, cohort, scalar_of, v, found, "scalar");
+}
+
+static int hist_of(sqlite3_stmt *st, void *row)
+{
+    sim_hist_row *out = row;
+    double *f[8] = {&out->count, &out->sum, &out->mean, &out->min,
+                    &out->max, &out->p50, &out->p90, &out->p99};
+    for (int c = 0; c < 8; c++)
+        *f[c] = rd_real(st, c);
+    return 1;
 }
 
 int sim_results_histogram(sim_results *db, int64_t run, const char *metric,
                           const char *cohort, sim_hist_row *out, int *found)
 {
-    if (!db || !metric || !cohort || !out || !found)
-        return MTC_ERR_ARG;
-    *found = 0;
-    sqlite3_stmt *st;
-    int rc = prep(db, "SELECT h.count, h.sum, h.mean, h.min, h.max, h.p50, "
-                      "h.p90, h.p99 FROM histogram h JOIN metric m USING "
-                      "(metric_id) WHERE m.run_id = ? AND m.name = ? AND "
-                      "h.cohort = ?", &st);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, cohort, -1, SQLITE_STATIC);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-        double *f[8] = {&out->count, &out->sum, &out->mean, &out->min,
-                        &out->max, &out->p50, &out->p90, &out->p99};
-        for (int c = 0; c < 8; c++)
-            *f[c] = rd_real(st, c);
-        *found = 1;
-    } else if (s != SQLITE_DONE) {
-        rc = db_fail(db, "histogram");
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return read_value(db, "SELECT h.count, h.sum, h.mean, h.min, h.max, "
+                          "h.p50, h.p90, h.p99 FROM histogram h JOIN metric m "
+                          "USING (metric_id) WHERE m.run_id = ? AND m.name = ? "
+                          "AND h.cohort = ?",
+                      run, metric, cohort, hist_of, out, found, "histogram");
 }
 
 void sim_series_free(sim_series *s)
@@ -89,9 +96,7 @@ int sim_results_series(sim_results *db, int64_t run, const char *metric,
                   &st);
     if (rc)
         return rc;
-    sqlite3_bind_int64(st, 1, run);
-    sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, cohort, -1, SQLITE_STATIC);
+    bind_value_key(st, run, metric, cohort);
     size_t cap = 0, capv = 0;
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
