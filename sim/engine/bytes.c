@@ -34,6 +34,14 @@ void sim_bytebuf_put(sim_bytebuf *b, const void *p, size_t n)
 
 void sim_bytebuf_put_u8(sim_bytebuf *b, uint8_t v) { sim_bytebuf_put(b, &v, 1); }
 
+void sim_bytebuf_put_u32(sim_bytebuf *b, uint32_t v)
+{
+    uint8_t le[4];
+    for (int i = 0; i < 4; i++)
+        le[i] = (uint8_t)(v >> (8 * i));
+    sim_bytebuf_put(b, le, sizeof le);
+}
+
 void sim_bytebuf_put_u64(sim_bytebuf *b, uint64_t v)
 {
     uint8_t le[8];
@@ -65,8 +73,7 @@ size_t sim_bytereader_left(const sim_bytereader *r)
     return r->bad || r->off > r->n ? 0 : r->n - r->off;
 }
 
-/* The next n bytes, or NULL (and bad) when fewer are left. */
-static const uint8_t *take(sim_bytereader *r, size_t n)
+const uint8_t *sim_bytereader_take(sim_bytereader *r, size_t n)
 {
     if (sim_bytereader_left(r) < n) {
         r->bad = 1;
@@ -79,13 +86,22 @@ static const uint8_t *take(sim_bytereader *r, size_t n)
 
 uint8_t sim_bytereader_u8(sim_bytereader *r)
 {
-    const uint8_t *p = take(r, 1);
+    const uint8_t *p = sim_bytereader_take(r, 1);
     return p ? p[0] : 0;
+}
+
+uint32_t sim_bytereader_u32(sim_bytereader *r)
+{
+    const uint8_t *p = sim_bytereader_take(r, 4);
+    uint32_t v = 0;
+    for (int i = 0; p && i < 4; i++)
+        v |= (uint32_t)p[i] << (8 * i);
+    return v;
 }
 
 uint64_t sim_bytereader_u64(sim_bytereader *r)
 {
-    const uint8_t *p = take(r, 8);
+    const uint8_t *p = sim_bytereader_take(r, 8);
     uint64_t v = 0;
     for (int i = 0; p && i < 8; i++)
         v |= (uint64_t)p[i] << (8 * i);
@@ -103,7 +119,7 @@ double sim_bytereader_f64(sim_bytereader *r)
 const uint8_t *sim_bytereader_bytes(sim_bytereader *r, size_t *len)
 {
     uint64_t n = sim_bytereader_u64(r);
-    const uint8_t *p = n <= sim_bytereader_left(r) ? take(r, (size_t)n) : NULL;
+    const uint8_t *p = n <= sim_bytereader_left(r) ? sim_bytereader_take(r, (size_t)n) : NULL;
     if (!p) {
         r->bad = 1;
         *len = 0;

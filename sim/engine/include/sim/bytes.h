@@ -1,7 +1,7 @@
 /*
  * sim/bytes.h - a growing byte buffer and a bounded reader, for the
- * encodings one process of the simulator sends another (a finished run:
- * sim/run_record.h). Integers are little-endian whatever the machine.
+ * encodings one process of the simulator sends another (a metrics
+ * registry: sim/metrics.h; a finished run: sim/run_record.h). Integers are little-endian whatever the machine.
  *
  * A sim_bytebuf grows as it is written and remembers a failed allocation:
  * later puts do nothing, and the writer checks `failed` once at the end.
@@ -25,6 +25,7 @@ typedef struct sim_bytebuf {
 
 void sim_bytebuf_put(sim_bytebuf *b, const void *p, size_t n);
 void sim_bytebuf_put_u8(sim_bytebuf *b, uint8_t v);
+void sim_bytebuf_put_u32(sim_bytebuf *b, uint32_t v);
 void sim_bytebuf_put_u64(sim_bytebuf *b, uint64_t v);
 /* The double's bits, as a u64. */
 void sim_bytebuf_put_f64(sim_bytebuf *b, double v);
@@ -41,8 +42,12 @@ typedef struct sim_bytereader {
 } sim_bytereader;
 
 uint8_t sim_bytereader_u8(sim_bytereader *r);
+uint32_t sim_bytereader_u32(sim_bytereader *r);
 uint64_t sim_bytereader_u64(sim_bytereader *r);
 double sim_bytereader_f64(sim_bytereader *r);
+/* The next n bytes, a pointer into p; NULL (and bad) when fewer are
+ * left. */
+const uint8_t *sim_bytereader_take(sim_bytereader *r, size_t n);
 /* A length-prefixed run of bytes: a pointer into p and its length (an
  * empty run, not NULL, when bad). */
 const uint8_t *sim_bytereader_bytes(sim_bytereader *r, size_t *len);
