@@ -406,22 +406,33 @@ static void print_rows(FILE *f, side *A, side *B, size_t pa, size_t pb,
     fprintf(f, "%-36s %12s %9s %12s %9s %12s %-28s %c %9s\n", "statistic",
             "A mean", "+-95%", "B mean", "+-95%", "B - A", "95% CI of B - A",
             ' ', "B/A - 1");
-    int paired = 0, any_paired = 0, rows = 0, zeros = 0;
-    char zl[1024] = "";
+    int paired = 0, any_paired = 0, rows = 0;
+    /* the statistics that are 0 on both sides, named after the table: a
+     * list as long as the statistics (a fixed buffer cut --all's list
+     * short, in the middle of a name) */
+    unsigned char *zero = calloc(stats->n ? stats->n : 1, 1);
+    size_t zeros = 0;
     for (size_t i = 0; i < stats->n; i++) {
         int got = compare_row(f, A, B, pa, pb, stats->name[i], cohort_a, cohort,
                               did ? vs_cohort : NULL, &paired);
         if (got == 1) {
             rows++;
             any_paired |= paired;
-        } else if (got == 2) {
-            size_t l = strlen(zl);
-            snprintf(zl + l, sizeof zl - l, "%s%s", zeros++ ? ", " : "",
-                     stats->name[i]);
+        } else if (got == 2 && zero) {
+            zero[i] = 1;
+            zeros++;
         }
     }
-    if (zeros)
-        fprintf(f, "0 on both sides: %s\n", zl);
+    if (zeros) {
+        fputs("0 on both sides: ", f);
+        for (size_t i = 0, k = 0; i < stats->n; i++)
+            if (zero[i])
+                fprintf(f, "%s%s", k++ ? ", " : "", stats->name[i]);
+        fputc('\n', f);
+    }
+    if (!zero)
+        fputs("0 on both sides: (not listed: out of memory)\n", f);
+    free(zero);
     if (!rows)
         fprintf(f, "(no statistic is present on both sides)\n");
     else

@@ -121,6 +121,21 @@ for f in sorted(os.listdir(sys.argv[1])):
 assert n == 3, n
 PY
 
+# ---- every statistic 0 on both sides is named, in full ----
+# (--all's list outgrew a fixed 1,024-byte line and was cut in the middle
+# of a name): each name on the line is a statistic compare knows
+"$m" compare "$tmp/r.db:1" "$tmp/r.db:2" --all > "$tmp/all.txt" 2>"$tmp/err" ||
+  fail "compare --all: $(cat "$tmp/err")"
+zl=$(sed -n 's/^0 on both sides: //p' "$tmp/all.txt" | head -1)
+[ -n "$zl" ] || fail "compare --all names no statistic 0 on both sides"
+nz=0
+for s in $(echo "$zl" | tr -d ','); do
+  "$m" compare "$tmp/r.db:1" "$tmp/r.db:2" --stat "$s" >/dev/null 2>"$tmp/err" ||
+    fail "'$s' on the zero line is no statistic: $(cat "$tmp/err")"
+  nz=$((nz + 1))
+done
+[ ${#zl} -gt 1100 ] || fail "the zero line (${#zl} bytes, $nz names) is too short to test the cut"
+
 # ---- errors ----
 "$m" compare "$tmp/r.db" >/dev/null 2>&1; [ $? -eq 2 ] || fail "one argument must exit 2"
 "$m" compare "$tmp/r.db" "$tmp/nope.db" >/dev/null 2>"$tmp/err"; [ $? -eq 2 ] || fail "missing file must exit 2"
