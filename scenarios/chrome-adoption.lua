@@ -21,12 +21,15 @@
 --     no public figures). Each browser start connects at once to 3, 6 or 12
 --     hosts (restored tabs, background connections) before its start-up
 --     check [startup-burst], with an empty session cache [session-cache].
---   - Network paths [path-model]: regular installs 30 % desktop, 70 %
---     mobile [crux-rtt]; enterprise installs desktops, frozen clients
---     mobile (assumptions); RTT after Chrome's own estimates [crux-rtt],
---     bandwidth after Speedtest medians [ookla-speed]; every cohort on TCP
---     (the question is freshness; both transports' bytes and round trips
---     are recorded anyway).
+--   - Platforms (scenarios/lib/platform.lua): regular installs 30 %
+--     desktop, 70 % mobile [crux-rtt]; enterprise installs desktops, frozen
+--     clients mobile (assumptions). A platform is a network path
+--     [path-model] (RTT after Chrome's own estimates [crux-rtt], bandwidth
+--     after Speedtest medians [ookla-speed]) and a verification speed: a
+--     phone's core 3 times slower than the development machine, a
+--     desktop's as fast [mobile-cpu]. Every cohort on TCP (the question is
+--     freshness; both transports' bytes and round trips are recorded
+--     anyway).
 --   - CAs: "le" with 57 % of sites [le-share] at 6 million a day
 --     [le-rate], "other" with the rest at a third of that (assumption);
 --     7-day certificates, hourly landmarks, ML-DSA-44, one mirror each
@@ -67,6 +70,7 @@
 -- which moves in whole 128 KiB chunks (up to 8 an hour): step noise, not
 -- a start-up (docs/scenarios.md).
 local report = require "lib.report"
+local platform = require "lib.platform"
 
 sweep("enterprise_share", { 0.05, 0.15, 0.30 })
 local ent = param("enterprise_share", 0.15, "share of clients in the lagging enterprise cohort")
@@ -92,16 +96,11 @@ local full_sites = 3000
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(full_sites * scale)),
               represents = full_sites, ca_shares = { "le:0.57", "other:0.43" } }
 
--- Network paths [path-model]: RTT from Chrome's own estimates [crux-rtt],
--- bandwidth from Speedtest medians [ookla-speed]. Regular installs are 70 %
--- mobile [crux-rtt]; enterprise installs are managed desktops and frozen
--- clients are taken as mobile (assumptions). Every cohort on TCP: the
--- question is landmark freshness, and bytes and round trips are recorded
--- for both transports anyway.
-local desktop = { rtt = lognormal{ median = 74, sigma = 0.38 },
-                  bandwidth = lognormal{ median = 107.5e6, sigma = 1.0 } }
-local mobile = { rtt = lognormal{ median = 113, sigma = 0.43 },
-                 bandwidth = lognormal{ median = 55.1e6, sigma = 1.0 } }
+-- Platforms (lib/platform.lua: network path and verification speed).
+-- Regular installs are 70 % mobile [crux-rtt]; enterprise installs are
+-- managed desktops and frozen clients are taken as mobile (assumptions).
+-- Every cohort on TCP: the question is landmark freshness, and bytes and
+-- round trips are recorded for both transports anyway.
 
 local n = math.max(60, math.floor(30000 * scale))
 local common = {
@@ -114,18 +113,18 @@ local common = {
   update_fail_prob = 0.01,
 }
 local handle = {}
-local function cohort(name, share, path, extra)
+local function cohort(name, share, device, extra)
   local t = { name = name, count = math.max(1, math.floor(n * share)) }
   for k, v in pairs(common) do t[k] = v end
-  for k, v in pairs(path) do t[k] = v end
+  platform.merge(t, device)
   for k, v in pairs(extra) do t[k] = v end
   handle[name] = mtcsim.browsers(t)
   return handle[name]
 end
-cohort("regular-desktop", 0.3 * (1 - ent - frozen), desktop, {})
-cohort("regular-mobile", 0.7 * (1 - ent - frozen), mobile, {})
-cohort("enterprise", ent, desktop, { update_apply_delay = lognormal{ median = days(2), sigma = 0.5 } })
-cohort("frozen", frozen, mobile, { never_updates = true })
+cohort("regular-desktop", 0.3 * (1 - ent - frozen), "desktop", {})
+cohort("regular-mobile", 0.7 * (1 - ent - frozen), "mobile", {})
+cohort("enterprise", ent, "desktop", { update_apply_delay = lognormal{ median = days(2), sigma = 0.5 } })
+cohort("frozen", frozen, "mobile", { never_updates = true })
 
 local names = { "regular-desktop", "regular-mobile", "enterprise", "frozen" }
 local lacking = report.sample_lacking(sim, names, warm + 1800)

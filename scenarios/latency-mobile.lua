@@ -24,7 +24,8 @@
 --   - Client verification: measured costs of this project's verifiers
 --     ([verify-time]) with a 30-minute cache of verified certificates
 --     ([verify-cache]); a phone's core taken as 3 times slower than the
---     development machine, a desktop's as equal ([mobile-cpu]).
+--     development machine, a desktop's as equal ([mobile-cpu]): the
+--     platforms of lib/platform.lua, on this scenario's own paths.
 --   - The deployed system: a steady warm-up, then `days` measured days.
 --
 -- Reading the result: per cohort, the p50 and p90 of handshake_ms (full
@@ -71,6 +72,7 @@
 -- p50 against today's -4.4 % +-0.2 (TCP) and -7.6 % +-0.3 (QUIC), against
 -- ML-DSA-44 unchanged (docs/scenarios.md).
 local report = require "lib.report"
+local platform = require "lib.platform"
 
 local scale = param("scale", 0.05, "population sample (the CA is unchanged)")
 local span = param("days", 1, "measured days after the warm-up")
@@ -117,14 +119,15 @@ local function cohort(name, path)
     update_on_start = "always", ticket_lifetime = days(1), transport = transport,
     cert_compression = comp,
   }
-  for k, v in pairs(path) do c[k] = v end
+  -- the device of lib/platform.lua (its verification speed) on this
+  -- scenario's own, assumed paths
+  platform.merge(c, name, path)
   mtcsim.browsers(c)
 end
 cohort("desktop", { rtt = lognormal{ median = 30, sigma = 0.5 },
                     rtt_jitter = exponential{ mean = 5 }, bandwidth = 50e6, loss_prob = 0.001 })
 cohort("mobile", { rtt = lognormal{ median = 120, sigma = 0.6 },
-                   rtt_jitter = exponential{ mean = 20 }, bandwidth = 2e6, loss_prob = 0.02,
-                   cpu_slowdown = 3 })
+                   rtt_jitter = exponential{ mean = 20 }, bandwidth = 2e6, loss_prob = 0.02 })
 
 sim:on_finish(function(s)
   report.header("latency-mobile", s)

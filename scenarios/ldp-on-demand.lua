@@ -28,8 +28,9 @@
 -- certificates, hourly landmarks, one mirror each), Chrome's update
 -- cadence [chrome-updater], enterprise installs delaying each install by
 -- a lognormal of median 2 days (assumption within [enterprise-lag]), 3 %
--- frozen clients, RTT and bandwidth after [crux-rtt] and [ookla-speed],
--- TCP, 1-day tickets. A fetch fails (an error answer) with probability
+-- frozen clients, the platforms of lib/platform.lua (RTT and bandwidth
+-- after [crux-rtt] and [ookla-speed], a phone verifying 3 times slower
+-- than a desktop [mobile-cpu]), TCP, 1-day tickets. A fetch fails (an error answer) with probability
 -- ldp_fail_prob = 1 % (assumption, as the 1 % of failed update checks),
 -- and is plain HTTP/1.1 over a new TCP connection on the client's path.
 --
@@ -51,6 +52,7 @@
 -- distribution points serve 16.9 and 13.4 requests/s and 10.0 and 7.8
 -- GB/day per million clients of this mix.
 local report = require "lib.report"
+local platform = require "lib.platform"
 
 sweep("arm", { "push", "retry", "fetch" })
 local arm = param("arm", "fetch", "lagging cohorts: push (never signal), retry, fetch")
@@ -76,10 +78,6 @@ local full_sites = 3000
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(full_sites * scale)),
               represents = full_sites, ca_shares = { "le:0.57", "other:0.43" } }
 
-local desktop = { rtt = lognormal{ median = 74, sigma = 0.38 },
-                  bandwidth = lognormal{ median = 107.5e6, sigma = 1.0 } }
-local mobile = { rtt = lognormal{ median = 113, sigma = 0.43 },
-                 bandwidth = lognormal{ median = 55.1e6, sigma = 1.0 } }
 local n = math.max(60, math.floor(30000 * scale))
 local common = {
   sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
@@ -91,20 +89,20 @@ local common = {
   update_fail_prob = 0.01,
 }
 local count = {}
-local function cohort(name, share, path, extra)
+local function cohort(name, share, device, extra)
   local t = { name = name, count = math.max(1, math.floor(n * share)) }
   for k, v in pairs(common) do t[k] = v end
-  for k, v in pairs(path) do t[k] = v end
+  platform.merge(t, device)
   for k, v in pairs(extra) do t[k] = v end
   count[name] = t.count
   return mtcsim.browsers(t)
 end
 local lag = arm == "push" and "off" or arm
-cohort("regular-desktop", 0.3 * (1 - ent - frozen), desktop, {})
-cohort("regular-mobile", 0.7 * (1 - ent - frozen), mobile, {})
-cohort("enterprise", ent, desktop, { ldp = lag,
+cohort("regular-desktop", 0.3 * (1 - ent - frozen), "desktop", {})
+cohort("regular-mobile", 0.7 * (1 - ent - frozen), "mobile", {})
+cohort("enterprise", ent, "desktop", { ldp = lag,
        update_apply_delay = lognormal{ median = days(2), sigma = 0.5 } })
-cohort("frozen", frozen, mobile, { never_updates = true, ldp = lag })
+cohort("frozen", frozen, "mobile", { never_updates = true, ldp = lag })
 
 local names = { "regular-desktop", "regular-mobile", "enterprise", "frozen" }
 local lagging = { "enterprise", "frozen" }

@@ -87,6 +87,7 @@
 -- +17 +-23 B). Tests use --set issuance=... (a small CA: a different
 -- world, not a sample of this one).
 local report = require "lib.report"
+local platform = require "lib.platform"
 
 local scale = param("scale", 1.0, "population sample (1 = the sizes above); the CA is unchanged")
 local span = param("days", 2, "measured days after the warm-up")
@@ -122,20 +123,14 @@ mtcsim.sites{ name = "sites", count = math.max(20, math.floor(full_sites * scale
 -- bandwidth from Speedtest medians [ookla-speed]; 70 % mobile clients,
 -- 30 % of clients on QUIC [h3-share].
 -- A phone's core verifies 3 times slower than the development machine, a
--- desktop's as fast [mobile-cpu] (the platform model of latency-mobile).
-local paths = {
-  desktop = { rtt = lognormal{ median = 74, sigma = 0.38 },
-              bandwidth = lognormal{ median = 107.5e6, sigma = 1.0 }, cpu_slowdown = 1 },
-  mobile = { rtt = lognormal{ median = 113, sigma = 0.43 },
-             bandwidth = lognormal{ median = 55.1e6, sigma = 1.0 }, cpu_slowdown = 3 },
-}
+-- desktop's as fast [mobile-cpu]: the platforms of lib/platform.lua.
 local n = math.max(40, math.floor(full_browsers * scale))
 local cohorts = {}
 for _, dev in ipairs { { "desktop", 0.3 }, { "mobile", 0.7 } } do
   for _, tr in ipairs { { "tcp", 0.7 }, { "quic", 0.3 } } do
     local name = dev[1] .. "-" .. tr[1]
     cohorts[#cohorts + 1] = name
-    mtcsim.browsers{
+    mtcsim.browsers(platform.merge({
       name = name, count = math.max(1, math.floor(n * dev[2] * tr[2] + 0.5)),
       sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
       visits_per_hour = 20, hosts_per_visit = empirical{ values = { 1, 3, 6, 10 }, weights = { 3, 3, 3, 1 } },
@@ -143,9 +138,8 @@ for _, dev in ipairs { { "desktop", 0.3 }, { "mobile", 0.7 } } do
       zipf_exponent = 1.2, update_first_delay = 60, update_interval = hours(5),
       update_on_start = "always",  -- Chrome checks at every browser start
       ticket_lifetime = days(1),
-      transport = tr[1], rtt = paths[dev[1]].rtt, bandwidth = paths[dev[1]].bandwidth,
-      cpu_slowdown = paths[dev[1]].cpu_slowdown,
-    }
+      transport = tr[1],
+    }, dev[1]))
   end
 end
 

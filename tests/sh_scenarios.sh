@@ -27,6 +27,10 @@ for s in scenarios/*.lua; do
     grep -q "^- \*\*\[$lab\]\*\*" docs/sources.md || fail "$name: cites [$lab], which docs/sources.md lacks"
   done
   ! grep -q "facts.md\|shared/ref" "$s" || fail "$name: cites a file outside the repository"
+  # one definition of the client platforms: a scenario takes a device's
+  # verification speed from lib/platform.lua, never sets its own
+  ! grep -n "cpu_slowdown *=" "$s" | grep -v "^[0-9]*: *--" | grep -q . ||
+    fail "$name: sets cpu_slowdown itself (use scenarios/lib/platform.lua)"
   head -60 "$s" | grep -q "^-- Reading the result:" || fail "$name: no 'Reading the result:'"
   "$m" run "$s" --params > "$d/$name.params" || fail "$name: --params"
   grep -q '^points [0-9]*,' "$d/$name.params" || fail "$name: --params"
@@ -69,6 +73,22 @@ for s in scenarios/*.lua; do
   for w in $want; do
     [ "$(sqlite3 "$d/$name.db" "select count(*) from metric where name = '$w'")" = "$points" ] ||
       fail "$name: prints $w but does not record it"
+  done
+  # the client platforms (scenarios/lib/platform.lua): a cohort with a
+  # network path (verification is priced only there) that is named mobile
+  # or desktop, or is on the path of such a cohort of its run
+  # (chrome-adoption's frozen clients take the phones' path), verifies at
+  # that platform's speed; the phones' slower verification cannot be left
+  # out of a cohort that has their path
+  for dev in mobile desktop; do
+    want_slow=$(sed -n "/name == \"$dev\"/,/cpu_slowdown/s/.*cpu_slowdown = \([0-9.]*\).*/\1/p" scenarios/lib/platform.lua)
+    [ -n "$want_slow" ] || fail "scenarios/lib/platform.lua: no cpu_slowdown for $dev"
+    bad=$(sqlite3 "$d/$name.db" "select s.entity_name || '=' || s.value from param s
+        join param r on r.run_id = s.run_id and r.entity_kind = 'browsers' and r.entity_name = s.entity_name and r.name = 'rtt'
+        where s.entity_kind = 'browsers' and s.name = 'cpu_slowdown' and r.value <> 'none' and abs(cast(s.value as real) - $want_slow) > 1e-12
+          and (s.entity_name like '%$dev%' or r.value in (select r2.value from param r2 where r2.run_id = s.run_id
+               and r2.entity_kind = 'browsers' and r2.name = 'rtt' and r2.entity_name like '%$dev%'))")
+    [ -z "$bad" ] || fail "$name: $dev cohorts without the $dev platform's cpu_slowdown $want_slow: $(echo $bad)"
   done
   # the shared update lines: the recorded figure is the one printed and
   # the one SQL gives (update_fetch over the cohort's client-days: its
