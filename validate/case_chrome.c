@@ -152,7 +152,10 @@ static void add_world(wfx *f, const char *alg, int control, int arm)
 }
 
 /* The latency run's landmark arm: per transport 300 desktop and 700
- * mobile clients with the paths of docs/sources.md [path-model], the
+ * mobile clients on the platforms of the scenario library
+ * (scenarios/lib/platform.lua): the paths of docs/sources.md
+ * [path-model] and the verification speed of [mobile-cpu] (a phone 3
+ * times slower than the development machine, a desktop as fast); the
  * component updater's behaviour as the plain arm's. Cohorts in the order
  * desktop-tcp, mobile-tcp, desktop-quic, mobile-quic. */
 static void add_latency_arm(wfx *f)
@@ -161,8 +164,9 @@ static void add_latency_arm(wfx *f)
     static const struct {
         const char *name;
         int count;
-        double rtt, rtt_sigma, bw;
-    } dev[] = {{"desktop", 300, 74.0, 0.38, 107.5e6}, {"mobile", 700, 113.0, 0.43, 55.1e6}};
+        double rtt, rtt_sigma, bw, cpu_slowdown;
+    } dev[] = {{"desktop", 300, 74.0, 0.38, 107.5e6, 1.0},
+               {"mobile", 700, 113.0, 0.43, 55.1e6, 3.0}};
     for (int t = 0; t < 2; t++)
         for (int d = 0; d < 2; d++) {
             char name[32];
@@ -173,6 +177,7 @@ static void add_latency_arm(wfx *f)
             wfx_str("browsers", b, "transport", tr[t]);
             wfx_lognormal("browsers", b, "rtt", dev[d].rtt, dev[d].rtt_sigma);
             wfx_lognormal("browsers", b, "bandwidth", dev[d].bw, 1.0);
+            wfx_num("browsers", b, "cpu_slowdown", dev[d].cpu_slowdown);
             wfx_add(f, "browsers", b);
         }
 }
