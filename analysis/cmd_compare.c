@@ -299,25 +299,11 @@ static int compare_row(FILE *f, side *A, side *B, size_t pa, size_t pb,
     if (zero) {
         printed = 2;
     } else if (na && nb) {
-        /* paired when the two sides ran the same (replication, seed) set */
-        double *pbv = malloc(na * sizeof *pbv);
-        int paired = pbv && na == nb && na >= 2;
-        for (size_t i = 0; paired && i < na; i++) {
-            size_t j = 0;
-            while (j < nb && (rb[j] != ra[i] || sb[j] != sa[i]))
-                j++;
-            if (j == nb)
-                paired = 0;
-            else
-                pbv[i] = vb[j];
-        }
+        /* paired when the two sides ran the same (replication, seed) set;
+         * one pair has no interval, so it is not called paired */
         diffci d;
-        if (paired)
-            diffci_paired(va, pbv, na, CI_LEVEL, &d);
-        else
-            diffci_welch(va, na, vb, nb, CI_LEVEL, &d);
-        free(pbv);
-        *paired_out = paired;
+        int paired = diffci_matched(va, ra, sa, na, vb, rb, sb, nb, CI_LEVEL, &d);
+        *paired_out = paired && na >= 2;
         double ma = ca.mean;
         char s1[32], s2[48], s3[32], s4[48], s5[32], s6[32], s7[32], ci[72];
         fmt_num(s1, sizeof s1, ma, 0);

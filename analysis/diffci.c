@@ -75,6 +75,29 @@ void diffci_welch(const double *a, size_t na, const double *b, size_t nb,
     out->hi = out->diff + h;
 }
 
+int diffci_matched(const double *a, const int64_t *ra, const int64_t *sa,
+                   size_t na, const double *b, const int64_t *rb,
+                   const int64_t *sb, size_t nb, double level, diffci *out)
+{
+    double *pb = malloc((na ? na : 1) * sizeof *pb);   /* b in a's order */
+    int paired = pb && na == nb;
+    for (size_t i = 0; paired && i < na; i++) {
+        size_t j = 0;
+        while (j < nb && (rb[j] != ra[i] || sb[j] != sa[i]))
+            j++;
+        if (j == nb)
+            paired = 0;
+        else
+            pb[i] = b[j];
+    }
+    if (paired)
+        diffci_paired(a, pb, na, level, out);
+    else
+        diffci_welch(a, na, b, nb, level, out);
+    free(pb);
+    return paired;
+}
+
 int diffci_significant(const diffci *d)
 {
     return d->method != DIFF_NONE && (d->lo > 0 || d->hi < 0);

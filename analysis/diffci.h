@@ -9,6 +9,7 @@
 #define MTCSIM_DIFFCI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum diffci_method { DIFF_NONE = 0, DIFF_PAIRED, DIFF_WELCH };
 
@@ -27,6 +28,14 @@ void diffci_paired(const double *a, const double *b, size_t n, double level,
 /* Welch: independent samples a[0..na) and b[0..nb). */
 void diffci_welch(const double *a, size_t na, const double *b, size_t nb,
                   double level, diffci *out);
+
+/* b - a over two sets of runs, each value with its run's (replication,
+ * seed): paired when both sets ran the same (replication, seed) pairs
+ * (every run of a has its partner in b and na == nb), Welch otherwise.
+ * Returns 1 when paired. */
+int diffci_matched(const double *a, const int64_t *ra, const int64_t *sa,
+                   size_t na, const double *b, const int64_t *rb,
+                   const int64_t *sb, size_t nb, double level, diffci *out);
 
 /* 1 when the interval excludes 0 (an effect at that level). */
 int diffci_significant(const diffci *d);

@@ -136,24 +136,8 @@ static int diff_to_ref(report *r, size_t p, const char *stat, diffci *d)
     size_t na = values(r, r->ref, stat, &a, &ra, &sa);
     size_t nb = values(r, p, stat, &b, &rb, &sb);
     int ok = na && nb;
-    if (ok) {
-        double *pb = malloc(na * sizeof *pb);
-        int paired = pb && na == nb;
-        for (size_t i = 0; paired && i < na; i++) {
-            size_t j = 0;
-            while (j < nb && (rb[j] != ra[i] || sb[j] != sa[i]))
-                j++;
-            if (j == nb)
-                paired = 0;
-            else
-                pb[i] = b[j];
-        }
-        if (paired)
-            diffci_paired(a, pb, na, CI_LEVEL, d);
-        else
-            diffci_welch(a, na, b, nb, CI_LEVEL, d);
-        free(pb);
-    }
+    if (ok)
+        diffci_matched(a, ra, sa, na, b, rb, sb, nb, CI_LEVEL, d);
     free(a);
     free(b);
     free(ra);
@@ -188,12 +172,7 @@ static void fig_diff(report *r, const char *name, const char *stat,
     }
     /* the sweep axis in its natural unit; text values as bars */
     int bars = !r->x_numeric;
-    const char *xu = bars ? "" : report__swept_unit(r), *xun = "";
-    double xs = 1.0, xmax = 0;
-    for (size_t p = 0; p < r->npoints; p++)
-        xmax = fabs(r->xval[p]) > xmax ? fabs(r->xval[p]) : xmax;
-    if (xu[0])
-        xs = plot__unit_scale(xu, xmax, &xun);
+    double xs = report__sweep_axis(r, f->xlabel, sizeof f->xlabel);
     plot_line *l = plot__line(f, "difference");
     size_t paired = 0, rows = 0;
     for (size_t p = 0; l && p < r->npoints; p++) {
@@ -209,10 +188,6 @@ static void fig_diff(report *r, const char *name, const char *stat,
         for (size_t p = 0; p < f->nxtics; p++)
             snprintf(f->xtics[p], sizeof f->xtics[p], "%s", r->label[p]);
         snprintf(f->xlabel, sizeof f->xlabel, "sweep point");
-    } else if (xu[0]) {
-        snprintf(f->xlabel, sizeof f->xlabel, "%s (%s)", r->xname, xun);
-    } else {
-        snprintf(f->xlabel, sizeof f->xlabel, "%s", r->xname);
     }
     f->style = bars ? PLOT_BARS : PLOT_ERRORBARS;
     if (!l) {

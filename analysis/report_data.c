@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mtc/error.h"
+#include "plot_internal.h"
 #include "rdb.h"
 #include "report_internal.h"
 #include "sim/metrics.h"
@@ -184,4 +185,19 @@ done:
     free(nps);
     free(pts);
     return unit;
+}
+
+double report__sweep_axis(report *r, char *xlabel, size_t n)
+{
+    const char *xu = r->x_numeric ? report__swept_unit(r) : "", *xun = "";
+    double xs = 1.0, xmax = 0;
+    for (size_t p = 0; p < r->npoints; p++)
+        xmax = fabs(r->xval[p]) > xmax ? fabs(r->xval[p]) : xmax;
+    if (xu[0]) {
+        xs = plot__unit_scale(xu, xmax, &xun);
+        snprintf(xlabel, n, "%s (%s)", r->xname, xun);
+    } else {
+        snprintf(xlabel, n, "%s", r->xname);
+    }
+    return xs;
 }

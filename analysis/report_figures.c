@@ -57,6 +57,50 @@ static void vars_markers(report *r, const figure *g, double scale, int64_t from_
     free(f);
 }
 
+/* Whether every metric of need[0..n) is in the experiment's completed
+ * runs; if not, g's note says which is missing. */
+static int have_metrics(report *r, figure *g, const char *const *need, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!report__have_metric(r, need[i])) {
+            report__fig_note(g, "Not drawn: metric %s is missing from this "
+                                "experiment's completed runs.", need[i]);
+            return 0;
+        }
+    return 1;
+}
+
+/* DIR/data/NAME.dat of figure g, opened for writing; NULL on failure. */
+static FILE *open_data(report *r, const figure *g)
+{
+    char fn[96];
+    snprintf(fn, sizeof fn, "%s.dat", g->name);
+    return report__open_in(r, "data", fn, "w");
+}
+
+/* The note of a figure drawn for the first MAX_LINES sweep points only. */
+static void note_points_cut(report *r, figure *g)
+{
+    if (r->npoints > MAX_LINES)
+        report__fig_note(g, "Only the first %d of %zu sweep points are drawn. ",
+                         MAX_LINES, r->npoints);
+}
+
+/* Settings and images of a figure of nblocks lines over the measured
+ * window (x in `unit`, `scale` per microsecond from w0), with the
+ * scenario's sim:at markers and, with ymin0, a y axis from 0. */
+static void draw_over_window(report *r, figure *g, size_t nblocks,
+                             const char *unit, double scale, int64_t w0,
+                             const char *ylabel, int ymin0, const char *script)
+{
+    char xl[96];
+    snprintf(xl, sizeof xl, REPORT_WINDOW_XLABEL, unit);
+    if (report__write_vars(r, g, nblocks, xl, ylabel, 0) == 0) {
+        vars_markers(r, g, scale, w0, ymin0);
+        report__run_gnuplot(r, g, script);
+    }
+}
+
 /* ---- figures ---- */
 
 static void fig_fraction(report *r)
@@ -74,13 +118,9 @@ static void fig_fraction(report *r)
              "Dashed: the scenario's sim:at actions.",
              100 * CI_LEVEL);
     const char *need[] = {"handshake_full", "handshake_signatureless"};
-    for (int i = 0; i < 2; i++)
-        if (!report__have_metric(r, need[i])) {
-            report__fig_note(g, "Not drawn: metric %s is missing from this "
-                                "experiment's completed runs.", need[i]);
-            return;
-        }
-    FILE *f = report__open_in(r, "data", "fraction.dat", "w");
+    if (!have_metrics(r, g, need, 2))
+        return;
+    FILE *f = open_data(r, g);
     if (!f)
         return;
     size_t nblocks = 0, rows = 0;
@@ -138,9 +178,7 @@ static void fig_fraction(report *r)
         free(ids);
     }
     fclose(f);
-    if (r->npoints > MAX_LINES)
-        report__fig_note(g, "Only the first %d of %zu sweep points are drawn. ",
-                         MAX_LINES, r->npoints);
+    note_points_cut(r, g);
     if (nblocks == 0) {
         report__fig_note(g, "Not drawn: the metrics have no series (created without "
                             "SIM_METRIC_SERIES, or no grid).");
@@ -151,12 +189,8 @@ static void fig_fraction(report *r)
                             "(a world without browsers?).");
         return;
     }
-    char xl[96];
-    snprintf(xl, sizeof xl, REPORT_WINDOW_XLABEL, unit);
-    if (report__write_vars(r, g, nblocks, xl, "signatureless fraction", 0) == 0) {
-        vars_markers(r, g, scale, w0, 0);
-        report__run_gnuplot(r, g, "fraction.gp");
-    }
+    draw_over_window(r, g, nblocks, unit, scale, w0, "signatureless fraction", 0,
+                     "fraction.gp");
 }
 
 /* Writes the CDF of metric `name` pooled over the completed runs of the
@@ -215,14 +249,9 @@ static void fig_cdf(report *r, const char *name, const char *title,
     figure *g = report__fig_new(r, name, title);
     snprintf(g->caption, sizeof g->caption, "%s", caption);
     for (size_t i = 0; i < nlines; i++)
-        if (lines[i].required && !report__have_metric(r, lines[i].metric)) {
-            report__fig_note(g, "Not drawn: metric %s is missing from this "
-                                "experiment's completed runs.", lines[i].metric);
+        if (lines[i].required && !have_metrics(r, g, &lines[i].metric, 1))
             return;
-        }
-    char fn[96];
-    snprintf(fn, sizeof fn, "%s.dat", name);
-    FILE *f = report__open_in(r, "data", fn, "w");
+    FILE *f = open_data(r, g);
     if (!f)
         return;
     size_t nblocks = 0;
@@ -258,9 +287,7 @@ static void fig_cdf(report *r, const char *name, const char *title,
         report__fig_note(g, "Not drawn: the histograms are empty.");
         return;
     }
-    if (r->npoints > MAX_LINES)
-        report__fig_note(g, "Only the first %d of %zu sweep points are drawn. ",
-                         MAX_LINES, r->npoints);
+    note_points_cut(r, g);
     /* a log axis where the values span more than a decade and a half
      * (delays from seconds to hours); over a narrower span a log axis
      * would hold one labelled tic or none */
@@ -299,15 +326,9 @@ static void fig_sweep(report *r, const char *name, const char *title,
              "replications of each sweep point, with %.0f %% confidence "
              "intervals (Student-t; a fraction's Wilson interval).", what, r->xname[0] ? r->xname : "(none)",
              100 * CI_LEVEL);
-    for (size_t i = 0; i < nneed; i++)
-        if (!report__have_metric(r, need[i])) {
-            report__fig_note(g, "Not drawn: metric %s is missing from this "
-                                "experiment's completed runs.", need[i]);
-            return;
-        }
-    char fn[96];
-    snprintf(fn, sizeof fn, "%s.dat", name);
-    FILE *f = report__open_in(r, "data", fn, "w");
+    if (!have_metrics(r, g, need, nneed))
+        return;
+    FILE *f = open_data(r, g);
     if (!f)
         return;
     char lab[160];
@@ -315,13 +336,8 @@ static void fig_sweep(report *r, const char *name, const char *title,
     fprintf(f, "\"%s\" \"mean\" \"lo\" \"hi\"%s\n", lab,
             r->x_numeric ? "" : " \"point\"");
     size_t rows = 0;
-    /* a duration axis in its natural unit (hours, days), not seconds */
-    const char *xu = r->x_numeric ? report__swept_unit(r) : "", *xun = "";
-    double xs = 1.0, xmax = 0;
-    for (size_t p = 0; p < r->npoints; p++)
-        xmax = fabs(r->xval[p]) > xmax ? fabs(r->xval[p]) : xmax;
-    if (xu[0])
-        xs = plot__unit_scale(xu, xmax, &xun);
+    char xl[200];
+    double xs = report__sweep_axis(r, xl, sizeof xl);
     for (size_t p = 0; p < r->npoints; p++) {
         stats_interval ci;
         report__point_ci(r, stat, "all", r->points[p], &ci);
@@ -351,13 +367,6 @@ static void fig_sweep(report *r, const char *name, const char *title,
         }
         logx = mn > 0 && mx / mn >= 20;
     }
-    char xl[200];
-    if (r->x_numeric && xu[0])
-        snprintf(xl, sizeof xl, "%s (%s)", r->xname, xun);
-    else if (r->x_numeric)
-        snprintf(xl, sizeof xl, "%s", r->xname);
-    else
-        snprintf(xl, sizeof xl, "%s", r->xname);
     if (report__write_vars(r, g, 1, xl, ylabel, logx) == 0)
         report__run_gnuplot(r, g, r->x_numeric ? "sweep.gp" : "bars.gp");
 }
@@ -425,12 +434,10 @@ static void fig_signers(report *r)
              "completed replications%s, from the start of each point's "
              "measured window. Dashed: the scenario's sim:at actions.",
              r->npoints > 1 ? ", one line per signer and sweep point" : "");
-    if (!report__have_metric(r, "signatures")) {
-        report__fig_note(g, "Not drawn: metric signatures is missing from this "
-                            "experiment's completed runs.");
+    const char *need[] = {"signatures"};
+    if (!have_metrics(r, g, need, 1))
         return;
-    }
-    FILE *f = report__open_in(r, "data", "signer_load.dat", "w");
+    FILE *f = open_data(r, g);
     if (!f)
         return;
     const char *unit = "hours";
@@ -447,12 +454,8 @@ static void fig_signers(report *r)
         report__fig_note(g, "Not drawn: the signatures metric has no per-signer series.");
         return;
     }
-    char xl[96];
-    snprintf(xl, sizeof xl, REPORT_WINDOW_XLABEL, unit);
-    if (report__write_vars(r, g, nblocks, xl, "signatures per hour", 0) == 0) {
-        vars_markers(r, g, scale, w0, 1);
-        report__run_gnuplot(r, g, "lines.gp");
-    }
+    draw_over_window(r, g, nblocks, unit, scale, w0, "signatures per hour", 1,
+                     "lines.gp");
 }
 
 /* ---- the figures of a report, in order ---- */

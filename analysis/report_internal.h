@@ -78,6 +78,11 @@ void report__point_ci(report *r, const char *stat, const char *cohort,
  * parameter of duration type takes exactly its values at every point),
  * else "": the unit of the sweep axis. */
 const char *report__swept_unit(report *r);
+/* The sweep axis of a sweep's figures in its natural unit (hours, days
+ * rather than seconds): returns the scale from the swept values to it and
+ * writes its label, "NAME (UNIT)" or "NAME", into xlabel[0..n). Text
+ * values (categories): scale 1, label NAME. */
+double report__sweep_axis(report *r, char *xlabel, size_t n);
 /* A run's end of warm-up (us; 0 when not stored): where its measured
  * window starts, the origin of its series in the figures. */
 int64_t report__run_warmup(report *r, int64_t run);
