@@ -190,11 +190,11 @@ void pki__bulk_encode(const pki_update *u, size_t ci, uint32_t va,
                 if (rc == MTC_OK && p && e)
                     rc = mtc_bulk_encode(p, enc, len, &len);
                 if (rc != MTC_OK || (p && !e)) {
-                    body.oom = 1; /* no length: the update is not counted */
+                    body.failed = 1; /* no length: the update is not counted */
                 } else if (p) {
                     pki__bw_uint(&body, base + i, 4);
                     pki__bw_uint(&body, len, 2);
-                    pki__bw_put(&body, enc, len);
+                    sim_bytebuf_put(&body, enc, len);
                 }
                 if (owned)
                     mtc_bulk_free(p);
@@ -203,9 +203,9 @@ void pki__bulk_encode(const pki_update *u, size_t ci, uint32_t va,
         base += v->nrefs;
     }
     free(enc);
-    if (body.oom)
-        w->oom = 1;
-    pki__bw_uint(w, body.len, 4);
-    pki__bw_put(w, body.p, body.len);
-    free(body.p);
+    if (body.failed)
+        w->failed = 1;
+    pki__bw_uint(w, body.n, 4);
+    sim_bytebuf_put(w, body.b, body.n);
+    free(body.b);
 }

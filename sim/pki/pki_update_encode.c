@@ -31,52 +31,31 @@
 #include "pki_internal.h"
 #include "pki_update_internal.h"
 
-/* ---- a growable byte writer ---- */
-
-void pki__bw_put(pki_bw *w, const void *d, size_t n)
-{
-    if (w->oom)
-        return;
-    if (w->len + n > w->cap) {
-        size_t nc = w->cap ? w->cap : 1024;
-        while (nc < w->len + n)
-            nc *= 2;
-        uint8_t *q = realloc(w->p, nc);
-        if (!q) {
-            w->oom = 1;
-            return;
-        }
-        w->p = q;
-        w->cap = nc;
-    }
-    if (n)  /* d may be NULL for an empty field: memcpy must not see it */
-        memcpy(w->p + w->len, d, n);
-    w->len += n;
-}
+/* ---- big-endian fields ---- */
 
 void pki__bw_uint(pki_bw *w, uint64_t v, int bytes)
 {
     uint8_t b[8];
     for (int i = 0; i < bytes; i++)
         b[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
-    pki__bw_put(w, b, (size_t)bytes);
+    sim_bytebuf_put(w, b, (size_t)bytes);
 }
 
 /* Reserves a length prefix of `bytes`; returns its offset. */
 static size_t bw_open(pki_bw *w, int bytes)
 {
-    size_t at = w->len;
+    size_t at = w->n;
     pki__bw_uint(w, 0, bytes);
     return at;
 }
 
 static void bw_close(pki_bw *w, size_t at, int bytes)
 {
-    if (w->oom)
+    if (w->failed)
         return;
-    uint64_t n = w->len - at - (size_t)bytes;
+    uint64_t n = w->n - at - (size_t)bytes;
     for (int i = 0; i < bytes; i++)
-        w->p[at + i] = (uint8_t)(n >> (8 * (bytes - 1 - i)));
+        w->b[at + i] = (uint8_t)(n >> (8 * (bytes - 1 - i)));
 }
 
 static pki_ca *CA(const pki_update *u, size_t i) { return &u->ps->ca[i]; }
@@ -102,8 +81,8 @@ int pki__has_sub(const pki_version *v, const pki_tsub *t)
 /* Adds what w grew by since *mark to *part, and moves the mark. */
 static void part(const pki_bw *w, size_t *mark, uint32_t *to)
 {
-    *to += (uint32_t)(w->len - *mark);
-    *mark = w->len;
+    *to += (uint32_t)(w->n - *mark);
+    *mark = w->n;
 }
 
 /* The parts are measured as the encoding is written: each segment's bytes
@@ -112,10 +91,10 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
                       const pki_version *b, uint32_t va, uint32_t vb, pki_bw *w,
                       sim_update_parts *pp)
 {
-    size_t mk = w->len;
+    size_t mk = w->n;
     pki_ca *ca = CA(u, ci);
     pki__bw_uint(w, ca->info.ca_id.len, 1);
-    pki__bw_put(w, ca->info.ca_id.b, ca->info.ca_id.len);
+    sim_bytebuf_put(w, ca->info.ca_id.b, ca->info.ca_id.len);
     pki__bw_uint(w, b->min_serial, 8);
     size_t logs = bw_open(w, 2);
     for (size_t k = 0; k < b->view.nlogs; k++) {
@@ -134,7 +113,7 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
             pki__bw_uint(w, t->landmark, 8);
             pki__bw_uint(w, t->start, 6);
             pki__bw_uint(w, t->end, 6);
-            pki__bw_put(w, t->hash.b, MTC_HASH_LEN);
+            sim_bytebuf_put(w, t->hash.b, MTC_HASH_LEN);
         }
         bw_close(w, subs, 4);
         part(w, &mk, &pp->subtree_hashes);
@@ -162,10 +141,10 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
             pki__bw_uint(w, r->log, 2);
             pki__bw_uint(w, r->size, 8);
             pki__bw_uint(w, r->ts, 8);
-            pki__bw_put(w, r->root.b, MTC_HASH_LEN);
+            sim_bytebuf_put(w, r->root.b, MTC_HASH_LEN);
             pki__bw_uint(w, r->sigs_len, 4);
             part(w, &mk, &pp->ref_checkpoints);
-            pki__bw_put(w, r->sigs, r->sigs_len);
+            sim_bytebuf_put(w, r->sigs, r->sigs_len);
             part(w, &mk, &pp->cosignatures);
         }
     }
@@ -174,7 +153,7 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
         /* its vector's length prefix (4 bytes) is framing */
         pki__bulk_encode(u, ci, va, vb, w);
         pp->framing += 4;
-        pp->proofs += (uint32_t)(w->len - mk - 4);
+        pp->proofs += (uint32_t)(w->n - mk - 4);
         return;
     }
     size_t proofs = bw_open(w, 4);
@@ -192,7 +171,7 @@ static void encode_ca(pki_update *u, size_t ci, const pki_version *a,
             pki__bw_uint(w, p->end, 6);
             pki__bw_uint(w, base + p->ref, 4);
             pki__bw_uint(w, p->nhash * MTC_HASH_LEN, 2);
-            pki__bw_put(w, p->hash, p->nhash * MTC_HASH_LEN);
+            sim_bytebuf_put(w, p->hash, p->nhash * MTC_HASH_LEN);
         }
         base += v->nrefs;
     }
@@ -229,8 +208,8 @@ static size_t encode_update(pki_update *u, uint32_t from, uint32_t to,
         gbytes += 4 + 2 * gn;
         pp->group_versions = (uint32_t)gbytes;
     }
-    size_t len = w.oom ? 0 : w.len + gbytes;
-    free(w.p);
+    size_t len = w.failed ? 0 : w.n + gbytes;
+    free(w.b);
     /* the header (from, to, the CAs' vector prefix) and what preceded each
      * CA's first log record (ID, minSerial, logs' prefix) are framing */
     uint32_t sum = pp->framing + pp->subtree_hashes + pp->revocations + pp->ref_checkpoints +

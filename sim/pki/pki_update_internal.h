@@ -10,17 +10,14 @@
 #include <stdint.h>
 
 #include "pki_internal.h"
+#include "sim/bytes.h"
 
-/* ---- pki_update_encode.c: a growable byte writer ---- */
+/* ---- pki_update_encode.c: the update's bytes ---- */
 
-typedef struct pki_bw {
-    uint8_t *p;
-    size_t len, cap;
-    int oom;                    /* out of memory: later puts do nothing */
-} pki_bw;
+/* The growing buffer of sim/bytes.h: sim_bytebuf_put appends (nothing
+ * once `failed` is set, out of memory). */
+typedef sim_bytebuf pki_bw;
 
-/* Appends n bytes of d to w (nothing once w->oom is set). */
-void pki__bw_put(pki_bw *w, const void *d, size_t n);
 /* Appends v as a big-endian unsigned integer of `bytes` bytes. */
 void pki__bw_uint(pki_bw *w, uint64_t v, int bytes);
 

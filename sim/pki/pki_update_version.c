@@ -229,20 +229,20 @@ static int add_ref(pki_version *v, pki_log *l, size_t *index)
     for (size_t i = 0; i < l->nref_sigs; i++) {
         pki_sig *s = &l->ref_sigs[i];
         if (pki_sig_ready(s) != MTC_OK) {
-            free(w.p);
+            free(w.b);
             return MTC_ERR_NOMEM;
         }
         pki__bw_uint(&w, s->by->cos.id.len, 1);
-        pki__bw_put(&w, s->by->cos.id.b, s->by->cos.id.len);
+        sim_bytebuf_put(&w, s->by->cos.id.b, s->by->cos.id.len);
         pki__bw_uint(&w, s->len, 2);
-        pki__bw_put(&w, s->bytes, s->len);
+        sim_bytebuf_put(&w, s->bytes, s->len);
     }
-    if (w.oom) {
-        free(w.p);
+    if (w.failed) {
+        free(w.b);
         return MTC_ERR_NOMEM;
     }
-    r->sigs = w.p;
-    r->sigs_len = w.len;
+    r->sigs = w.b;
+    r->sigs_len = w.n;
     r->nsig = l->nref_sigs;
     *index = v->nrefs++;
     return MTC_OK;

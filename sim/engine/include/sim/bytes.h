@@ -1,7 +1,10 @@
 /*
  * sim/bytes.h - a growing byte buffer and a bounded reader, for the
  * encodings one process of the simulator sends another (a metrics
- * registry: sim/metrics.h; a finished run: sim/run_record.h). Integers are little-endian whatever the machine.
+ * registry: sim/metrics.h; a finished run: sim/run_record.h), and the
+ * buffer of the PKI's update encodings (sim/pki, which writes its own
+ * big-endian fields into it). This module's integers are little-endian
+ * whatever the machine.
  *
  * A sim_bytebuf grows as it is written and remembers a failed allocation:
  * later puts do nothing, and the writer checks `failed` once at the end.
