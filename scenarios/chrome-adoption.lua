@@ -70,7 +70,7 @@
 -- which moves in whole 128 KiB chunks (up to 8 an hour): step noise, not
 -- a start-up (docs/scenarios.md).
 local report = require "lib.report"
-local platform = require "lib.platform"
+local cohorts = require "lib.cohorts"
 
 sweep("enterprise_share", { 0.05, 0.15, 0.30 })
 local ent = param("enterprise_share", 0.15, "share of clients in the lagging enterprise cohort")
@@ -103,24 +103,10 @@ mtcsim.sites{ name = "sites", count = math.max(20, math.floor(full_sites * scale
 -- round trips are recorded for both transports anyway.
 
 local n = math.max(60, math.floor(30000 * scale))
-local common = {
-  sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
-  away_prob = 0.02, away_duration = pareto{ shape = 1.5, scale = days(1) },
-  visits_per_hour = 20, hosts_per_visit = empirical{ values = { 1, 3, 6, 10 }, weights = { 3, 3, 3, 1 } },
-  startup_hosts = empirical{ values = { 3, 6, 12 }, weights = { 2, 2, 1 } },  -- [startup-burst]
-  zipf_exponent = 1.2, ticket_lifetime = days(1),
-  update_first_delay = 60, update_interval = hours(5), update_on_start = "always",
-  update_fail_prob = 0.01,
-}
-local handle = {}
-local function cohort(name, share, device, extra)
-  local t = { name = name, count = math.max(1, math.floor(n * share)) }
-  for k, v in pairs(common) do t[k] = v end
-  platform.merge(t, device)
-  for k, v in pairs(extra) do t[k] = v end
-  handle[name] = mtcsim.browsers(t)
-  return handle[name]
-end
+-- Everyday habits (lib/cohorts.lua), the cohorts differing in their
+-- platform and how they take updates.
+local pop = cohorts.population(n)
+local cohort, handle = pop.add, pop.handle
 cohort("regular-desktop", 0.3 * (1 - ent - frozen), "desktop", {})
 cohort("regular-mobile", 0.7 * (1 - ent - frozen), "mobile", {})
 cohort("enterprise", ent, "desktop", { update_apply_delay = lognormal{ median = days(2), sigma = 0.5 } })

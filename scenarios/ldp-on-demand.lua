@@ -52,7 +52,7 @@
 -- distribution points serve 16.9 and 13.4 requests/s and 10.0 and 7.8
 -- GB/day per million clients of this mix.
 local report = require "lib.report"
-local platform = require "lib.platform"
+local cohorts = require "lib.cohorts"
 
 sweep("arm", { "push", "retry", "fetch" })
 local arm = param("arm", "fetch", "lagging cohorts: push (never signal), retry, fetch")
@@ -79,24 +79,9 @@ mtcsim.sites{ name = "sites", count = math.max(20, math.floor(full_sites * scale
               represents = full_sites, ca_shares = { "le:0.57", "other:0.43" } }
 
 local n = math.max(60, math.floor(30000 * scale))
-local common = {
-  sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
-  away_prob = 0.02, away_duration = pareto{ shape = 1.5, scale = days(1) },
-  visits_per_hour = 20, hosts_per_visit = empirical{ values = { 1, 3, 6, 10 }, weights = { 3, 3, 3, 1 } },
-  startup_hosts = empirical{ values = { 3, 6, 12 }, weights = { 2, 2, 1 } },
-  zipf_exponent = 1.2, ticket_lifetime = days(1),
-  update_first_delay = 60, update_interval = hours(5), update_on_start = "always",
-  update_fail_prob = 0.01,
-}
-local count = {}
-local function cohort(name, share, device, extra)
-  local t = { name = name, count = math.max(1, math.floor(n * share)) }
-  for k, v in pairs(common) do t[k] = v end
-  platform.merge(t, device)
-  for k, v in pairs(extra) do t[k] = v end
-  count[name] = t.count
-  return mtcsim.browsers(t)
-end
+-- Everyday habits (lib/cohorts.lua) on the platforms of lib/platform.lua.
+local pop = cohorts.population(n)
+local cohort, count = pop.add, pop.count
 local lag = arm == "push" and "off" or arm
 cohort("regular-desktop", 0.3 * (1 - ent - frozen), "desktop", {})
 cohort("regular-mobile", 0.7 * (1 - ent - frozen), "mobile", {})

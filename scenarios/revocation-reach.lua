@@ -71,6 +71,7 @@
 -- 1.3-1.5 % here, 1.6-2.3 % with --set extra_history=30, 3.3 % in the
 -- stationary closed form).
 local report = require "lib.report"
+local cohorts = require "lib.cohorts"
 
 local ent = param("enterprise_share", 0.15, "share of clients in the lagging enterprise cohort")
 local frozen = param("frozen_share", 0.03, "share of clients that never update")
@@ -113,27 +114,14 @@ mtcsim.sites{ name = "victims", count = victims, ca_shares = { "le:1" }, traffic
               revoked_serving = serving }
 
 local n = math.max(60, math.floor(6000 * scale))
-local common = {
-  sessions_per_day = 3, session_duration = lognormal{ median = hours(1), sigma = 1 },
-  away_prob = 0.02, away_duration = pareto{ shape = 1.5, scale = days(1) },
-  visits_per_hour = 20, hosts_per_visit = empirical{ values = { 1, 3, 6, 10 }, weights = { 3, 3, 3, 1 } },
-  startup_hosts = empirical{ values = { 3, 6, 12 }, weights = { 2, 2, 1 } },  -- [startup-burst]
-  zipf_exponent = 1.2, ticket_lifetime = days(1),
-  update_first_delay = 60, update_interval = hours(5), update_on_start = "always",
-  update_fail_prob = 0.01,
-}
-local count = {}
-local function cohort(name, share, extra)
-  local t = { name = name, count = math.max(1, math.floor(n * share)) }
-  for k, v in pairs(common) do t[k] = v end
-  for k, v in pairs(extra) do t[k] = v end
-  count[name] = t.count
-  return mtcsim.browsers(t)
-end
-cohort("regular-desktop", 0.3 * (1 - ent - frozen), {})
-cohort("regular-mobile", 0.7 * (1 - ent - frozen), {})
-cohort("enterprise", ent, { update_apply_delay = lognormal{ median = days(2), sigma = 0.5 } })
-cohort("frozen", frozen, { never_updates = true })
+-- Everyday habits (lib/cohorts.lua); no platform: every cohort on the
+-- browser model's default path.
+local pop = cohorts.population(n)
+local count = pop.count
+pop.add("regular-desktop", 0.3 * (1 - ent - frozen))
+pop.add("regular-mobile", 0.7 * (1 - ent - frozen))
+pop.add("enterprise", ent, nil, { update_apply_delay = lognormal{ median = days(2), sigma = 0.5 } })
+pop.add("frozen", frozen, nil, { never_updates = true })
 local names = { "regular-desktop", "regular-mobile", "enterprise", "frozen" }
 
 -- The q-quantile of the time to enforce over all (client, revocation)
