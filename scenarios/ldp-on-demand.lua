@@ -50,7 +50,10 @@
 -- +-3.9 at p90 (frozen: +14 +-7, +67 +-34) against updates alone, while
 -- the retry costs +20 / +86 ms (frozen +224 / +372) and buys nothing. The
 -- distribution points serve 16.9 and 13.4 requests/s and 10.0 and 7.8
--- GB/day per million clients of this mix.
+-- GB/day per million clients of this mix. (Measured with the frozen
+-- clients at a desktop's verification speed; at a phone's, their p50
+-- rises by 2-4 ms in every arm and the arms' differences move by less
+-- than their intervals: docs/model.md.)
 local report = require "lib.report"
 local cohorts = require "lib.cohorts"
 

@@ -23,8 +23,10 @@
  * run: revocations of unused serials planted every hour ride the
  * publications and time their delivery, uncensored.
  *
- * Handshake latency: the landmark arm again, with network paths from
- * docs/sources.md [path-model] (30 % desktops, 70 % mobile) and half of
+ * Handshake latency: the landmark arm again, on the scenario library's
+ * client platforms (scenarios/lib/platform.lua: network paths from
+ * docs/sources.md [path-model], 30 % desktops, 70 % phones verifying 3
+ * times slower than the development machine [mobile-cpu]) and half of
  * its clients on each transport, in ten replications (three when the
  * prediction was first recorded): p50 and p90 of handshake_ms per transport against the same handshakes with today's
  * chain (handshake_ms_today, today's chain and key, when the model has
