@@ -24,6 +24,7 @@
 #include "sim/progress.h"
 #include "sim/results.h"
 #include "sim/rng.h"
+#include "lib/db_files.h"
 #include "lib/toy_world.h"
 
 /* ---- helpers ---- */
@@ -45,12 +46,7 @@ static const char *tmp_path(const char *name)
     }
     k = (k + 1) % 8;
     snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    unlink(buf[k]);
-    char side[560];
-    snprintf(side, sizeof side, "%s-wal", buf[k]);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", buf[k]);
-    unlink(side);
+    test_db_remove(buf[k]);
     return buf[k];
 }
 

@@ -18,6 +18,7 @@
 #include "sim/metrics.h"
 #include "sim/results.h"
 #include "sim/results_read.h"
+#include "lib/db_files.h"
 
 static char path[512];
 
@@ -336,11 +337,6 @@ int main(int argc, char **argv)
         return 1;
     }
     int rc = test_run_all(tests, sizeof tests / sizeof tests[0], argc, argv);
-    char side[600];
-    unlink(path);
-    snprintf(side, sizeof side, "%s-wal", path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", path);
-    unlink(side);
+    test_db_remove(path);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "sim/bytes.h"
 #include "sim/results.h"
 #include "sim/run_record.h"
+#include "lib/db_files.h"
 
 /* A registry with a counter (series, two cohorts) and a histogram. */
 static int small_metrics(sim_metrics **out, sim_engine **eng)
@@ -68,6 +69,28 @@ static int full_record(sim_run_record *r, const sim_metrics *m)
     return rc;
 }
 
+/* The registry, its engine and a full record of it, for one case. */
+typedef struct fixture {
+    sim_engine *eng;
+    sim_metrics *m;
+    sim_run_record r;
+} fixture;
+
+static int fixture_make(fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    sim_run_record_init(&f->r, 0, 0, 0);
+    int rc = small_metrics(&f->m, &f->eng);
+    return rc ? rc : full_record(&f->r, f->m);
+}
+
+static void fixture_free(fixture *f)
+{
+    sim_run_record_free(&f->r);
+    sim_metrics_destroy(f->m);
+    sim_engine_destroy(f->eng);
+}
+
 static void same_record(test_ctx *tc_, const sim_run_record *a,
                         const sim_run_record *b)
 {
@@ -114,23 +137,21 @@ static void same_record(test_ctx *tc_, const sim_run_record *a,
 
 TEST(round_trip_with_and_without_output)
 {
-    sim_engine *eng = NULL;
-    sim_metrics *m = NULL;
-    sim_run_record r, d;
-    ASSERT_OK(small_metrics(&m, &eng));
-    ASSERT_OK(full_record(&r, m));
+    fixture f;
+    sim_run_record d;
+    ASSERT_OK(fixture_make(&f));
     uint8_t *buf, *head;
     size_t len, hlen;
-    ASSERT_OK(sim_run_record_encode(&r, 1, &buf, &len));
-    ASSERT_OK(sim_run_record_encode(&r, 0, &head, &hlen));
+    ASSERT_OK(sim_run_record_encode(&f.r, 1, &buf, &len));
+    ASSERT_OK(sim_run_record_encode(&f.r, 0, &head, &hlen));
     /* the streamed form is the whole one without the output's bytes */
-    ASSERT_EQ(hlen + r.output_len, len);
+    ASSERT_EQ(hlen + f.r.output_len, len);
     ASSERT_MEM_EQ(head, buf, hlen);
     uint64_t body;
     ASSERT_OK(sim_run_record_body_len(buf, &body));
     ASSERT_EQ_U64(body, hlen - SIM_RUN_RECORD_HEAD);
     ASSERT_OK(sim_run_record_decode(&d, buf, len, 1));
-    same_record(tc_, &r, &d);
+    same_record(tc_, &f.r, &d);
     if (tc_->failed)
         return;
     ASSERT_TRUE(d.output == buf + hlen);
@@ -146,7 +167,7 @@ TEST(round_trip_with_and_without_output)
     ASSERT_MEM_EQ(d.output, OUTPUT, sizeof OUTPUT - 1);
     sim_run_record_free(&d);
     ASSERT_OK(sim_run_record_decode(&d, head, hlen, 0));
-    same_record(tc_, &r, &d);
+    same_record(tc_, &f.r, &d);
     ASSERT_TRUE(d.output == NULL);
     sim_run_record_free(&d);
     /* each form refuses the other's bytes */
@@ -174,9 +195,7 @@ TEST(round_trip_with_and_without_output)
     free(eb);
     free(buf);
     free(head);
-    sim_run_record_free(&r);
-    sim_metrics_destroy(m);
-    sim_engine_destroy(eng);
+    fixture_free(&f);
 }
 
 TEST(encode_refuses_what_no_decoder_would_take)
@@ -215,14 +234,11 @@ static int decode_check(const uint8_t *p, size_t n)
 
 TEST(truncations_and_mutations_refused_or_canonical)
 {
-    sim_engine *eng = NULL;
-    sim_metrics *m = NULL;
-    sim_run_record r;
-    ASSERT_OK(small_metrics(&m, &eng));
-    ASSERT_OK(full_record(&r, m));
+    fixture f;
+    ASSERT_OK(fixture_make(&f));
     uint8_t *buf;
     size_t len;
-    ASSERT_OK(sim_run_record_encode(&r, 1, &buf, &len));
+    ASSERT_OK(sim_run_record_encode(&f.r, 1, &buf, &len));
     ASSERT_EQ(decode_check(buf, len), 1);
     /* every proper prefix, in a buffer of exactly its size (ASan sees a
      * read past it), and one byte more than the record */
@@ -242,7 +258,7 @@ TEST(truncations_and_mutations_refused_or_canonical)
      * body must end where its fields do) */
     uint8_t *hb;
     size_t hl;
-    ASSERT_OK(sim_run_record_encode(&r, 0, &hb, &hl));
+    ASSERT_OK(sim_run_record_encode(&f.r, 0, &hb, &hl));
     uint8_t *ins = malloc(len + 1);
     memcpy(ins, buf, hl);
     ins[hl] = 0;
@@ -275,9 +291,7 @@ TEST(truncations_and_mutations_refused_or_canonical)
     ASSERT_TRUE(accepted > 0);
     ASSERT_TRUE(accepted < 3 * len);
     free(buf);
-    sim_run_record_free(&r);
-    sim_metrics_destroy(m);
-    sim_engine_destroy(eng);
+    fixture_free(&f);
 }
 
 TEST(byte_reader_stays_inside)
@@ -343,12 +357,7 @@ static sim_results *fresh_db(void)
 static void drop_db(sim_results *db)
 {
     sim_results_close(db);
-    char side[300];
-    unlink(dbpath);
-    snprintf(side, sizeof side, "%s-wal", dbpath);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", dbpath);
-    unlink(side);
+    test_db_remove(dbpath);
 }
 
 static long long q_int(sqlite3 *s, const char *sql)
@@ -375,11 +384,8 @@ static int q_text(sqlite3 *s, const char *sql, char *out, size_t n)
 
 TEST(recorder_writes_the_record)
 {
-    sim_engine *eng = NULL;
-    sim_metrics *m = NULL;
-    sim_run_record r;
-    ASSERT_OK(small_metrics(&m, &eng));
-    ASSERT_OK(full_record(&r, m));
+    fixture f;
+    ASSERT_OK(fixture_make(&f));
     sim_results *db = fresh_db();
     ASSERT_TRUE(db != NULL);
     sim_experiment_info ei = {"t", "mtcsim run t.lua", 4, 3};
@@ -387,12 +393,12 @@ TEST(recorder_writes_the_record)
     char why[600];
     ASSERT_OK(sim_results_experiment_begin(db, &ei, &exp));
     sim_run_origin o = {exp, NULL, NULL, "test"};
-    ASSERT_OK(sim_run_record_begin(db, &o, &r, &run, why, sizeof why));
+    ASSERT_OK(sim_run_record_begin(db, &o, &f.r, &run, why, sizeof why));
     sqlite3 *s = sim_results_sqlite(db);
     char txt[256];
     ASSERT_TRUE(q_text(s, "SELECT status FROM run", txt, sizeof txt));
     ASSERT_STR_EQ(txt, "running");
-    ASSERT_OK(sim_run_record_end(db, run, &r, why, sizeof why));
+    ASSERT_OK(sim_run_record_end(db, run, &f.r, why, sizeof why));
     ASSERT_EQ(q_int(s, "SELECT sweep_point * 10 + replication FROM run"), 32);
     ASSERT_EQ(q_int(s, "SELECT seed FROM run"), (long long)0xfeedfacecafebeefull);
     ASSERT_EQ(q_int(s, "SELECT sim_stop FROM run"), 86400 * SIM_SEC);
@@ -406,7 +412,7 @@ TEST(recorder_writes_the_record)
     ASSERT_TRUE(q_text(s, "SELECT value FROM run_attr WHERE name = 'mpi_rank'", txt, sizeof txt));
     ASSERT_STR_EQ(txt, "1");
     ASSERT_EQ(q_int(s, "SELECT count(*) FROM run_attr"), 3);
-    ASSERT_EQ(q_int(s, "SELECT count(*) FROM metric"), (long long)sim_metrics_count(m));
+    ASSERT_EQ(q_int(s, "SELECT count(*) FROM metric"), (long long)sim_metrics_count(f.m));
     /* a completed run stores no reason, even if the record has one */
     sim_run_record c;
     sim_run_record_init(&c, 0, 1, 5);
@@ -424,20 +430,15 @@ TEST(recorder_writes_the_record)
     ASSERT_EQ(sim_run_record_begin(db, &o, &n, &run2, why, sizeof why), MTC_ERR_ARG);
     ASSERT_EQ(run2, 0);
     sim_run_record_free(&c);
-    sim_run_record_free(&r);
     drop_db(db);
-    sim_metrics_destroy(m);
-    sim_engine_destroy(eng);
+    fixture_free(&f);
 }
 
 TEST(recorder_never_leaves_a_row_running)
 {
-    sim_engine *eng = NULL;
-    sim_metrics *m = NULL;
-    sim_run_record r;
-    ASSERT_OK(small_metrics(&m, &eng));
-    ASSERT_OK(full_record(&r, m));
-    r.status = SIM_RUN_COMPLETED;
+    fixture f;
+    ASSERT_OK(fixture_make(&f));
+    f.r.status = SIM_RUN_COMPLETED;
     sim_results *db = fresh_db();
     ASSERT_TRUE(db != NULL);
     sqlite3 *s = sim_results_sqlite(db);
@@ -448,25 +449,23 @@ TEST(recorder_never_leaves_a_row_running)
     sim_run_origin o = {exp, NULL, NULL, "test"};
     /* parameters past the text cap: the row ends failed with the reason */
     sim_results_set_caps(db, 20, 0);
-    ASSERT_TRUE(sim_run_record_begin(db, &o, &r, &run, why, sizeof why) != MTC_OK);
+    ASSERT_TRUE(sim_run_record_begin(db, &o, &f.r, &run, why, sizeof why) != MTC_OK);
     ASSERT_TRUE(run != 0);
     ASSERT_TRUE(why[0] != '\0');
     ASSERT_EQ(q_int(s, "SELECT count(*) FROM run WHERE status = 'failed' AND "
                        "error IS NOT NULL"), 1);
     /* metrics past the series cap: the row ends failed, saying so */
     sim_results_set_caps(db, 0, 3);
-    ASSERT_OK(sim_run_record_begin(db, &o, &r, &run, why, sizeof why));
-    ASSERT_TRUE(sim_run_record_end(db, run, &r, why, sizeof why) != MTC_OK);
+    ASSERT_OK(sim_run_record_begin(db, &o, &f.r, &run, why, sizeof why));
+    ASSERT_TRUE(sim_run_record_end(db, run, &f.r, why, sizeof why) != MTC_OK);
     ASSERT_TRUE(strstr(why, "storing the run's metrics failed: ") == why);
     char txt[600];
     ASSERT_TRUE(q_text(s, "SELECT status || ':' || error FROM run ORDER BY run_id DESC",
                        txt, sizeof txt));
     ASSERT_TRUE(strstr(txt, "failed:storing the run's metrics failed: ") == txt);
     ASSERT_EQ(q_int(s, "SELECT count(*) FROM run WHERE status = 'running'"), 0);
-    sim_run_record_free(&r);
     drop_db(db);
-    sim_metrics_destroy(m);
-    sim_engine_destroy(eng);
+    fixture_free(&f);
 }
 
 static const test_case tests[] = {
