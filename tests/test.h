@@ -90,6 +90,13 @@ static inline double test_scale(void)
     return v > 0 ? v : 1.0;
 }
 
+/* A size n scaled by test_scale(), at least 1. */
+static inline size_t test_scaled(size_t n)
+{
+    size_t v = (size_t)((double)n * test_scale());
+    return v ? v : 1;
+}
+
 static inline int test_run_all(const test_case *cases, size_t n, int argc,
                                char **argv)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../sim/pki/pki_internal.h"
+#include "lib/metrics_eq.h"
 #include "lib/world_fixture.h"
 #include "mtc/error.h"
 #include "sim/status.h"
@@ -260,42 +261,11 @@ static int digest_run(uint64_t seed, uint32_t shard, uint32_t nshards,
     return digest_run_eager(seed, shard, nshards, out, alg, 0);
 }
 
-/* 1 when every metric except sign_cpu_us has identical values. */
+/* 1 when every metric except sign_cpu_us (CPU time, measured) has
+ * identical values. */
 static int same_metrics(const sim_metrics *a, const sim_metrics *b)
 {
-    if (sim_metrics_count(a) != sim_metrics_count(b))
-        return 0;
-    for (size_t i = 0; i < sim_metrics_count(a); i++) {
-        const sim_metric *x = sim_metrics_at(a, i);
-        const sim_metric *y = sim_metrics_find(b, sim_metric_name(x));
-        if (!y)
-            return 0;
-        if (!strcmp(sim_metric_name(x), "sign_cpu_us"))
-            continue;
-        for (size_t c = 0; c < sim_metric_cohorts(x); c++) {
-            switch (sim_metric_kind(x)) {
-            case SIM_METRIC_COUNTER:
-                if (sim_counter_value(x, c) != sim_counter_value(y, c))
-                    return 0;
-                break;
-            case SIM_METRIC_GAUGE:
-                if (sim_gauge_value(x, c) != sim_gauge_value(y, c))
-                    return 0;
-                break;
-            default:
-                if (sim_hist_count(x, c) != sim_hist_count(y, c) ||
-                    sim_hist_sum(x, c) != sim_hist_sum(y, c))
-                    return 0;
-                for (size_t k = 0; k < sim_hist_nbins(x) + 2; k++)
-                    if (sim_hist_bin(x, c, k) != sim_hist_bin(y, c, k))
-                        return 0;
-            }
-            for (size_t k = 0; k < sim_metric_series_len(x); k++)
-                if (sim_metric_series_value(x, c, k) != sim_metric_series_value(y, c, k))
-                    return 0;
-        }
-    }
-    return 1;
+    return metrics_equal(a, b, "sign_cpu_us");
 }
 
 TEST(same_seed_same_metrics)

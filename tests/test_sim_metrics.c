@@ -11,6 +11,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 
+#include "lib/metrics_eq.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
 #include "sim/rng.h"
@@ -397,44 +398,9 @@ static sim_metrics *filled(uint64_t seed)
     return m;
 }
 
-/* Equal, with NAN (an empty histogram's min) equal to itself. */
-static int deq(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
-
 static int same_values(const sim_metrics *a, const sim_metrics *b)
 {
-    if (sim_metrics_count(a) != sim_metrics_count(b))
-        return 0;
-    for (size_t i = 0; i < sim_metrics_count(a); i++) {
-        const sim_metric *x = sim_metrics_at(a, i);
-        const sim_metric *y = sim_metrics_find(b, sim_metric_name(x));
-        if (!y)
-            return 0;
-        for (size_t k = 0; k < sim_metric_cohorts(x); k++) {
-            switch (sim_metric_kind(x)) {
-            case SIM_METRIC_COUNTER:
-                if (sim_counter_value(x, k) != sim_counter_value(y, k))
-                    return 0;
-                break;
-            case SIM_METRIC_GAUGE:
-                if (sim_gauge_value(x, k) != sim_gauge_value(y, k))
-                    return 0;
-                break;
-            default:
-                if (!deq(sim_hist_sum(x, k), sim_hist_sum(y, k)) ||
-                    sim_hist_count(x, k) != sim_hist_count(y, k) ||
-                    !deq(sim_hist_min(x, k), sim_hist_min(y, k)) ||
-                    !deq(sim_hist_max(x, k), sim_hist_max(y, k)))
-                    return 0;
-                for (size_t j = 0; j < sim_hist_nbins(x) + 2; j++)
-                    if (sim_hist_bin(x, k, j) != sim_hist_bin(y, k, j))
-                        return 0;
-            }
-            for (size_t p = 0; p < sim_metric_series_len(x); p++)
-                if (sim_metric_series_value(x, k, p) != sim_metric_series_value(y, k, p))
-                    return 0;
-        }
-    }
-    return 1;
+    return metrics_equal(a, b, NULL);
 }
 
 TEST(merge_exact_associative)

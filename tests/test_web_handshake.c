@@ -26,12 +26,6 @@
 #include "mtc/error.h"
 #include "test.h"
 
-static size_t scaled(size_t n)
-{
-    size_t v = (size_t)((double)n * test_scale());
-    return v ? v : 1;
-}
-
 typedef struct setup {
     web_sites_config *site;
     web_browsers_config *co[3];
@@ -79,12 +73,12 @@ TEST(no_landmarks_all_standalone)
     pc.landmark_interval = 0;
     pc.nca = 2;
     setup s;
-    setup_basic(&s, scaled(300), 30, 600, 0, SIM_HOUR);
+    setup_basic(&s, test_scaled(300), 30, 600, 0, SIM_HOUR);
     s.co[0]->missignal_prob = 0.3; /* nothing to mis-signal */
     s.co[1] = wrun_browsers_new();
     s.nco = 2;
     snprintf(s.co[1]->name, sizeof s.co[1]->name, "unaware");
-    s.co[1]->count = (int64_t)scaled(100);
+    s.co[1]->count = (int64_t)test_scaled(100);
     s.co[1]->mtc_aware = 0;
     s.co[1]->sessions_per_day = 6;
     wrun r;
@@ -135,7 +129,7 @@ TEST(fresh_clients_all_signatureless)
     /* Checks every second; certificates issued in the first 2 h;
      * measured from 3 h + 10 s on: all older than one landmark interval
      * and every client holds the landmark. */
-    setup_basic(&s, scaled(200), 25, 1, 0, 2 * SIM_HOUR);
+    setup_basic(&s, test_scaled(200), 25, 1, 0, 2 * SIM_HOUR);
     wrun r;
     ASSERT_OK(wrun_create(&r, &pc, 2, 0, 0, 1, 3 * SIM_HOUR + 10 * SIM_SEC, 1,
                           (const web_sites_config *const *)&s.site, 1,
@@ -177,7 +171,7 @@ TEST(missignalling_retries)
         wfx_config pc;
         wfx_defaults(&pc);
         setup s;
-        setup_basic(&s, scaled(300), 30, 8 * 3600.0, 1, 6 * SIM_HOUR);
+        setup_basic(&s, test_scaled(300), 30, 8 * 3600.0, 1, 6 * SIM_HOUR);
         s.co[0]->missignal_prob = inject ? 0.5 : 0;
         wrun r;
         ASSERT_OK(wrun_create(&r, &pc, 3, 0, 0, 1, 0, 1,
@@ -222,7 +216,7 @@ TEST(memo_agrees_with_fresh_verification_ml_dsa)
     pc.witnesses = 1;
     pc.background = 50;
     setup s;
-    setup_basic(&s, scaled(200), 12, 4 * 3600.0, 1, 4 * SIM_HOUR);
+    setup_basic(&s, test_scaled(200), 12, 4 * 3600.0, 1, 4 * SIM_HOUR);
     s.site->key_alg = 2; /* ML-DSA-44 subject keys */
     wrun r;
     ASSERT_OK(wrun_create(&r, &pc, 4, 0, 0, 1, 0, 1,
@@ -268,7 +262,7 @@ TEST(shards_merge_to_the_single_run)
     wfx_config pc;
     wfx_defaults(&pc);
     setup s;
-    setup_basic(&s, scaled(240), 20, 2 * 3600.0, 1, 3 * SIM_HOUR);
+    setup_basic(&s, test_scaled(240), 20, 2 * 3600.0, 1, 3 * SIM_HOUR);
     s.co[0]->sessions_per_day = 4;
     s.co[0]->ticket_lifetime = 2 * SIM_HOUR;
     s.co[0]->missignal_prob = 0.1;
@@ -314,7 +308,7 @@ TEST(identical_on_every_queue)
     wfx_config pc;
     wfx_defaults(&pc);
     setup s;
-    setup_basic(&s, scaled(600), 30, 2 * 3600.0, 1, 3 * SIM_HOUR);
+    setup_basic(&s, test_scaled(600), 30, 2 * 3600.0, 1, 3 * SIM_HOUR);
     s.co[0]->sessions_per_day = 4;
     s.co[0]->ticket_lifetime = 2 * SIM_HOUR;
     s.co[0]->missignal_prob = 0.05;
@@ -352,7 +346,7 @@ TEST(key_compromise_standalone_until_new_landmark)
     wfx_config pc;
     wfx_defaults(&pc);
     setup s;
-    setup_basic(&s, scaled(200), 10, 60, 0, SIM_HOUR);
+    setup_basic(&s, test_scaled(200), 10, 60, 0, SIM_HOUR);
     /* All sites compromised at 5 h 30 min: revoked, new key, new
      * standalone certificate; the new landmark one comes at 6 h. Clients
      * check every minute: between 5:30 and 6:00 no signatureless
@@ -419,7 +413,7 @@ TEST(baselines_deferred_exact)
     wfx_config pc;
     wfx_defaults(&pc);
     setup s;
-    setup_basic(&s, scaled(200), 10, 60, 0, SIM_HOUR);
+    setup_basic(&s, test_scaled(200), 10, 60, 0, SIM_HOUR);
     s.site->compromise_at = 2 * SIM_HOUR + 30 * SIM_MIN;
     s.site->compromise_fraction = 1.0;
     s.site->key_alg = 1; /* ecdsa-p256: a DER signature of 70-72 bytes */
@@ -509,7 +503,7 @@ TEST(revocation_exposure_exact)
     wfx_config pc;
     wfx_defaults(&pc);
     setup s;
-    size_t n = scaled(100);
+    size_t n = test_scaled(100);
     setup_basic(&s, n, 5, 600, 0, SIM_HOUR);
     s.co[0]->update_phase = WEB_PHASE_START;
     s.site->compromise_at = 19900 * SIM_SEC;

@@ -40,12 +40,6 @@ static double f_fetch(double v, double p, double a, double T)
     return 1 - p * exp(-w * a) * (1 - exp(-w * T)) / (w * T);
 }
 
-static int64_t cell(const wrun *r, const char *name, size_t k)
-{
-    sim_metric *m = sim_metrics_find(r->metrics, name);
-    return m ? sim_counter_value(m, k) : -1;
-}
-
 enum { FETCH = 0, RETRY = 1, OFF = 2, NCO = 3 };
 
 TEST(signatureless_share_matches_closed_form)
@@ -87,31 +81,31 @@ TEST(signatureless_share_matches_closed_form)
                               (const web_sites_config *const *)&site, 1,
                               (const web_browsers_config *const *)co, NCO));
         wrun_until(&r, (sim_time)(t0 + T) * SIM_SEC);
-        double full = (double)cell(&r, "handshake_full", FETCH);
-        double sl = (double)cell(&r, "handshake_signatureless", FETCH);
+        double full = (double)wrun_cell(&r, "handshake_full", FETCH);
+        double sl = (double)wrun_cell(&r, "handshake_signatureless", FETCH);
         ASSERT_TRUE(full > 0.5 * (double)clients);
         frac[rep] = sl / full;
         /* every signatureless handshake came from a fetch in it or a
          * proof set the client held; every other one retried */
-        ASSERT_EQ(cell(&r, "ldp_signatureless_fetched", FETCH) +
-                      cell(&r, "ldp_signatureless_cached", FETCH),
+        ASSERT_EQ(wrun_cell(&r, "ldp_signatureless_fetched", FETCH) +
+                      wrun_cell(&r, "ldp_signatureless_cached", FETCH),
                   (int64_t)sl);
-        ASSERT_EQ(cell(&r, "ldp_fallback_retries", FETCH), (int64_t)(full - sl));
-        ASSERT_EQ(cell(&r, "ldp_fetches", FETCH),
-                  cell(&r, "ldp_fetch_failed", FETCH) +
-                      cell(&r, "ldp_signatureless_fetched", FETCH));
+        ASSERT_EQ(wrun_cell(&r, "ldp_fallback_retries", FETCH), (int64_t)(full - sl));
+        ASSERT_EQ(wrun_cell(&r, "ldp_fetches", FETCH),
+                  wrun_cell(&r, "ldp_fetch_failed", FETCH) +
+                      wrun_cell(&r, "ldp_signatureless_fetched", FETCH));
         /* a successful fetch happens once per client */
-        ASSERT_TRUE(cell(&r, "ldp_signatureless_fetched", FETCH) <= (int64_t)clients);
+        ASSERT_TRUE(wrun_cell(&r, "ldp_signatureless_fetched", FETCH) <= (int64_t)clients);
         /* the retry and off cohorts: never signatureless; retry is sent the
          * landmark-relative certificate and retries every time, off never */
         for (int k = RETRY; k <= OFF; k++)
-            ASSERT_EQ(cell(&r, "handshake_signatureless", (size_t)k), 0);
-        ASSERT_EQ(cell(&r, "ldp_fallback_retries", RETRY), cell(&r, "handshake_full", RETRY));
-        ASSERT_EQ(cell(&r, "handshake_retry", OFF), 0);
-        ASSERT_EQ(cell(&r, "ldp_fetches", RETRY), 0);
-        ASSERT_EQ(cell(&r, "ldp_fetches", OFF), 0);
+            ASSERT_EQ(wrun_cell(&r, "handshake_signatureless", (size_t)k), 0);
+        ASSERT_EQ(wrun_cell(&r, "ldp_fallback_retries", RETRY), wrun_cell(&r, "handshake_full", RETRY));
+        ASSERT_EQ(wrun_cell(&r, "handshake_retry", OFF), 0);
+        ASSERT_EQ(wrun_cell(&r, "ldp_fetches", RETRY), 0);
+        ASSERT_EQ(wrun_cell(&r, "ldp_fetches", OFF), 0);
         /* every request reaches the CA's distribution point */
-        ASSERT_EQ(cell(&r, "ldp_requests_ca", 0), cell(&r, "ldp_fetches", FETCH));
+        ASSERT_EQ(wrun_cell(&r, "ldp_requests_ca", 0), wrun_cell(&r, "ldp_fetches", FETCH));
         web_stats st;
         web_get_stats(r.wb, &st);
         ASSERT_EQ(st.invariant_violations, 0);
@@ -166,7 +160,7 @@ TEST(fetch_is_two_round_trips_and_its_bytes)
         sim_metric *h = sim_metrics_find(r.metrics, "ldp_fetch_ms");
         sim_metric *b = sim_metrics_find(r.metrics, "ldp_response_bytes");
         ASSERT_TRUE(h != NULL && b != NULL);
-        int64_t n = cell(&r, "ldp_fetches", 0);
+        int64_t n = wrun_cell(&r, "ldp_fetches", 0);
         ASSERT_EQ(sim_hist_count(h, 0), (uint64_t)n);
         ASSERT_NEAR(sim_hist_sum(h, 0), 100.0 * (double)n, 1e-6);
         const web_pki *pki = wfx_pki(r.pki);
@@ -179,23 +173,23 @@ TEST(fetch_is_two_round_trips_and_its_bytes)
         mtc_staple_free(dec);
         if (ok) {
             ASSERT_EQ(n, 1);
-            ASSERT_EQ(cell(&r, "ldp_fetch_failed", 0), 0);
+            ASSERT_EQ(wrun_cell(&r, "ldp_fetch_failed", 0), 0);
             /* the proof set plus an HTTP header of less than 200 bytes */
             ASSERT_TRUE(sim_hist_sum(b, 0) > (double)ps->len);
             ASSERT_TRUE(sim_hist_sum(b, 0) < (double)ps->len + 200);
-            ASSERT_EQ(cell(&r, "handshake_signatureless", 0), cell(&r, "handshake_full", 0));
-            ASSERT_EQ(cell(&r, "ldp_cache_hits", 0), cell(&r, "handshake_full", 0) - 1);
+            ASSERT_EQ(wrun_cell(&r, "handshake_signatureless", 0), wrun_cell(&r, "handshake_full", 0));
+            ASSERT_EQ(wrun_cell(&r, "ldp_cache_hits", 0), wrun_cell(&r, "handshake_full", 0) - 1);
             /* one client, one day: one client-day, one (CA, landmark) pair */
-            ASSERT_EQ(cell(&r, "ldp_reveal_client_days", 0), 1);
-            ASSERT_EQ(cell(&r, "ldp_reveal_pairs", 0), 1);
+            ASSERT_EQ(wrun_cell(&r, "ldp_reveal_client_days", 0), 1);
+            ASSERT_EQ(wrun_cell(&r, "ldp_reveal_pairs", 0), 1);
         } else {
             ASSERT_TRUE(n >= 30);
-            ASSERT_EQ(cell(&r, "ldp_fetch_failed", 0), n);
-            ASSERT_EQ(cell(&r, "handshake_signatureless", 0), 0);
-            ASSERT_EQ(cell(&r, "handshake_retry", 0), n);
+            ASSERT_EQ(wrun_cell(&r, "ldp_fetch_failed", 0), n);
+            ASSERT_EQ(wrun_cell(&r, "handshake_signatureless", 0), 0);
+            ASSERT_EQ(wrun_cell(&r, "handshake_retry", 0), n);
             /* the error answer, the same every time and short */
             ASSERT_TRUE(sim_hist_sum(b, 0) < 100.0 * (double)n);
-            ASSERT_EQ(cell(&r, "ldp_reveal_pairs", 0), 1);
+            ASSERT_EQ(wrun_cell(&r, "ldp_reveal_pairs", 0), 1);
         }
         web_stats st;
         web_get_stats(r.wb, &st);

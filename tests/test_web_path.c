@@ -15,12 +15,6 @@
 #include "sim/web_verify.h"
 #include "test.h"
 
-static size_t scaled(size_t n)
-{
-    size_t v = (size_t)((double)n * test_scale());
-    return v ? v : 1;
-}
-
 static web_browsers_config *cohort(const char *name, size_t n)
 {
     web_browsers_config *c = wrun_browsers_new();
@@ -59,7 +53,7 @@ static void run(int path, double loss, outcome *o, test_ctx *tc_)
     wfx_config pc;
     wfx_defaults(&pc);
     web_sites_config *s = sites(10);
-    web_browsers_config *c[2] = {cohort("a", scaled(200)), cohort("b", scaled(200))};
+    web_browsers_config *c[2] = {cohort("a", test_scaled(200)), cohort("b", test_scaled(200))};
     c[1]->missignal_prob = 0.3;
     for (int i = 0; path && i < 2; i++) {
         ASSERT_OK(sim_dist_const(&c[i]->rtt, 100.0));
@@ -147,7 +141,7 @@ static void run_verify_sample(double slow, const char *chain, size_t nsites,
     s->represents = represents;
     s->chain_mix.count = 1;
     snprintf(s->chain_mix.item[0], sizeof s->chain_mix.item[0], "%s:1", chain);
-    web_browsers_config *c = cohort("a", scaled(300));
+    web_browsers_config *c = cohort("a", test_scaled(300));
     /* no session tickets: every revisit is a full handshake, so the
      * verification cache serves the repeats within its lifetime (with
      * tickets it would hardly ever be asked: a site still in the cache
@@ -296,7 +290,7 @@ TEST(two_initials_double_the_amplification_budget)
         wfx_defaults(&pc);
         web_sites_config *s = sites(10);
         s->key_alg = 2; /* ml-dsa-44 */
-        web_browsers_config *c = cohort("a", scaled(100));
+        web_browsers_config *c = cohort("a", test_scaled(100));
         c->key_share = two ? 0 : 1; /* x25519mlkem768, x25519 */
         c->transport = 1;
         wrun r;

@@ -17,12 +17,6 @@
 #include "mtc/error.h"
 #include "test.h"
 
-static size_t scaled(size_t n)
-{
-    size_t v = (size_t)((double)n * test_scale());
-    return v ? v : 1;
-}
-
 /* Browsers with three sessions a day, none started in the first hour of a
  * day (every site holds its first certificate by then, so no connection
  * finds a site without one), visiting 1-10 hosts at Zipf 1.2, 1-day
@@ -75,7 +69,7 @@ static int run(size_t sites, int64_t represents, web_browsers_config *co,
 
 TEST(resumption_independent_of_sample)
 {
-    web_browsers_config *co = browsers(scaled(400));
+    web_browsers_config *co = browsers(test_scaled(400));
     outcome a, b, old;
     ASSERT_OK(run(20, 2000, co, 2 * SIM_DAY, &a));
     ASSERT_OK(run(100, 2000, co, 2 * SIM_DAY, &b));
@@ -103,7 +97,7 @@ TEST(startup_burst_connects_k_hosts_per_start)
 {
     /* No page visits: every connection is a burst's. Without tickets each
      * is a full handshake, and a burst of 7 distinct hosts makes 7. */
-    web_browsers_config *co = browsers(scaled(200));
+    web_browsers_config *co = browsers(test_scaled(200));
     co->visits_per_hour = 0;
     co->ticket_lifetime = 0;
     outcome none, burst;
@@ -129,7 +123,7 @@ TEST(browser_start_empties_the_session_cache)
      * same popular ones again and again), 1-day tickets, browser starts
      * hours apart: a session cache emptied at each start never resumes;
      * one kept across starts (keep_tickets) resumes often. */
-    web_browsers_config *co = browsers(scaled(200));
+    web_browsers_config *co = browsers(test_scaled(200));
     co->visits_per_hour = 0;
     ASSERT_OK(sim_dist_const(&co->startup_hosts, 5));
     outcome fresh, kept;

@@ -22,12 +22,6 @@
 #include "mtc/error.h"
 #include "test.h"
 
-static size_t scaled(size_t n)
-{
-    size_t v = (size_t)((double)n * test_scale());
-    return v ? v : 1;
-}
-
 /* Sets a parameter by name; 0 on success. */
 static int set_num(const sim_param_schema *sc, void *cfg, const char *name, double v)
 {
@@ -103,7 +97,7 @@ TEST(baselines_like_for_like)
     double save_pq[2], save_cl[2], save_quic[2], today[2], auth[2];
     for (int k = 0; k < 2; k++) {
         web_sites_config *s = sites("sites", 25, keys[k]);
-        web_browsers_config *c = cohort("main", scaled(200), 1);
+        web_browsers_config *c = cohort("main", test_scaled(200), 1);
         wrun r;
         ASSERT_OK(run_fresh(&r, &s, 1, c, 7));
         web_stats st;
@@ -162,7 +156,7 @@ TEST(certificate_compression)
     double auth[4], cl[4], today[4], in[4], out[4];
     for (int m = 0; m < 4; m++) {
         web_sites_config *s = sites("sites", 25, "ed25519");
-        web_browsers_config *c = cohort("main", scaled(100), 1);
+        web_browsers_config *c = cohort("main", test_scaled(100), 1);
         set_comp(&s->cert_compression, srv[m]);
         set_comp(&c->cert_compression, cli[m]);
         wrun r;
@@ -209,7 +203,7 @@ TEST(popularity_independent_of_declaration_order)
             g[0] = g[1];
             g[1] = t;
         }
-        web_browsers_config *c = cohort("main", scaled(300), 1);
+        web_browsers_config *c = cohort("main", test_scaled(300), 1);
         c->zipf_exponent = 1.2;
         wrun r;
         ASSERT_OK(run_fresh(&r, g, 2, c, 9));
@@ -238,7 +232,7 @@ TEST(popularity_independent_of_declaration_order)
     web_sites_config *g[2] = {sites("ed", 20, "ed25519"), sites("ml", 20, "ml-dsa-44")};
     ASSERT_OK(set_num(&sim_sites_schema, g[0], "traffic_share", 1));
     ASSERT_OK(set_num(&sim_sites_schema, g[1], "traffic_share", 3));
-    web_browsers_config *c = cohort("main", scaled(300), 1);
+    web_browsers_config *c = cohort("main", test_scaled(300), 1);
     wrun r;
     ASSERT_OK(run_fresh(&r, g, 2, c, 9));
     sim_metric *bk = sim_metrics_find(r.metrics, "handshake_full_by_key");
@@ -260,8 +254,8 @@ TEST(retry_only_for_signalling_failures)
     wfx_config pc;
     wfx_defaults(&pc);
     web_sites_config *s = sites("sites", 10, "ed25519");
-    web_browsers_config *c[2] = {cohort("fresh", scaled(200), 1),
-                                 cohort("missignal", scaled(200), 8 * 3600.0)};
+    web_browsers_config *c[2] = {cohort("fresh", test_scaled(200), 1),
+                                 cohort("missignal", test_scaled(200), 8 * 3600.0)};
     c[1]->missignal_prob = 0.5;
     wrun r;
     ASSERT_OK(wrun_create(&r, &pc, 12, 0, 0, 1, 0, 1, (const web_sites_config *const *)&s, 1,
@@ -315,7 +309,7 @@ TEST(hosts_per_visit_distinct)
         ASSERT_OK(sim_param_list_append(sim_param_find(&sim_sites_schema, "ca_shares"), g[i], n,
                                         err, sizeof err));
     }
-    web_browsers_config *c = cohort("main", scaled(100), 600);
+    web_browsers_config *c = cohort("main", test_scaled(100), 600);
     c->zipf_exponent = 1.5;
     sim_dist_destroy(c->hosts_per_visit);
     ASSERT_OK(sim_dist_const(&c->hosts_per_visit, 4));
@@ -360,7 +354,7 @@ TEST(key_share_and_transport_are_parameters)
     double quic[2], tcp[2], auth[2];
     for (int pq = 0; pq < 2; pq++) {
         web_sites_config *s = sites("sites", 10, "ml-dsa-44");
-        web_browsers_config *c = cohort("main", scaled(100), 1);
+        web_browsers_config *c = cohort("main", test_scaled(100), 1);
         if (!pq) {
             ASSERT_OK(set_str(&sim_browsers_schema, c, "key_share", "x25519"));
             ASSERT_OK(set_num(&sim_browsers_schema, c, "quic_initial", 1200));

@@ -32,12 +32,6 @@
 #include "mtc/rp.h"
 #include "test.h"
 
-static size_t scaled(size_t n)
-{
-    size_t v = (size_t)((double)n * test_scale());
-    return v ? v : 1;
-}
-
 enum { NSITES = 5 };
 static const double D_PUB = 600;            /* fixture's publication delay */
 static const double T_CHECK = 3600;         /* update interval */
@@ -71,8 +65,8 @@ static web_browsers_config *cohort(const char *name, size_t n)
 static void world_init(world *w, int serving)
 {
     memset(w, 0, sizeof *w);
-    w->n = scaled(1000);
-    w->nfrozen = scaled(100);
+    w->n = test_scaled(1000);
+    w->nfrozen = test_scaled(100);
     w->site = wrun_sites_new();
     w->site->count = NSITES;
     w->site->issue_spread = SIM_HOUR;

@@ -49,12 +49,6 @@ static double f_updates(double mu, double a, double T)
     return 1 - exp(-mu * a) * (1 - exp(-mu * T)) / (mu * T);
 }
 
-static int64_t cell(const wrun *r, const char *name, size_t k)
-{
-    sim_metric *m = sim_metrics_find(r->metrics, name);
-    return m ? sim_counter_value(m, k) : -1;
-}
-
 enum { LEARN_ONLY = 0, NO_LEARN = 1, BOTH = 2, UPDATES_ONLY = 3, NCO = 4 };
 
 TEST(signatureless_share_matches_closed_form)
@@ -102,8 +96,8 @@ TEST(signatureless_share_matches_closed_form)
                               (const web_browsers_config *const *)co, NCO));
         wrun_until(&r, (sim_time)(t0 + T) * SIM_SEC);
         for (int k = 0; k < NCO; k++) {
-            double full = (double)cell(&r, "handshake_full", (size_t)k);
-            double sl = (double)cell(&r, "handshake_signatureless", (size_t)k);
+            double full = (double)wrun_cell(&r, "handshake_full", (size_t)k);
+            double sl = (double)wrun_cell(&r, "handshake_signatureless", (size_t)k);
             ASSERT_TRUE(full > 0.5 * (double)clients);
             frac[k][rep] = sl / full;
         }
@@ -112,12 +106,12 @@ TEST(signatureless_share_matches_closed_form)
         ASSERT_EQ(st.invariant_violations, 0);
         /* the first full handshake of a client is never signatureless
          * without an update, and every learning client learned once */
-        ASSERT_EQ(cell(&r, "staple_signatureless_by_visit", LEARN_ONLY * 16), 0);
-        ASSERT_TRUE(cell(&r, "staple_full_by_visit", LEARN_ONLY * 16) > 0);
-        ASSERT_TRUE(cell(&r, "staple_learned", LEARN_ONLY) <= (int64_t)clients);
-        ASSERT_TRUE(cell(&r, "staple_learned", LEARN_ONLY) > (int64_t)clients / 2);
-        ASSERT_EQ(cell(&r, "staple_learned", NO_LEARN), 0);
-        ASSERT_EQ(cell(&r, "staple_refused", LEARN_ONLY), 0);
+        ASSERT_EQ(wrun_cell(&r, "staple_signatureless_by_visit", LEARN_ONLY * 16), 0);
+        ASSERT_TRUE(wrun_cell(&r, "staple_full_by_visit", LEARN_ONLY * 16) > 0);
+        ASSERT_TRUE(wrun_cell(&r, "staple_learned", LEARN_ONLY) <= (int64_t)clients);
+        ASSERT_TRUE(wrun_cell(&r, "staple_learned", LEARN_ONLY) > (int64_t)clients / 2);
+        ASSERT_EQ(wrun_cell(&r, "staple_learned", NO_LEARN), 0);
+        ASSERT_EQ(wrun_cell(&r, "staple_refused", LEARN_ONLY), 0);
         wrun_free(&r);
         sim_param_config_free(&sim_sites_schema, site);
         for (int k = 0; k < NCO; k++)
@@ -179,8 +173,8 @@ TEST(staple_bytes_are_the_encoding)
     ASSERT_TRUE(h != NULL);
     ASSERT_EQ(sim_hist_count(h, 0), 1);
     ASSERT_NEAR(sim_hist_sum(h, 0), 4.0 + (double)s->len, 1e-9);
-    ASSERT_EQ(cell(&r, "staple_learned", 0), 1);
-    ASSERT_TRUE(cell(&r, "handshake_signatureless", 0) >= 30);
+    ASSERT_EQ(wrun_cell(&r, "staple_learned", 0), 1);
+    ASSERT_TRUE(wrun_cell(&r, "handshake_signatureless", 0) >= 30);
     wrun_free(&r);
     sim_param_config_free(&sim_sites_schema, site);
     sim_param_config_free(&sim_browsers_schema, co);

@@ -29,12 +29,6 @@
 #include "mtc/error.h"
 #include "test.h"
 
-static size_t scaled(size_t n)
-{
-    size_t v = (size_t)((double)n * test_scale());
-    return v ? v : 1;
-}
-
 /* A cohort of n clients with no visits, no failures, no resumption. */
 static web_browsers_config *cohort(const char *name, size_t n)
 {
@@ -89,7 +83,7 @@ TEST(interval_of_three_days_checks_every_three_days)
 {
     const double lam = 3.0 / 86400, d = 3600, I = 3 * 86400.0, delta = 60;
     const double want = 86400 / (I + (1 / lam + delta) / (1 + lam * d));
-    size_t n = scaled(2000);
+    size_t n = test_scaled(2000);
     web_browsers_config *co[2];
     for (int k = 0; k < 2; k++) {
         co[k] = cohort(k ? "always" : "if_due", n);
@@ -133,7 +127,7 @@ TEST(interval_of_three_days_checks_every_three_days)
 TEST(absences_stretch_the_gaps)
 {
     const double lam = 3.0 / 86400, d = 3600, A = 5 * 86400.0;
-    size_t n = scaled(2000);
+    size_t n = test_scaled(2000);
     web_browsers_config *co = cohort("away", n);
     co->sessions_per_day = 3;
     flat_profile(co);
@@ -175,7 +169,7 @@ TEST(absences_stretch_the_gaps)
  */
 TEST(random_phase_no_lockstep)
 {
-    size_t n = scaled(2000);
+    size_t n = test_scaled(2000);
     for (int start = 0; start <= 1; start++) {
         web_browsers_config *co = cohort("main", n);
         co->sessions_per_day = 0;
@@ -220,7 +214,7 @@ TEST(random_phase_no_lockstep)
  */
 TEST(lacking_latest_landmark_share)
 {
-    size_t n = scaled(2000);
+    size_t n = test_scaled(2000);
     web_browsers_config *co = cohort("main", n);
     co->sessions_per_day = 0;
     co->update_first_delay = 0;
@@ -279,7 +273,7 @@ TEST(apply_delay_lowers_signatureless_fraction)
     const int m = 6;
     const double t0 = 9 * 3600.0 + 60, t1 = 15 * 3600.0 + 60;
     const size_t R = 8;
-    size_t clients = scaled(1500);
+    size_t clients = test_scaled(1500);
     double frac[2][16];
     for (size_t rep = 0; rep < R; rep++) {
         int64_t full[2];
@@ -351,7 +345,7 @@ TEST(time_to_holding_closed_form)
 {
     const double I = 5 * 3600.0, pd = 600, T = 3 * 86400.0;
     const double Ds[2] = {0, 5400};
-    size_t n = scaled(1000);
+    size_t n = test_scaled(1000);
     web_browsers_config *co[2];
     for (int k = 0; k < 2; k++) {
         co[k] = cohort(k ? "delayed" : "prompt", n);
@@ -417,7 +411,7 @@ TEST(time_to_holding_closed_form)
 TEST(close_fetches_join_one_install)
 {
     const double D = 4 * 3600.0;
-    size_t n = scaled(200);
+    size_t n = test_scaled(200);
     web_browsers_config *co = cohort("busy", n);
     co->sessions_per_day = 0;
     co->update_first_delay = 0;
@@ -461,7 +455,7 @@ TEST(close_fetches_join_one_install)
  */
 TEST(new_installs_with_installer_state)
 {
-    size_t n = scaled(1000);
+    size_t n = test_scaled(1000);
     web_browsers_config *co[2];
     for (int k = 0; k < 2; k++) {
         co[k] = cohort(k ? "empty" : "installer", n);

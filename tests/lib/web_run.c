@@ -93,3 +93,9 @@ int64_t wrun_counter(const wrun *r, const char *name)
     sim_metric *m = sim_metrics_find(r->metrics, name);
     return m ? sim_counter_value(m, SIM_ALL_COHORTS) : 0;
 }
+
+int64_t wrun_cell(const wrun *r, const char *name, size_t k)
+{
+    sim_metric *m = sim_metrics_find(r->metrics, name);
+    return m ? sim_counter_value(m, k) : -1;
+}

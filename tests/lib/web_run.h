@@ -46,5 +46,7 @@ void wrun_free(wrun *r);
 
 /* Counter total over all cohorts, or 0 when absent. */
 int64_t wrun_counter(const wrun *r, const char *name);
+/* Counter value of cohort k, or -1 when the counter is absent. */
+int64_t wrun_cell(const wrun *r, const char *name, size_t k);
 
 #endif
