@@ -55,13 +55,15 @@
 -- Both cohorts check about 2.3 times a day; the enterprise one installs
 -- what it fetched days later (median publication-to-holding 59-61 h by
 -- point, against 6.8 h), so a site's renewed certificate stays unusable
--- for it until then. Handshake time over all cohorts, TCP, no loss: p50
--- 180-195 ms; against today's deployment (each site's chain with its own
--- RSA or ECDSA leaf key; the MTC side with the sites' Ed25519 keys; no
--- compression on either side) -0.7 % at p50 and -0.3 to -0.5 % at p90
--- (each +-0.2 to 0.6, paired per replication), against the ML-DSA-44
--- chain -26 to -27 % at p50. MSER-5 flags the signatureless fraction at
--- every point (truncation 35 h, MSER's boundary): the enterprise share
+-- for it until then. Handshake time over all cohorts, TCP, no loss, the
+-- phones verifying 3 times slower than desktops: p50 181-196 ms; against
+-- today's deployment (each site's chain with its own RSA or ECDSA leaf
+-- key; the MTC side with the sites' Ed25519 keys; no compression on
+-- either side) -1.0 % at p50 and -0.6 to -0.8 % at p90 (each +-0.06 to
+-- 0.45, paired per replication), against the ML-DSA-44 chain -26 to -27 %
+-- at p50 (before the phones' speed: -0.7 % and -0.3 to -0.5 %). MSER-5
+-- flags the signatureless fraction at every point (truncation 35 h,
+-- MSER's boundary): the enterprise share
 -- wanders by 2-5 points a day with the renewals of the most visited
 -- sites (the top rank alone carries 22 % of visits), with no common trend
 -- over the replications (day 3 less day 1 +0.007 +-0.013 overall; see
