@@ -128,6 +128,26 @@ PY
   ! grep -q "^warning: .*MSER-5" "$d/$name.out" || fail "$name: $(grep '^warning' "$d/$name.out")"
 done
 [ $n -ge 8 ] || fail "expected at least 8 scenarios, found $n"
+# the validation cases, in C, restate the client platforms of
+# scenarios/lib/platform.lua: their numbers must be the same (RTT median
+# and sigma, bandwidth median; case 5 also the verification speed)
+for dev in desktop mobile; do
+  blk=$(sed -n "/name == \"$dev\"/,/cpu_slowdown/p" scenarios/lib/platform.lua)
+  rtt=$(echo "$blk" | sed -n 's/.*rtt = lognormal{ median = \([0-9.e]*\), sigma = \([0-9.e]*\).*/\1 \2/p')
+  bw=$(echo "$blk" | sed -n 's/.*bandwidth = lognormal{ median = \([0-9.e]*\),.*/\1/p')
+  slow=$(echo "$blk" | sed -n 's/.*cpu_slowdown = \([0-9.]*\).*/\1/p')
+  [ -n "$rtt" ] && [ -n "$bw" ] && [ -n "$slow" ] || fail "scenarios/lib/platform.lua: cannot read the $dev platform"
+  # case 5: {"dev", count, rtt, sigma, bandwidth, cpu_slowdown}
+  row=$(sed -n "s/.*{\"$dev\", [0-9]*, \([^}]*\)}.*/\1/p" validate/case_chrome.c | tr -d ,)
+  echo "$row" | awk -v w="$rtt $bw $slow" '{ split(w, e, " "); if (NF != 4) exit 1
+      for (i = 1; i <= 4; i++) if ($i + 0 != e[i] + 0) exit 1 }' ||
+    fail "validate/case_chrome.c: the $dev platform '$row' is not lib/platform.lua's ($rtt $bw $slow)"
+  # case 7: {share, rtt, sigma, bandwidth, bandwidth sigma}, /* dev */
+  row=$(sed -n "s/.*{[0-9.]*, \([^}]*\)}, \/\* $dev \*\/.*/\1/p" validate/case_latency.c | tr -d ,)
+  echo "$row" | awk -v w="$rtt $bw" '{ split(w, e, " "); if (NF != 4) exit 1
+      for (i = 1; i <= 3; i++) if ($i + 0 != e[i] + 0) exit 1 }' ||
+    fail "validate/case_latency.c: the $dev path '$row' is not lib/platform.lua's ($rtt $bw)"
+done
 [ $runs -eq 1 ] || { echo "scenarios: $n headers ok (sanitized build: no runs)"; exit 0; }
 # the default scenario prints the headline table
 cp "$d/quickstart.out" "$d/q.out"

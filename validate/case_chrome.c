@@ -158,7 +158,8 @@ static void add_world(wfx *f, const char *alg, int control, int arm)
  * (scenarios/lib/platform.lua): the paths of docs/sources.md
  * [path-model] and the verification speed of [mobile-cpu] (a phone 3
  * times slower than the development machine, a desktop as fast); the
- * component updater's behaviour as the plain arm's. Cohorts in the order
+ * component updater's behaviour as the plain arm's (tests/sh_scenarios.sh
+ * checks that dev[] agrees with the Lua platforms). Cohorts in the order
  * desktop-tcp, mobile-tcp, desktop-quic, mobile-quic. */
 static void add_latency_arm(wfx *f)
 {

@@ -30,7 +30,9 @@
 #define LAT_REPS 10
 
 /* A path class of docs/sources.md [path-model]: lognormal RTT (median,
- * sigma) and bandwidth (median, sigma), its share of the clients. */
+ * sigma) and bandwidth (median, sigma), its share of the clients. The
+ * paths of scenarios/lib/platform.lua (tests/sh_scenarios.sh checks that
+ * the numbers agree); verification is not priced here. */
 typedef struct lat_class {
     double share, rtt_ms, rtt_sigma, bw_bps, bw_sigma;
 } lat_class;
