@@ -73,6 +73,7 @@
 -- a start-up (docs/scenarios.md).
 local report = require "lib.report"
 local cohorts = require "lib.cohorts"
+local cas = require "lib.cas"
 
 sweep("enterprise_share", { 0.05, 0.15, 0.30 })
 local ent = param("enterprise_share", 0.15, "share of clients in the lagging enterprise cohort")
@@ -85,13 +86,7 @@ local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
                             fetch_interval = minutes(10), publication_delay = minutes(10),
                             retry_after = 600 }
 mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
-local m1 = mtcsim.cosigner{ name = "mirror-a", role = "mirror", latency = lognormal{ median = 2, sigma = 0.5 } }
-local m2 = mtcsim.cosigner{ name = "mirror-b", role = "mirror", latency = lognormal{ median = 3, sigma = 0.5 } }
-mtcsim.ca{ name = "le", rate = per_day(issuance), lifetime = days(7),
-           landmark_interval = hours(1), cosigners = { m1 }, quorum = 1 }
-mtcsim.ca{ name = "other", rate = per_day(issuance / 3), lifetime = days(7),
-           landmark_interval = hours(1), cosigners = { m2 }, quorum = 1 }
-mtcsim.update_service{ name = "component-updater", fetch_interval = minutes(10) }
+cas.two{ issuance = issuance }
 -- The full-size world: 3,000 sites, 30,000 browsers; `scale` samples both
 -- and the sampled sites stand in for all 3,000 popularity ranks.
 local full_sites = 3000

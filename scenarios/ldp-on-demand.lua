@@ -56,6 +56,7 @@
 -- than their intervals: docs/model.md.)
 local report = require "lib.report"
 local cohorts = require "lib.cohorts"
+local cas = require "lib.cas"
 
 sweep("arm", { "push", "retry", "fetch" })
 local arm = param("arm", "fetch", "lagging cohorts: push (never signal), retry, fetch")
@@ -70,13 +71,7 @@ local warm = steady_warmup{ lifetime = days(7), landmark_interval = hours(1),
                             fetch_interval = minutes(10), publication_delay = minutes(10),
                             retry_after = 600 }
 mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
-local m1 = mtcsim.cosigner{ name = "mirror-a", role = "mirror", latency = lognormal{ median = 2, sigma = 0.5 } }
-local m2 = mtcsim.cosigner{ name = "mirror-b", role = "mirror", latency = lognormal{ median = 3, sigma = 0.5 } }
-mtcsim.ca{ name = "le", rate = per_day(issuance), lifetime = days(7), landmark_interval = hours(1),
-           cosigners = { m1 }, quorum = 1, ldp = 1, ldp_fail_prob = fail }
-mtcsim.ca{ name = "other", rate = per_day(issuance / 3), lifetime = days(7), landmark_interval = hours(1),
-           cosigners = { m2 }, quorum = 1, ldp = 1, ldp_fail_prob = fail }
-mtcsim.update_service{ name = "component-updater", fetch_interval = minutes(10) }
+cas.two{ issuance = issuance, ca = { ldp = 1, ldp_fail_prob = fail } }
 local full_sites = 3000
 mtcsim.sites{ name = "sites", count = math.max(20, math.floor(full_sites * scale)),
               represents = full_sites, ca_shares = { "le:0.57", "other:0.43" } }

@@ -72,6 +72,7 @@
 -- stationary closed form).
 local report = require "lib.report"
 local cohorts = require "lib.cohorts"
+local cas = require "lib.cas"
 
 local ent = param("enterprise_share", 0.15, "share of clients in the lagging enterprise cohort")
 local frozen = param("frozen_share", 0.03, "share of clients that never update")
@@ -96,13 +97,7 @@ local revoke_at = warm + revoke_after
 local window = warm + days(span) - revoke_at -- from the revocation to the end
 if window <= 0 then error("revocation-reach: revoke_after must fall inside the measured days", 0) end
 mtcsim.world{ duration = warm + days(span), warmup = warm, grid_step = hours(1) }
-local m1 = mtcsim.cosigner{ name = "mirror-a", role = "mirror", latency = lognormal{ median = 2, sigma = 0.5 } }
-local m2 = mtcsim.cosigner{ name = "mirror-b", role = "mirror", latency = lognormal{ median = 3, sigma = 0.5 } }
-mtcsim.ca{ name = "le", rate = per_day(issuance), lifetime = days(7),
-           landmark_interval = hours(1), cosigners = { m1 }, quorum = 1 }
-mtcsim.ca{ name = "other", rate = per_day(issuance / 3), lifetime = days(7),
-           landmark_interval = hours(1), cosigners = { m2 }, quorum = 1 }
-mtcsim.update_service{ name = "component-updater", fetch_interval = minutes(10) }
+cas.two{ issuance = issuance }
 -- The full-size world: 600 sampled sites standing in for 3,000 popularity
 -- ranks, and the victims' names, which draw victim_share of all
 -- connections whatever the sample.

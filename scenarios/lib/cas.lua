@@ -25,7 +25,31 @@
 -- Returns { names = {...}, shares = {...}, ca_shares = {"ca1:0.57", ...} }:
 -- give it to cas.sites below (mtcsim.sites{ ca_shares = } takes at most
 -- 32 CAs).
+--
+-- cas.two{ issuance =, ca = }: the two-CA world of the cohort scenarios
+-- (chrome-adoption, ldp-on-demand, revocation-reach): "le", issuing
+-- `issuance` certificates a day, and "other", a third of that, each with
+-- 7-day certificates, hourly landmarks and a mirror of its own
+-- ("mirror-a", "mirror-b"; lognormal latency, medians 2 s and 3 s, sigma
+-- 0.5; quorum 1), then the update service "component-updater", fetching
+-- every 10 minutes. `ca`: more fields for both CAs (ldp = 1, ...).
+-- Declare the world first; the sites (ca_shares "le:..", "other:..")
+-- after.
 local M = {}
+
+function M.two(t)
+  local function ca(name, rate, mirror)
+    local c = { name = name, rate = per_day(rate), lifetime = days(7),
+                landmark_interval = hours(1), cosigners = { mirror }, quorum = 1 }
+    for k, v in pairs(t.ca or {}) do c[k] = v end
+    mtcsim.ca(c)
+  end
+  local m1 = mtcsim.cosigner{ name = "mirror-a", role = "mirror", latency = lognormal{ median = 2, sigma = 0.5 } }
+  local m2 = mtcsim.cosigner{ name = "mirror-b", role = "mirror", latency = lognormal{ median = 3, sigma = 0.5 } }
+  ca("le", t.issuance, m1)
+  ca("other", t.issuance / 3, m2)
+  mtcsim.update_service{ name = "component-updater", fetch_interval = minutes(10) }
+end
 
 function M.shares(n, leader, exponent)
   n = math.floor(n or 0)
