@@ -172,12 +172,7 @@ static void ls_experiment(sim_results *db, const sim_experiment_row *e,
         nruns = 0;
     for (size_t i = 0; i < nruns; i++) {
         const sim_run_row *x = &runs[i];
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(runs[j].scenario_path, x->scenario_path) &&
-                   !strcmp(runs[j].scenario_sha256, x->scenario_sha256) &&
-                   !strcmp(runs[j].program_version, x->program_version);
-        if (!seen)
+        if (rdb_new_provenance(runs, i))
             printf("  scenario: %s  sha256 %.16s  mtcsim %s\n",
                    ESC(x->scenario_path[0] ? x->scenario_path : "(none)", 0),
                    ESC(x->scenario_sha256, 1), ESC(x->program_version, 2));

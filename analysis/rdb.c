@@ -200,3 +200,14 @@ int rdb_stat_known(sim_results *db, int64_t exp, const char *stat, char *best,
     free(names);
     return known;
 }
+
+int rdb_new_provenance(const sim_run_row *runs, size_t i)
+{
+    const sim_run_row *x = &runs[i];
+    for (size_t j = 0; j < i; j++)
+        if (!strcmp(runs[j].scenario_path, x->scenario_path) &&
+            !strcmp(runs[j].scenario_sha256, x->scenario_sha256) &&
+            !strcmp(runs[j].program_version, x->program_version))
+            return 0;
+    return 1;
+}

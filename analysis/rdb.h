@@ -64,4 +64,9 @@ int rdb_stat_known(sim_results *db, int64_t exp, const char *stat, char *best,
 size_t rdb_point_runs(sim_results *db, int64_t exp, int64_t point, int64_t **ids,
                       int64_t **reps, int64_t **seeds);
 
+/* 1 when runs[i] is the first of runs[0..i] with its scenario path,
+ * scenario hash and program version (what ls and the report list once
+ * each), else 0. */
+int rdb_new_provenance(const sim_run_row *runs, size_t i);
+
 #endif

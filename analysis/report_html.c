@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "mtc/error.h"
+#include "rdb.h"
 #include "report_internal.h"
 #include "sim/engine.h"
 
@@ -37,12 +38,7 @@ static void html_scenarios(FILE *h, const sim_run_row *runs, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const sim_run_row *x = &runs[i];
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(runs[j].scenario_path, x->scenario_path) &&
-                   !strcmp(runs[j].scenario_sha256, x->scenario_sha256) &&
-                   !strcmp(runs[j].program_version, x->program_version);
-        if (seen)
+        if (!rdb_new_provenance(runs, i))
             continue;
         fputs("<tr><th>scenario</th><td>", h);
         html_text(h, x->scenario_path[0] ? x->scenario_path : "(none)");
