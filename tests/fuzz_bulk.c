@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "lib/merkle_ref.h"
+#include "lib/seed_file.h"
 #include "mtc/bulk.h"
 #include "mtc/error.h"
 
@@ -86,18 +87,9 @@ static void write_seed(const char *dir, const char *name, uint64_t n,
     mtc_node_source src;
     mtc_array_source(&src, leaves, WORLD_N);
     mtc_bulk_proof *p;
-    size_t len;
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     if (mtc_bulk_build(&src, n, s, k, &p) != MTC_OK)
         abort();
-    mtc_bulk_encode(p, NULL, 0, &len);
-    uint8_t *b = malloc(len);
-    FILE *f = fopen(path, "wb");
-    if (!b || mtc_bulk_encode(p, b, len, &len) != MTC_OK || !f ||
-        fwrite(b, 1, len, f) != len || fclose(f))
-        abort();
-    free(b);
+    SEED_WRITE_ENCODED(dir, name, mtc_bulk_encode, p);
     mtc_bulk_free(p);
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/seed_file.h"
 #include "mtc/error.h"
 #include "mtc/lmgroup.h"
 
@@ -79,14 +80,9 @@ static int write_seed(const char *dir, const char *name, const mtc_lmgroup *g)
 {
     uint8_t buf[4096];
     size_t n;
-    char path[512];
     if (mtc_lmgroup_encode(g, buf, sizeof buf, &n) != MTC_OK)
         return 1;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(buf, 1, n, f) != n)
-        return 1;
-    return fclose(f) != 0;
+    return seed_file_write(dir, name, buf, n) != 0;
 }
 
 int main(int argc, char **argv)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "lib/mtc_fixture.h"
+#include "lib/seed_file.h"
 #include "mtc/error.h"
 #include "mtc/staple.h"
 
@@ -82,16 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FUZZ_STAPLE_SEEDS
 static void write_seed(const char *dir, const char *name, const mtc_staple *s)
 {
-    size_t n;
-    mtc_staple_encode(s, NULL, 0, &n);
-    uint8_t *b = malloc(n);
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!b || mtc_staple_encode(s, b, n, &n) != MTC_OK || !f ||
-        fwrite(b, 1, n, f) != n || fclose(f))
-        abort();
-    free(b);
+    SEED_WRITE_ENCODED(dir, name, mtc_staple_encode, s);
 }
 
 int main(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "lib/mtc_fixture.h"
+#include "lib/seed_file.h"
 #include "mtc/error.h"
 #include "mtc/update.h"
 
@@ -114,16 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FUZZ_UPDATE_SEEDS
 static void write_seed(const char *dir, const char *name, const mtc_update *u)
 {
-    size_t n;
-    mtc_update_encode(u, NULL, 0, &n);
-    uint8_t *b = malloc(n);
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!b || mtc_update_encode(u, b, n, &n) != MTC_OK || !f ||
-        fwrite(b, 1, n, f) != n || fclose(f))
-        abort();
-    free(b);
+    SEED_WRITE_ENCODED(dir, name, mtc_update_encode, u);
 }
 
 int main(int argc, char **argv)
