@@ -65,15 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         if (s->log_number != 1 || mtc_rp_ca_subtree_count(rp) != s->n_subtrees)
             abort();
-        for (size_t k = 0; k < s->n_subtrees; k++) {
-            mtc_hash real;
-            const mtc_update_subtree *st = &s->subtrees[k];
-            if (st->end > mtc_ilog_size(world.log) ||
-                mtc_tree_subtree_hash(mtc_ilog_tree(world.log), st->start, st->end,
-                                      &real) != MTC_OK ||
-                !mtc_hash_equal(&real, &st->hash))
+        for (size_t k = 0; k < s->n_subtrees; k++)
+            if (!fx_subtree_real(&world, &s->subtrees[k]))
                 abort(); /* a forged subtree was trusted */
-        }
     }
     mtc_rp_ca_free(rp);
     mtc_staple_free(s);

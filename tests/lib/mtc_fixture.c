@@ -192,3 +192,12 @@ fail:
     mtc_rp_ca_free(rp);
     return rc;
 }
+
+int fx_subtree_real(const fx *f, const mtc_update_subtree *st)
+{
+    mtc_hash real;
+    return st->end <= mtc_ilog_size(f->log) &&
+           mtc_tree_subtree_hash(mtc_ilog_tree(f->log), st->start, st->end,
+                                 &real) == MTC_OK &&
+           mtc_hash_equal(&real, &st->hash);
+}

@@ -13,6 +13,7 @@
 #include "mtc/ilog.h"
 #include "mtc/landmark.h"
 #include "mtc/rp.h"
+#include "mtc/update.h"
 
 #define FX_MAX_COSIGNERS 4
 #define FX_T0 1767225600 /* 2026-01-01 */
@@ -57,5 +58,10 @@ int fx_cert(fx *f, uint64_t i, int landmark_relative, uint8_t *out, size_t cap,
 /* A relying party trusting the CA, all witnesses (policy: CA and all
  * witnesses) and the active landmark subtrees. */
 int fx_rp(fx *f, mtc_rp_ca **rp);
+
+/* 1 when subtree st lies within the CA's log and carries the log's real
+ * hash of it, else 0: a relying party may trust it (what the staple and
+ * update fuzz targets check of every subtree a relying party accepted). */
+int fx_subtree_real(const fx *f, const mtc_update_subtree *st);
 
 #endif
