@@ -124,16 +124,8 @@ int web__anchors_create(web *wb, char *err, size_t errlen)
     rc |= sim_metrics_histogram(m, "ee_trust_anchors_bytes", "bytes", nc, 0, 1, 1e5, 100, &a->ee);
     if (rc)
         return SIM_ERR_METRIC;
-    const char **lab = calloc(nc, sizeof *lab);
-    if (!lab)
-        return MTC_ERR_NOMEM;
-    for (size_t i = 0; i < nc; i++)
-        lab[i] = wb->cohorts[i].cfg.name;
     sim_metric *cm[] = {a->lookups, a->resp, a->param, a->stale, a->missing, a->ee};
-    for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
-        sim_metric_set_cohort_labels(cm[i], lab, nc);
-    free(lab);
-    return MTC_OK;
+    return web__label_by_cohort(wb, cm, sizeof cm / sizeof cm[0]);
 }
 
 void web__anchors_destroy(web *wb)

@@ -63,19 +63,8 @@ int web__budget_create(web *wb)
     }
     if (rc)
         return SIM_ERR_METRIC;
-    if (wb->ncohorts) {
-        const char **lab = calloc(wb->ncohorts, sizeof *lab);
-        if (!lab)
-            return MTC_ERR_NOMEM;
-        for (size_t i = 0; i < wb->ncohorts; i++)
-            lab[i] = wb->cohorts[i].cfg.name;
-        for (int a = 0; a < 4; a++) {
-            sim_metric_set_cohort_labels(wb->m.over_iw[a], lab, wb->ncohorts);
-            sim_metric_set_cohort_labels(wb->m.over_amp[a], lab, wb->ncohorts);
-        }
-        free(lab);
-    }
-    return MTC_OK;
+    rc = web__label_by_cohort(wb, wb->m.over_iw, 4);
+    return rc == MTC_OK ? web__label_by_cohort(wb, wb->m.over_amp, 4) : rc;
 }
 
 int web__budget_over_amp(const web_cohort *co, unsigned dgrams, uint32_t enc)

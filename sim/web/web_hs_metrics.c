@@ -101,6 +101,23 @@ void web__base_defer_destroy(web *wb)
 
 /* ---- registration ------------------------------------------------------------------ */
 
+int web__label_by_cohort(const web *wb, sim_metric *const *mts, size_t n)
+{
+    if (!wb->ncohorts)
+        return MTC_OK;
+    const char **lab = calloc(wb->ncohorts, sizeof *lab);
+    if (!lab)
+        return MTC_ERR_NOMEM;
+    for (size_t i = 0; i < wb->ncohorts; i++)
+        lab[i] = wb->cohorts[i].cfg.name;
+    int rc = MTC_OK;
+    for (size_t i = 0; i < n && rc == MTC_OK; i++)
+        if (mts[i])
+            rc = sim_metric_set_cohort_labels(mts[i], lab, wb->ncohorts);
+    free(lab);
+    return rc;
+}
+
 int web__metrics_create(web *wb)
 {
     sim_metrics *m = wb->env.metrics;
@@ -159,23 +176,17 @@ int web__metrics_create(web *wb)
     sim_metric_set_cohort_labels(x->comp_in, comp_labels, 2 * COMP_KINDS);
     sim_metric_set_cohort_labels(x->comp_out, comp_labels, 2 * COMP_KINDS);
     if (wb->ncohorts) {
-        const char **lab = calloc(wb->ncohorts, sizeof *lab);
-        if (!lab)
-            return MTC_ERR_NOMEM;
-        for (size_t i = 0; i < wb->ncohorts; i++)
-            lab[i] = wb->cohorts[i].cfg.name;
         sim_metric *cm[] = {x->full, x->sigless, x->resumed, x->retry, x->no_cert,
                             x->auth, x->auth_cl, x->auth_pq, x->auth_today,
                             x->rtt_tcp, x->rtt_quic, x->rtt_tcp_base[0],
                             x->rtt_tcp_base[1], x->rtt_quic_base[0],
                             x->rtt_quic_base[1], x->upd_bytes, x->upd_fetch,
                             x->ch_ta};
-        for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
-            sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
-        for (int i = 0; i < WEB_UPD_PARTS; i++)
-            if (x->upd_part[i])
-                sim_metric_set_cohort_labels(x->upd_part[i], lab, wb->ncohorts);
-        free(lab);
+        int lrc = web__label_by_cohort(wb, cm, sizeof cm / sizeof cm[0]);
+        if (lrc == MTC_OK)
+            lrc = web__label_by_cohort(wb, x->upd_part, WEB_UPD_PARTS);
+        if (lrc != MTC_OK)
+            return lrc;
     }
     if (wb->nca) {
         const char **lab = calloc(wb->nca, sizeof *lab);

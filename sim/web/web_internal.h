@@ -532,6 +532,10 @@ enum { COMP_SA = 0, COMP_LR = 1, COMP_CLASSICAL = 2, COMP_MLDSA44 = 3, COMP_TODA
 /* Registers the web metrics of wb->m with their cohort labels.
  * MTC_OK, SIM_ERR_METRIC or MTC_ERR_NOMEM. */
 int web__metrics_create(web *wb);
+/* Names the cells of each metric of mts[0..n) (NULL entries skipped) after
+ * the browser cohorts; with no cohorts, nothing. MTC_OK, MTC_ERR_NOMEM or
+ * SIM_ERR_ARG (a metric not broken down by cohort). */
+int web__label_by_cohort(const web *wb, sim_metric *const *mts, size_t n);
 /* Defers the baseline histograms' observations (sim/metrics.h, deferred
  * observations): a full handshake counts one per site and cohort, and the
  * counts are recorded when the registry flushes, or for one site before

@@ -198,19 +198,11 @@ int web__path_create(web *wb)
         wb->vpend = NULL;
         return MTC_ERR_NOMEM;
     }
-    const char **lab = calloc(nc, sizeof *lab);
-    if (!lab)
-        return MTC_ERR_NOMEM;
-    for (size_t i = 0; i < nc; i++)
-        lab[i] = wb->cohorts[i].cfg.name;
     sim_metric *cm[] = {x->lat, x->lat_base[0], x->lat_base[1], x->lat_resumed,
                         x->lat_base[2], x->lat_network, x->lat_verify,
                         x->lat_verify_base[0], x->lat_verify_base[1],
                         x->lat_verify_base[2]};
-    for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
-        sim_metric_set_cohort_labels(cm[i], lab, nc);
-    free(lab);
-    return MTC_OK;
+    return web__label_by_cohort(wb, cm, sizeof cm / sizeof cm[0]);
 }
 
 void web__path_destroy(web *wb)

@@ -144,18 +144,10 @@ int web__revreach_create(web *wb)
                               SIM_METRIC_SERIES, &x->rev_accepted_k);
     if (rc)
         return SIM_ERR_METRIC;
-    if (wb->ncohorts) {
-        const char **lab = calloc(wb->ncohorts, sizeof *lab);
-        if (!lab)
-            return MTC_ERR_NOMEM;
-        for (size_t i = 0; i < wb->ncohorts; i++)
-            lab[i] = wb->cohorts[i].cfg.name;
-        sim_metric *cm[] = {x->rev_enforce, x->rev_unenforced, x->rev_presented,
-                            x->rev_accepted_k};
-        for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
-            sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
-        free(lab);
-    }
+    sim_metric *cm[] = {x->rev_enforce, x->rev_unenforced, x->rev_presented,
+                        x->rev_accepted_k};
+    if ((rc = web__label_by_cohort(wb, cm, sizeof cm / sizeof cm[0])) != MTC_OK)
+        return rc;
     if (sim_metrics_add_flush(m, unenforced_flush, wb) != 0)
         return MTC_ERR_NOMEM;
     wb->revreach_flush = 1;

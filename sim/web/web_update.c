@@ -394,18 +394,8 @@ int web__update_metrics_create(web *wb)
     rc |= sim_metrics_counter(m, "update_installs_merged", "installs", nc, 0, &x->merged);
     if (rc)
         return SIM_ERR_METRIC;
-    if (wb->ncohorts) {
-        const char **lab = calloc(wb->ncohorts, sizeof *lab);
-        if (!lab)
-            return MTC_ERR_NOMEM;
-        for (size_t i = 0; i < wb->ncohorts; i++)
-            lab[i] = wb->cohorts[i].cfg.name;
-        sim_metric *cm[] = {x->lm_age, x->lm_hold, x->online, x->lacking, x->merged};
-        for (size_t i = 0; i < sizeof cm / sizeof cm[0]; i++)
-            sim_metric_set_cohort_labels(cm[i], lab, wb->ncohorts);
-        free(lab);
-    }
-    return MTC_OK;
+    sim_metric *cm[] = {x->lm_age, x->lm_hold, x->online, x->lacking, x->merged};
+    return web__label_by_cohort(wb, cm, sizeof cm / sizeof cm[0]);
 }
 
 void web__sampler_start(web *wb)
