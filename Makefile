@@ -46,8 +46,11 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # -ffp-contract=off: no fused multiply-add, so floating-point results are the
 # same on every x86-64 machine (runs must reproduce to the bit).
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+# The sanitized build keeps line tables only (-g1): its reports name
+# file:line; full debug information cost about 6 % of its build's CPU
+# time (147 against 157 s, measured on this tree).
 ifeq ($(SAN),1)
-OPT     := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT     := -O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 LDSAN   := -fsanitize=address,undefined
 else
 OPT     := -O3 -g

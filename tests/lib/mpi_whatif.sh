@@ -2,7 +2,9 @@
 # tests/sh_mpi_run.sh) after they set M (the mtcsim binary), tmp (a
 # scratch folder) and args (the run's arguments). mpi_single runs one
 # process and keeps its summary in $tmp/single; mpi_ranks reruns under
-# mpirun -np 1, 2, 3 and exits 1 at the first summary that differs or the
+# mpirun -np N for each N of $nps (default "1 2 3"; a scenario's own test
+# may keep to "2 3", the ranks that shard, when sh_mpi_run covers one rank)
+# and exits 1 at the first summary that differs or the
 # first database that does not hold exactly one completed run (rank 0
 # alone writes it). sign_cpu_us is excluded: it is measured CPU time, not
 # a simulated quantity.
@@ -24,7 +26,7 @@ mpi_ranks() {
     echo "sanitized build: single-process run only (Open MPI trips LeakSanitizer)"; exit 0
   fi
   command -v mpirun >/dev/null 2>&1 || { echo "mpirun missing (make deps installs Open MPI)"; exit 1; }
-  for n in 1 2 3; do
+  for n in ${nps:-1 2 3}; do
     mpirun --oversubscribe -np $n "$M" run $args --out "$tmp/np$n.db" 2>"$tmp/np$n.err" \
       | summary > "$tmp/np$n" || { echo "mpirun -np $n failed"; tail "$tmp/np$n.err"; exit 1; }
     if ! cmp -s "$tmp/single" "$tmp/np$n"; then
