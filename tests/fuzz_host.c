@@ -31,7 +31,11 @@
  * event cap does not bound that work: 1e6/s grows the log by gigabytes),
  * string patterns and loops nested more than two deep (each runs to the
  * instruction limit, which pcall cannot catch: the sandbox tests cover
- * that, and here it would spend the fuzzer's time in one loop).
+ * that, and here it would spend the fuzzer's time in one loop), log ages
+ * over a day (an aged log's build is linear in its landmarks, up to
+ * log_age seconds of them at a rate of 1/s: a century of hourly ones is
+ * 876,600 cuts, tens of seconds and two gigabytes; a SIGINT stops it,
+ * sh_harden_limits).
  */
 #include <signal.h>
 #include <stdarg.h>
@@ -320,6 +324,11 @@ static void gen_param_value(gen *g, const sim_param_desc *d)
     }
     if (!strcmp(d->name, "max_active_landmarks")) {
         emit(g, "%u", pick(g, 40));
+        return;
+    }
+    if (!strcmp(d->name, "log_age")) {
+        static const char *const young[] = {"0", "hours(5)", "days(1)"};
+        emit(g, "%s", young[pick(g, N(young))]);
         return;
     }
     if (pick(g, 4) == 0) {

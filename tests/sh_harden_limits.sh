@@ -6,7 +6,8 @@
 #    huge string, load of a large chunk) and stop at the first SIGINT, in
 #    a callback, leaving the run 'interrupted';
 #  - the steady start's warm-up stops at the first SIGINT, and the run is
-#    recorded 'interrupted';
+#    recorded 'interrupted'; so does the build of a CA's aged log
+#    (log_age: a century of hourly landmarks);
 #  - sim:at action arguments are checked for kind (a rate is not a
 #    duration, a duration is not an index) and range at declaration.
 # The -j workers' signals and failures are tests/sh_harden_workers.sh's.
@@ -148,5 +149,19 @@ wait $pid; rc=$?
 [ $rc -eq 1 ] || fail "interrupted warm-up: exit $rc ($(head -2 "$d/warm.err"))"
 grep -q "interrupted during the steady start's warm-up" "$d/warm.err" || fail "warm-up: $(head -2 "$d/warm.err")"
 [ "$(sqlite3 "$d/warm.db" "select status from run")" = interrupted ] || fail "warm-up: run not 'interrupted'"
+
+# ---- SIGINT while an aged log is built ----
+# a century of hourly landmarks (876,600 cuts, then the root over them):
+# tens of seconds and gigabytes if nothing looks at the flag
+run_bg aged 'mtcsim.world{ duration = hours(1), start = "empty" }
+mtcsim.ca{ name = "old", rate = 1, log_history = "synthetic", log_age = days(36525) }'
+sleep 2
+kill -0 $pid 2>/dev/null || fail "aged log: the run ended early ($(head -2 "$d/aged.err"))"
+kill -INT $pid
+wait_gone $pid 8 "one SIGINT did not stop the aged log's build"
+wait $pid; rc=$?
+[ $rc -eq 1 ] || fail "interrupted aged log: exit $rc ($(head -2 "$d/aged.err"))"
+grep -q "interrupted while building CA old's log of log_age" "$d/aged.err" || fail "aged log: $(head -2 "$d/aged.err")"
+[ "$(sqlite3 "$d/aged.db" "select status from run")" = interrupted ] || fail "aged log: run not 'interrupted'"
 
 echo "harden limits: ok"

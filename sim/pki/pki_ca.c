@@ -125,8 +125,8 @@ int pki_ca_setup(pki_state *ps, pki_ca *ca, char *err, size_t errlen)
 int pki_ca_start(pki_state *ps, pki_ca *ca)
 {
     pki_log *l = pki__log_new(ca, ca->next_log_number++);
-    if (!l)
-        return MTC_ERR_NOMEM;
+    if (!l) /* an aged log's build ends early when the run is interrupted */
+        return ps->env->stop && *ps->env->stop ? SIM_ERR_STATE : MTC_ERR_NOMEM;
     ca->logs[ca->nlogs++] = l;
     sim_time now = sim_now(ps->env->engine);
     ca->lm_base_time = now;

@@ -238,6 +238,10 @@ static void synth_key(const pki_log *l, uint8_t key[MTC_HASH_LEN])
     memcpy(key, w, MTC_HASH_LEN);
 }
 
+/* Landmarks of an aged log between two looks at the interrupt flag (a
+ * power of two). */
+#define LOG_AGED_CHUNK 4096
+
 /*
  * A log that has run for cfg->log_age before the simulation starts: rate x
  * age background entries (synthetic, so free), checkpointed, and covered
@@ -258,7 +262,23 @@ static int log_aged(pki_ca *ca, pki_log *l)
     if (k > n0)
         k = n0;
     int rc = MTC_OK;
+    /* k is log_age / landmark_interval: up to a million cuts (a century at
+     * hourly landmarks is 876,600), and the root over them hashes and
+     * memoizes every node above a cut: tens of seconds and a gigabyte.
+     * So the root is built as the cuts are made, a chunk of landmarks at a
+     * time (the memo is a cache: every node's value, hence every result,
+     * is the same), and the run's interrupt flag ends the build between
+     * chunks, as it ends the steady warm-up. */
+    const volatile sig_atomic_t *stop = ca->ps->env->stop;
+    mtc_hash root;
     for (uint64_t i = 1; i <= k && rc == MTC_OK; i++) {
+        if ((i & (LOG_AGED_CHUNK - 1)) == 0) {
+            if (stop && *stop)
+                return SIM_ERR_STATE;
+            rc = pki_log_subtree_hash(l, 0, mtc_synth_tree_size(l->stree), &root);
+            if (rc != MTC_OK)
+                break;
+        }
         /* landmark i of k at size n0 * i / k, strictly increasing; each a
          * checkpoint size, so a cut of the tree */
         uint64_t at = (uint64_t)((double)n0 * (double)i / (double)k);
@@ -278,7 +298,6 @@ static int log_aged(pki_ca *ca, pki_log *l)
     l->batch[0].from = l->batch[0].to = n0;
     l->arr_base = n0;
     l->ckpt_size = l->done_size = l->lm_delivered = n0;
-    mtc_hash root;
     rc = pki_log_subtree_hash(l, 0, n0, &root);
     for (size_t s = 0; s < ca->nslots && rc == MTC_OK; s++)
         l->wstate[s] = (pki_wstate){n0, root, 0};

@@ -446,8 +446,14 @@ static int pki_start(sim_world *w, void **state, char *err, size_t errlen)
         if ((rc = pki_cosigner_start(ps, &ps->cos[i])) != MTC_OK)
             goto sched;
     for (size_t i = 0; i < ps->nca; i++)
-        if ((rc = pki_ca_start(ps, &ps->ca[i])) != MTC_OK)
+        if ((rc = pki_ca_start(ps, &ps->ca[i])) != MTC_OK) {
+            if (rc == SIM_ERR_STATE) {
+                snprintf(err, errlen, "interrupted while building CA %s's log of log_age %.6g s",
+                         ps->ca[i].cfg->name, sim_time_to_sec(ps->ca[i].cfg->log_age));
+                return rc;
+            }
             goto sched;
+        }
     for (size_t i = 0; i < ps->nus; i++)
         if ((rc = pki_update_start(ps, &ps->us[i])) != MTC_OK)
             goto sched;
