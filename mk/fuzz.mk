@@ -51,9 +51,10 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz_%.c $(FUZZ_LIBSRC)
 # the others' standards (tens of inputs per second on a core: every input
 # is a fresh Lua state, and a world is built and run), so give it hours,
 # e.g. nice build/fuzz/fuzz_host -timeout=60 CORPUS. Its libFuzzer build
-# wraps mtc_chain_build (-Wl,--wrap, FUZZ_HOST_LIBFUZZER): the baseline
-# chains, the same few in every world, are signed once per process
-# (tests/fuzz_host.c says why that loses nothing).
+# (FUZZ_HOST_LIBFUZZER) lends its hosts one cache of built chains
+# (mtc/chain_cache.h): the baseline chains, the same few in every world,
+# are signed once per process (tests/fuzz_host.c says why that loses
+# nothing).
 FUZZ_HOST_SRC  := $(wildcard lua/host/*.c lua/bindings/*.c)
 FUZZ_HOST_OBJS := $(call obj,$(FUZZ_HOST_SRC)) $(BUILD)/obj/gen/lua_embed.o
 
@@ -64,7 +65,7 @@ $(FUZZ_DIR)/fuzz_host: tests/fuzz_host.c $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) \
 	@mkdir -p $(dir $@)
 	$(say) FUZZ $@
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) \
-	  -DFUZZ_HOST_LIBFUZZER -Wl,--wrap=mtc_chain_build \
+	  -DFUZZ_HOST_LIBFUZZER \
 	  -fsanitize-coverage-ignorelist=mk/fuzz_host.ignorelist -o $@ $< \
 	  $(FUZZ_LIBSRC) $(FUZZ_HOST_SRC) $(BUILD)/gen/lua_embed.c $(LDLIBS)
 

@@ -56,7 +56,7 @@
 
 #include "lhost.h"
 #include "lworld.h"
-#include "mtc/chain.h"
+#include "mtc/chain_cache.h"
 #include "mtc/error.h"
 #include "sim/results.h"
 #include "sim/world.h"
@@ -70,68 +70,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* ---- the baseline chains, built once per process ---- */
 
 #ifdef FUZZ_HOST_LIBFUZZER
-/* Linked with -Wl,--wrap=mtc_chain_build (the libFuzzer build, see
- * mk/fuzz.mk): every world signs real baseline certificate chains for its
- * sites, and building them (keys derived from fixed seeds, then ML-DSA,
- * RSA and ECDSA signatures) was most of a world's building time, and of
- * the inputs past the CPU budget, which world building does not look at.
- * A chain is a pure function of its profile and options (the keys come
- * from fixed seeds, the signatures are deterministic), and every world
- * asks for the same few (one per profile, key types and name length),
- * so each is built for real once per process and copied afterwards.
- * What the host does with a chain is unchanged; building one is
- * mtc-core's, covered by test_chain. */
-#define CHAIN_CACHE_MAX 512
-typedef struct chain_entry {
-    const mtc_chain_profile *p;
-    char dns[208];
-    int64_t not_before, lifetime;
-    mtc_chain_alg leaf, ca;
-    int drop_cross;
-    mtc_chain *chain;
-} chain_entry;
-
-int __real_mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o,
-                           mtc_chain *out);
-int __wrap_mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o,
-                           mtc_chain *out);
-
-int __wrap_mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o,
-                           mtc_chain *out)
+/* Every world signs real baseline certificate chains for its sites, and
+ * building them (keys derived from fixed seeds, then ML-DSA, RSA and
+ * ECDSA signatures) was most of a world's building time, and of the
+ * inputs past the CPU budget, which world building does not look at. So
+ * the libFuzzer build lends every host it makes one cache of built chains
+ * (mtc/chain_cache.h), as `mtcsim run` does for its runs: a chain is
+ * signed once per process and copied afterwards. What the host does with
+ * a chain is unchanged; building one is mtc-core's, covered by
+ * test_chain and test_chain_cache. The replay build (sh_fuzz_replay)
+ * lends none: there every world signs its own. A harness has no main to
+ * own it, hence the static, made on first use and kept for the process. */
+static mtc_chain_cache *host_chains(void)
 {
-    static chain_entry cache[CHAIN_CACHE_MAX];
-    static size_t n;
-    size_t np;
-    const mtc_chain_profile *all = mtc_chain_profiles(&np);
-    /* only the library's own profiles (stable addresses) and names that
-     * fit are kept; anything else is built every time */
-    if (!p || !o || !out || !o->dns_name || p < all || p >= all + np ||
-        strlen(o->dns_name) >= sizeof cache[0].dns)
-        return __real_mtc_chain_build(p, o, out);
-    for (size_t i = 0; i < n; i++) {
-        chain_entry *e = &cache[i];
-        if (e->p == p && e->not_before == o->not_before && e->lifetime == o->lifetime &&
-            e->leaf == o->leaf_alg && e->ca == o->ca_alg &&
-            e->drop_cross == o->drop_cross && !strcmp(e->dns, o->dns_name)) {
-            memcpy(out, e->chain, sizeof *out);
-            return MTC_OK;
-        }
+    static mtc_chain_cache *chains;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        if (mtc_chain_cache_create(MTC_CHAIN_CACHE_CAP_DEFAULT, &chains) != MTC_OK)
+            chains = NULL;
     }
-    int rc = __real_mtc_chain_build(p, o, out);
-    if (rc == MTC_OK && n < CHAIN_CACHE_MAX && (cache[n].chain = malloc(sizeof *out))) {
-        chain_entry *e = &cache[n++];
-        e->p = p;
-        snprintf(e->dns, sizeof e->dns, "%s", o->dns_name);
-        e->not_before = o->not_before;
-        e->lifetime = o->lifetime;
-        e->leaf = o->leaf_alg;
-        e->ca = o->ca_alg;
-        e->drop_cross = o->drop_cross;
-        memcpy(e->chain, out, sizeof *out);
-    }
-    return rc;
+    return chains;
 }
+#else
+static mtc_chain_cache *host_chains(void)
+{
+    return NULL;
+}
+#endif
 
+#ifdef FUZZ_HOST_LIBFUZZER
 /* AddressSanitizer's defaults for this target (ASAN_OPTIONS still wins):
  * a quarantine of 64 MiB of freed blocks instead of 256. A use after
  * free is caught while the block is in quarantine; 64 MiB is still twice
@@ -1170,6 +1138,7 @@ static void fuzz_folder_links(const uint8_t *data, size_t size)
     cpu_budget(INPUT_CPU_MS);
     lhost *h = lhost_create(&cfg, err, sizeof err);
     if (h) {
+        lhost_set_chain_cache(h, host_chains());
         budget_L = lhost_state(h);
         if (lhost_run_file(h, path, err, sizeof err) != MTC_OK && strstr(err, "LEAKED")) {
             fprintf(stderr, "fuzz_host: a folder link leaked a file outside:\n%s\n", prog);
@@ -1254,6 +1223,7 @@ static int fuzz_one(const uint8_t *data, size_t size, const char **what)
         *what = "nohost";
         return 0;
     }
+    lhost_set_chain_cache(h, host_chains());
     lua_State *L = lhost_state(h);
     budget_L = L;
     lua_newtable(L);

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/chains_fixture.h"
 #include "lib/world_fixture.h"
 #include "mtc/error.h"
 #include "mtc/lmgroup.h"
@@ -101,6 +102,7 @@ static int gw_run(gw *g, int grouped, int unreachable, double hours)
     web_tls_config_defaults(&env.tls);
     env.tls.epoch = sim_world_get_config(f->w)->epoch;
     env.check_invariants = 1;
+    env.chains = fixture_chains();
     const web_sites_config *s = g->site_cfg;
     const web_browsers_config *b = g->co_cfg;
     if (web_create(&g->wb, &env, &s, 1, &b, 1, f->err, sizeof f->err) ||

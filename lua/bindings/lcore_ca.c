@@ -19,6 +19,7 @@
 #include "mtc/baseline.h"
 #include "mtc/cert.h"
 #include "mtc/chain.h"
+#include "mtc/chain_cache.h"
 #include "mtc/error.h"
 #include "mtc/hash.h"
 #include "mtc/ilog.h"
@@ -91,7 +92,11 @@ static mtc_chain_alg chain_alg_arg(lua_State *L, int t, const char *field)
  * mtc/chain.h built for real (leaf: the subscriber key; ca: every CA and
  * log key, cross-signs then left out, as the web side's post-quantum
  * arm), with the TLS 1.3 Certificate and CertificateVerify message
- * lengths the web side prices it at. */
+ * lengths the web side prices it at. The chain comes from the process's
+ * cache when the host has one (lhost_set_chain_cache: the same bytes,
+ * signed once per process; its memory is the cache's, capped there, not
+ * the sandbox's); the call is charged its full cost either way, so a
+ * scenario's limits do not depend on what ran before it. */
 static int c_chain(lua_State *L)
 {
     const char *name = luaL_checkstring(L, 1);
@@ -114,7 +119,7 @@ static int c_chain(lua_State *L)
     mtc_chain *c = malloc(sizeof *c);
     if (!c)
         return luaL_error(L, "out of memory");
-    int rc = mtc_chain_build(p, &o, c);
+    int rc = mtc_chain_cache_build(lhost_chain_cache(lhost_of(L)), p, &o, c);
     if (rc != MTC_OK) {
         free(c);
         return lcore__fail(L, "chain", rc);

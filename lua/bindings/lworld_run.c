@@ -258,7 +258,7 @@ int lworld__build(lhost *h, uint64_t seed, uint64_t replication,
     sim_world_env env = {lw->engine, lw->metrics, lw->rng,
                          shard ? (uint32_t)shard->rank : 0,
                          shard ? (uint32_t)shard->size : 1, 0,
-                         lhost_interrupt_flag(h)};
+                         lhost_interrupt_flag(h), lhost_chain_cache(h)};
     rc = sim_world_create(&lw->world, &env, wcfg, e, sizeof e);
     sim_param_config_free(ws, wcfg);
     if (rc != MTC_OK) {

@@ -32,6 +32,7 @@
 #include "lrecord.h"
 #include "lsuggest.h"
 #include "run_internal.h"
+#include "mtc/chain_cache.h"
 #include "mtc/error.h"
 #include "sim/progress.h"
 #include "sim/status.h"
@@ -253,6 +254,12 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "mtcsim run: cannot map the output folder's account\n");
         status = HOST_FAIL;
     }
+    /* one cache of built baseline chains for every world this process
+     * builds (and, copied by the fork, its -j workers'): each chain is
+     * signed once, not once per run; results are the same without it, so
+     * a failure to create it only costs that time */
+    if (mtc_chain_cache_create(MTC_CHAIN_CACHE_CAP_DEFAULT, &o.chains) != MTC_OK)
+        o.chains = NULL;
     if (shard.rank != 0) {
         o.out = NULL;
         o.quiet = 1;
@@ -538,6 +545,7 @@ done:
     free(o.sweep_value);
     if (o.account)
         munmap(o.account, sizeof *o.account);
+    mtc_chain_cache_destroy(o.chains);
     fflush(stdout);
     /* A failure on any rank fails the run on every rank. */
     if (!sim_shard_all_ok(&shard, status == HOST_OK) && status == HOST_OK)

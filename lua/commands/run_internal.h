@@ -82,6 +82,9 @@ typedef struct run_opts {
     /* the output folder's byte account of every run of this command, in
      * memory shared with the -j workers (cmd_run's); NULL: each run its own */
     lhost_account *account;
+    /* the baseline chains every world of this command borrows (cmd_run's,
+     * mtc/chain_cache.h; -j workers inherit a copy); NULL: none */
+    struct mtc_chain_cache *chains;
 } run_opts;
 
 /* One run's (point, replication) and its statistics, in collection order

@@ -114,6 +114,7 @@ lhost *run_scenario_state(const run_opts *o, const plan *pl, size_t p,
         return NULL;
     lhost_set_interrupt(h, o->interrupt);
     lhost_set_account(h, o->account);
+    lhost_set_chain_cache(h, o->chains);
     lua_State *L = lhost_state(h);
     lhost_push_module(h);
     lua_getfield(L, -1, "_configure");

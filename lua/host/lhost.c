@@ -869,3 +869,11 @@ const volatile sig_atomic_t *lhost_interrupt_flag(const lhost *h)
 {
     return h->interrupt;
 }
+void lhost_set_chain_cache(lhost *h, struct mtc_chain_cache *chains)
+{
+    h->chains = chains;
+}
+struct mtc_chain_cache *lhost_chain_cache(const lhost *h)
+{
+    return h->chains;
+}

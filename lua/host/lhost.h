@@ -134,6 +134,13 @@ void lhost_set_interrupt(lhost *h, const volatile sig_atomic_t *flag);
  * loops (the steady start's warm-up) watch it too. */
 const volatile sig_atomic_t *lhost_interrupt_flag(const lhost *h);
 
+/* The process's cache of built baseline chains (mtc/chain_cache.h) that
+ * the worlds built from h borrow (lworld_build); it must outlive them.
+ * NULL (the default): each world builds its own. */
+struct mtc_chain_cache;
+void lhost_set_chain_cache(lhost *h, struct mtc_chain_cache *chains);
+struct mtc_chain_cache *lhost_chain_cache(const lhost *h);
+
 lua_State *lhost_state(lhost *h);
 /* Pushes the scenario library's module table (as loaded, whatever the
  * scenario did to its globals). */

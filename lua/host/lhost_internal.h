@@ -32,6 +32,7 @@ struct lhost {
     lhost_account own_account;      /* the folder's bytes, unless shared */
     lhost_account *account;         /* own_account or the command's */
     uint64_t term_used;             /* bytes printed */
+    struct mtc_chain_cache *chains; /* borrowed (lhost_set_chain_cache) */
     /* The files of the scenario's directory the state loaded or read:
      * name below the directory, SHA-256 of the bytes opened (malloc'ed;
      * one entry per name and content, at most LHOST_MAX_LOADED). */

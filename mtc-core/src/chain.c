@@ -2,8 +2,8 @@
  * chain.c - the chain profiles of mtc/chain.h and their encoding: leaf
  * with SCTs over its precertificate, intermediate, cross-signed roots.
  *
- * Built once per distinct (profile, leaf key, CA key, name length) per
- * run by the simulator, so clarity beats speed: the leaf's TBSCertificate
+ * Built once per distinct chain per process by the simulator (its worlds
+ * borrow one mtc/chain_cache.h), so clarity beats speed: the leaf's TBSCertificate
  * is written twice, once as the precertificate the SCTs sign (RFC 6962
  * section 3.2: the TBSCertificate without the SCT list) and once with it.
  * Extensions follow the order CAs write them in (RFC 5280 leaves it free).

@@ -26,14 +26,21 @@
  * served today (its own leaf key and CertificateVerify) as a separate
  * figure. The chains' lengths depend on the profile, the algorithms and
  * the length of the site's name (in the leaf's subject and SANs), so each
- * distinct (profile, leaf key, CA keys, name length) is built once per
- * run: a few dozen chains, some milliseconds each (RSA 4,096 signing).
+ * distinct (profile, leaf key, CA keys, name length) is priced once per
+ * world, with the first site's name of that length: a few dozen chains,
+ * some milliseconds each to sign (RSA 4,096, ML-DSA). The signing is paid
+ * once per process: the chains come from the environment's chain cache
+ * (mtc/chain_cache.h, keyed by the whole name and every option), which
+ * returns the very chain a build would, so a world prices the same bytes
+ * with or without it; only the lengths below are derived per world (they
+ * depend on the world's code point and compression).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mtc/chain.h"
+#include "mtc/chain_cache.h"
 #include "mtc/error.h"
 #include "sim/certcomp.h"
 #include "web_internal.h"
@@ -180,7 +187,7 @@ static int base_chain(web *wb, uint16_t profile, mtc_chain_alg leaf, mtc_chain_a
     size_t np;
     const mtc_chain_profile *p = &mtc_chain_profiles(&np)[profile];
     mtc_chain_opts o = {dns, wb->epoch, 7 * 86400, leaf, ca, ca != MTC_CHAIN_ALG_NONE};
-    int rc = mtc_chain_build(p, &o, c);
+    int rc = mtc_chain_cache_build(wb->env.chains, p, &o, c);
     if (rc == MTC_OK) {
         struct web_base_chain *e = &wb->base[wb->nbase++];
         e->profile = profile;

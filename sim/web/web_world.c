@@ -119,6 +119,7 @@ static int web_mod_start(sim_world *w, void **state, char *err, size_t errlen)
     env.tls.epoch = sim_world_get_config(w)->epoch;
     env.steady_sites = sim_world_get_config(w)->start == SIM_START_STEADY;
     env.stop = we->stop;
+    env.chains = we->chains;
     size_t ns = 0, nb = 0;
     void *const *sites = sim_world_entities(w, "sites", &ns);
     void *const *cohorts = sim_world_entities(w, "browsers", &nb);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chains_fixture.h"
 #include "mtc/error.h"
 
 web_sites_config *wrun_sites_new(void)
@@ -39,6 +40,19 @@ int wrun_create_q(wrun *r, int queue, const wfx_config *pc, uint64_t seed,
                   const web_sites_config *const *sites, size_t nsites,
                   const web_browsers_config *const *cohorts, size_t ncohorts)
 {
+    return wrun_create_chains(r, fixture_chains(), queue, pc, seed, rep, shard,
+                              nshards, warmup, check_invariants, sites, nsites,
+                              cohorts, ncohorts);
+}
+
+int wrun_create_chains(wrun *r, mtc_chain_cache *chains, int queue,
+                       const wfx_config *pc, uint64_t seed, uint64_t rep,
+                       uint32_t shard, uint32_t nshards, sim_time warmup,
+                       int check_invariants,
+                       const web_sites_config *const *sites, size_t nsites,
+                       const web_browsers_config *const *cohorts,
+                       size_t ncohorts)
+{
     memset(r, 0, sizeof *r);
     sim_metrics_config mc = {warmup, 0, SIM_HOUR, 0};
     sim_engine_config ec = {queue, 0};
@@ -59,6 +73,7 @@ int wrun_create_q(wrun *r, int queue, const wfx_config *pc, uint64_t seed,
     web_tls_config_defaults(&env.tls);
     env.tls.epoch = pc->epoch;
     env.check_invariants = check_invariants;
+    env.chains = chains;
     int rc = web_create(&r->wb, &env, sites, nsites, cohorts, ncohorts, r->err,
                         sizeof r->err);
     if (rc == MTC_OK)

@@ -36,6 +36,16 @@ int wrun_create_q(wrun *r, int queue, const wfx_config *pc, uint64_t seed,
                   sim_time warmup, int check_invariants,
                   const web_sites_config *const *sites, size_t nsites,
                   const web_browsers_config *const *cohorts, size_t ncohorts);
+/* The same with the web side's chain cache given (web_env.chains; NULL:
+ * every chain built by the world itself). The others lend the process's
+ * (lib/chains_fixture.h). */
+int wrun_create_chains(wrun *r, mtc_chain_cache *chains, int queue,
+                       const wfx_config *pc, uint64_t seed, uint64_t rep,
+                       uint32_t shard, uint32_t nshards, sim_time warmup,
+                       int check_invariants,
+                       const web_sites_config *const *sites, size_t nsites,
+                       const web_browsers_config *const *cohorts,
+                       size_t ncohorts);
 /* Runs to time t (inclusive), then finishes the metrics. */
 void wrun_until(wrun *r, sim_time t);
 /* Runs to time t (inclusive) and leaves the metrics open, so that a later

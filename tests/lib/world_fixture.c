@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chains_fixture.h"
 #include "mtc/error.h"
 #include "mtc/sig.h"
 
@@ -53,7 +54,7 @@ int wfx_init_history(wfx *f, uint64_t seed, uint64_t rep, double duration,
         rc = sim_rng_create(&f->rng, seed, rep);
     if (rc == MTC_OK) {
         sim_world_env env = {f->eng, f->m, f->rng, shard, nshards,
-                             eager_history, NULL};
+                             eager_history, NULL, fixture_chains()};
         rc = sim_world_create(&f->w, &env, wc, f->err, sizeof f->err);
     }
     sim_param_config_free(&sim_world_config_schema, wc);

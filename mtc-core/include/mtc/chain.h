@@ -126,7 +126,9 @@ typedef struct mtc_chain_verif {
     unsigned flags;             /* MTC_CHAIN_V_IF_NO_NEW_ROOT or 0 */
 } mtc_chain_verif;
 
-/* Build options; zero-initialise, then set dns_name, not_before, lifetime. */
+/* Build options; zero-initialise, then set dns_name, not_before, lifetime.
+ * A chain depends on every field: a new field joins the key of
+ * mtc/chain_cache.h (src/chain_cache.c refuses to compile until it does). */
 typedef struct mtc_chain_opts {
     const char *dns_name;       /* the first SAN (and CN); more derived from it */
     int64_t not_before;         /* Unix seconds */

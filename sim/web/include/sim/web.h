@@ -100,6 +100,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mtc/chain_cache.h"
 #include "sim/engine.h"
 #include "sim/metrics.h"
 #include "sim/params.h"
@@ -332,6 +333,11 @@ typedef struct web_env {
                                    from time 0, issue_spread must be 0 */
     const volatile sig_atomic_t *stop;  /* set: web_start ends its warm-up
                                            loop with SIM_ERR_STATE */
+    /* The process's built baseline chains (mtc/chain_cache.h), borrowed:
+     * the web state asks it for each chain it does not hold yet, and the
+     * results are the same with or without it. NULL: every chain is
+     * built (and signed) here. */
+    mtc_chain_cache *chains;
 } web_env;
 
 /*

@@ -49,6 +49,7 @@
 #include "sim/status.h"
 
 typedef struct sim_world sim_world;
+struct mtc_chain_cache;         /* mtc/chain_cache.h; only carried here */
 
 /* What the world runs in (all borrowed). */
 typedef struct sim_world_env {
@@ -67,6 +68,12 @@ typedef struct sim_world_env {
      * sim_world_start (the steady start's warm-up) early: the start then
      * fails with SIM_ERR_STATE. NULL: none. */
     const volatile sig_atomic_t *stop;
+    /* The process's cache of built baseline chains (mtc/chain_cache.h),
+     * handed to the modules that build chains (the web side's baselines):
+     * a caller that builds many worlds creates one and lends it to each,
+     * so each chain is signed once per process. Results are the same
+     * with or without it. NULL: each world builds its own. */
+    struct mtc_chain_cache *chains;
 } sim_world_env;
 
 /* ---- statuses ------------------------------------------------------------ */
