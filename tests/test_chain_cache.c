@@ -10,6 +10,9 @@
  *    what is kept stays served;
  *  - a failed build is returned as failed and not kept;
  *  - a profile outside the library's table is built every time;
+ *  - a miss lends the CA certificates of a kept chain only when they are
+ *    the same (profile, not_before, CA key types), and the chain so made
+ *    equals one built whole, for every profile;
  *  - worlds that borrow a cache (cold or warm) record exactly the metrics
  *    of a world that builds its own chains.
  */
@@ -306,6 +309,68 @@ TEST(foreign_profile_built_every_time)
     free(got);
 }
 
+/* A miss copies the CA certificates of a kept chain of the same profile,
+ * not_before and CA key types, and signs the leaf alone: for every
+ * profile, a chain so made equals one built whole, whatever differs in
+ * the leaf (name, name length, key, lifetime); and no chain lends its CA
+ * certificates across a not_before, ca_alg or drop_cross. */
+TEST(ca_certificates_reused_only_when_equal)
+{
+    size_t np;
+    const mtc_chain_profile *p = mtc_chain_profiles(&np);
+    const mtc_chain_opts donor = {"s1.example.com", NB, 7 * 86400, MTC_CHAIN_ALG_NONE,
+                                  MTC_CHAIN_ALG_NONE, 0};
+    /* the same CA certificates as the donor's */
+    mtc_chain_opts same[3] = {donor, donor, donor};
+    same[0].dns_name = "s204.other-example.net";
+    same[1].leaf_alg = MTC_CHAIN_ALG_MLDSA44;
+    same[2].lifetime = 90 * 86400;
+    same[2].dns_name = "s2.example.com";
+    /* other CA certificates (for a profile without cross-signs,
+     * drop_cross changes nothing, and may share) */
+    mtc_chain_opts other[3] = {donor, donor, donor};
+    other[0].not_before = NB + 86400;
+    other[1].ca_alg = MTC_CHAIN_ALG_ED25519; /* no profile's CA key type */
+    other[1].dns_name = "s3.example.com";
+    other[2].drop_cross = 1;
+    other[2].dns_name = "s4.example.com";
+    mtc_chain *fresh = new_chain(), *got = new_chain();
+    ASSERT_TRUE(fresh && got);
+    ASSERT_TRUE(np >= 10);
+    for (size_t i = 0; i < np; i++) {
+        for (int k = 0; k < 3; k++) {
+            /* a cache that holds the donor alone, so that it lends */
+            mtc_chain_cache *one = NULL;
+            ASSERT_OK(mtc_chain_cache_create(MTC_CHAIN_CACHE_CAP_DEFAULT, &one));
+            ASSERT_OK(mtc_chain_cache_build(one, &p[i], &donor, got));
+            ASSERT_EQ(stats(one).reused, 0);
+            ASSERT_OK(mtc_chain_build(&p[i], &same[k], fresh));
+            memset(got, 0xA5, sizeof *got);
+            ASSERT_OK(mtc_chain_cache_build(one, &p[i], &same[k], got));
+            if (!same_chain(got, fresh))
+                TEST_FAIL_("%s, leaf variant %d: the chain with lent CA certificates differs",
+                           p[i].name, k);
+            if (stats(one).reused != 1)
+                TEST_FAIL_("%s, leaf variant %d: no CA certificates lent", p[i].name, k);
+            mtc_chain_cache_destroy(one);
+            int drop_noop = k == 2 && !p[i].cross_key;
+            ASSERT_OK(mtc_chain_cache_create(MTC_CHAIN_CACHE_CAP_DEFAULT, &one));
+            ASSERT_OK(mtc_chain_cache_build(one, &p[i], &donor, got));
+            ASSERT_OK(mtc_chain_build(&p[i], &other[k], fresh));
+            memset(got, 0xA5, sizeof *got);
+            ASSERT_OK(mtc_chain_cache_build(one, &p[i], &other[k], got));
+            if (!same_chain(got, fresh))
+                TEST_FAIL_("%s, CA variant %d: the cache's chain differs", p[i].name, k);
+            if (stats(one).reused != (drop_noop ? 1u : 0u))
+                TEST_FAIL_("%s, CA variant %d: lent CA certificates: %" PRIu64, p[i].name, k,
+                           stats(one).reused);
+            mtc_chain_cache_destroy(one);
+        }
+    }
+    free(fresh);
+    free(got);
+}
+
 /* ---- worlds ---- */
 
 static web_sites_config *sites(const char *name, const char *key, size_t n)
@@ -397,6 +462,7 @@ static const test_case cases[] = {
     {"cap_stops_keeping", cap_stops_keeping},
     {"failed_build_not_cached", failed_build_not_cached},
     {"foreign_profile_built_every_time", foreign_profile_built_every_time},
+    {"ca_certificates_reused_only_when_equal", ca_certificates_reused_only_when_equal},
     {"worlds_identical_with_and_without", worlds_identical_with_and_without},
 };
 

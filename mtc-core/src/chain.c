@@ -697,7 +697,40 @@ size_t mtc_chain_der_len(const mtc_chain *c)
     return n;
 }
 
+int mtc__chain_same_cas(const mtc_chain_profile *p, const mtc_chain_opts *a,
+                        const mtc_chain_opts *b)
+{
+    struct algs x, y;
+    effective(p, a, &x);
+    effective(p, b, &y);
+    return a->not_before == b->not_before && x.issuer == y.issuer && x.root == y.root &&
+           x.cross == y.cross && x.cross2 == y.cross2;
+}
+
+/* Appends the CA certificates of cas to out (after the leaf). */
+static int copy_cas(const mtc__chain_cas *cas, size_t want, mtc_chain *out)
+{
+    if (cas->n != want)
+        return MTC_ERR_ARG;
+    for (size_t i = 0; i < cas->n; i++) {
+        size_t at = out->off[out->ncerts - 1] + out->len[out->ncerts - 1];
+        if (out->ncerts >= MTC_CHAIN_CERTS_MAX || cas->len[i] > sizeof out->buf - at)
+            return MTC_ERR_LIMIT;
+        memcpy(out->buf + at, cas->der[i], cas->len[i]);
+        out->off[out->ncerts] = at;
+        out->len[out->ncerts] = cas->len[i];
+        out->ncerts++;
+    }
+    return MTC_OK;
+}
+
 int mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o, mtc_chain *out)
+{
+    return mtc__chain_build_cas(p, o, NULL, out);
+}
+
+int mtc__chain_build_cas(const mtc_chain_profile *p, const mtc_chain_opts *o,
+                         const mtc__chain_cas *cas, mtc_chain *out)
 {
     if (out)
         out->ncerts = 0; /* nothing usable on any error */
@@ -723,11 +756,12 @@ int mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o, mtc_cha
     if (!sc)
         return MTC_ERR_NOMEM;
     int rc;
+    /* the CA certificates' signers only when they are signed here */
     if ((rc = mtc__chain_key_init(&k[0], a.leaf, 0, 'L')) != MTC_OK ||
         (rc = mtc__chain_key_init(&k[1], a.issuer, 1, 'I')) != MTC_OK ||
-        (rc = mtc__chain_key_init(&k[2], a.root, 2, 'R')) != MTC_OK ||
-        (a.cross && (rc = mtc__chain_key_init(&k[3], a.cross, 3, 'X')) != MTC_OK) ||
-        (a.cross2 && (rc = mtc__chain_key_init(&k[4], a.cross2, 4, 'Y')) != MTC_OK))
+        (!cas && (rc = mtc__chain_key_init(&k[2], a.root, 2, 'R')) != MTC_OK) ||
+        (!cas && a.cross && (rc = mtc__chain_key_init(&k[3], a.cross, 3, 'X')) != MTC_OK) ||
+        (!cas && a.cross2 && (rc = mtc__chain_key_init(&k[4], a.cross2, 4, 'Y')) != MTC_OK))
         goto done;
     for (unsigned i = 0; i < p->scts; i++)
         if ((rc = mtc__chain_key_init(&logs[i], a.log, i, (uint8_t)('A' + i))) != MTC_OK)
@@ -763,20 +797,20 @@ int mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o, mtc_cha
     free(tbs2);
     if (rc != MTC_OK)
         goto done;
-    /* the intermediate, by the root */
-    if ((rc = ca_cert(sc, p, &k[1], p->org, p->inter_cn, &k[2], p->root_org, p->root_cn, 0,
-                      p->inter_aia_url, p->inter_crl_url, nb, 'I', out)) != MTC_OK)
-        goto done;
-    /* the root, cross-signed by an older root; that one cross-signed too */
-    if (a.cross &&
-        (rc = ca_cert(sc, p, &k[2], p->root_org, p->root_cn, &k[3], p->cross_org,
-                      p->cross_cn, 1, p->inter_aia_url, p->inter_crl_url, nb, 'X',
-                      out)) != MTC_OK)
-        goto done;
-    if (a.cross2 &&
-        (rc = ca_cert(sc, p, &k[3], p->cross_org, p->cross_cn, &k[4], p->cross2_org,
-                      p->cross2_cn, 1, p->inter_aia_url, p->inter_crl_url, nb, 'Y',
-                      out)) != MTC_OK)
+    /* the CA certificates: copied when given, else the intermediate by the
+     * root, the root cross-signed by an older root, that one cross-signed */
+    if (cas)
+        rc = copy_cas(cas, 1 + (a.cross != 0) + (a.cross2 != 0), out);
+    else
+        rc = ca_cert(sc, p, &k[1], p->org, p->inter_cn, &k[2], p->root_org, p->root_cn, 0,
+                     p->inter_aia_url, p->inter_crl_url, nb, 'I', out);
+    if (rc == MTC_OK && !cas && a.cross)
+        rc = ca_cert(sc, p, &k[2], p->root_org, p->root_cn, &k[3], p->cross_org, p->cross_cn,
+                     1, p->inter_aia_url, p->inter_crl_url, nb, 'X', out);
+    if (rc == MTC_OK && !cas && a.cross2)
+        rc = ca_cert(sc, p, &k[3], p->cross_org, p->cross_cn, &k[4], p->cross2_org,
+                     p->cross2_cn, 1, p->inter_aia_url, p->inter_crl_url, nb, 'Y', out);
+    if (rc != MTC_OK)
         goto done;
     if ((rc = mtc__chain_cv_sig_len(&k[0], &out->handshake_sig_len)) != MTC_OK)
         goto done;

@@ -6,6 +6,15 @@
  * asks only for the chains it does not hold yet. So the entries stay few
  * (hundreds at most) and a lookup is a hashed linear scan: cheaper than
  * any signature, and nothing to rebalance.
+ *
+ * A miss still need not sign everything: a world prices each chain with
+ * its first site's name of a length, so names (and leaf keys) vary from
+ * world to world while the CA certificates of a profile stay the same
+ * (they depend on the profile, not_before and the CA key types alone).
+ * So a miss copies them from a kept chain that has them, and signs only
+ * the leaf, its SCTs and the handshake signature: on the test suite's
+ * worlds the CA certificates and their signers' keys were about two
+ * thirds of a chain's building time.
  */
 #include "mtc/chain_cache.h"
 
@@ -13,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chain_internal.h"
 #include "mtc/error.h"
 
 /* The key is every field of mtc_chain_opts (key_equal, key_hash). This
@@ -44,13 +54,14 @@ typedef struct entry {
     unsigned char tail[TAIL_LEN]; /* the chain's fields after buf */
     size_t used;                /* bytes of buf in `bytes` */
     uint8_t *bytes;             /* owned */
+    size_t ncerts, off[MTC_CHAIN_CERTS_MAX], len[MTC_CHAIN_CERTS_MAX];
 } entry;
 
 struct mtc_chain_cache {
     entry *e;
     size_t n, cap_entries;
     size_t bytes, cap_bytes;
-    uint64_t hits, builds, unkept;
+    uint64_t hits, builds, unkept, reused;
 };
 
 int mtc_chain_cache_create(size_t cap, mtc_chain_cache **out)
@@ -144,6 +155,9 @@ static int keep(mtc_chain_cache *c, uint64_t h, size_t profile, const mtc_chain_
     memcpy(e->bytes, ch->buf, used);
     memcpy(e->tail, (const unsigned char *)ch + TAIL_OFF, TAIL_LEN);
     e->used = used;
+    e->ncerts = ch->ncerts;
+    memcpy(e->off, ch->off, sizeof e->off);
+    memcpy(e->len, ch->len, sizeof e->len);
     e->hash = h;
     e->profile = profile;
     e->not_before = o->not_before;
@@ -185,7 +199,25 @@ int mtc_chain_cache_build(mtc_chain_cache *c, const mtc_chain_profile *p,
         }
     }
     c->builds++;
-    int rc = mtc_chain_build(p, o, out);
+    /* a kept chain with the same CA certificates lends them: only the
+     * leaf's signatures are made (mtc__chain_build_cas says why that is
+     * the same chain) */
+    mtc__chain_cas cas = {{0}, {0}, 0};
+    for (size_t i = 0; i < c->n && !cas.n; i++) {
+        const entry *e = &c->e[i];
+        mtc_chain_opts eo = {e->dns_name, e->not_before, e->lifetime, e->leaf_alg, e->ca_alg,
+                             e->drop_cross};
+        if (e->profile != profile || e->ncerts < 2 || !mtc__chain_same_cas(p, &eo, o))
+            continue;
+        for (size_t k = 1; k < e->ncerts; k++) {
+            cas.der[k - 1] = e->bytes + e->off[k];
+            cas.len[k - 1] = e->len[k];
+        }
+        cas.n = e->ncerts - 1;
+    }
+    int rc = cas.n ? mtc__chain_build_cas(p, o, &cas, out) : mtc_chain_build(p, o, out);
+    if (cas.n && rc == MTC_OK)
+        c->reused++;
     if (rc == MTC_OK && !keep(c, h, profile, o, out))
         c->unkept++;
     return rc;
@@ -201,4 +233,5 @@ void mtc_chain_cache_get_stats(const mtc_chain_cache *c, mtc_chain_cache_stats *
     s->hits = c->hits;
     s->builds = c->builds;
     s->unkept = c->unkept;
+    s->reused = c->reused;
 }

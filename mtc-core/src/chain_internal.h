@@ -53,4 +53,28 @@ const uint8_t *mtc__chain_sigalg_der(mtc_chain_alg alg, size_t *len);
  * (RSA: rsa_pss_rsae_sha256, the modulus length; others: a real one). */
 int mtc__chain_cv_sig_len(const mtc__chain_key *k, size_t *len);
 
+/* The CA certificates of a built chain: its certificates 1 .. n (the
+ * intermediate, then any cross-signed roots), borrowed. */
+typedef struct mtc__chain_cas {
+    const uint8_t *der[MTC_CHAIN_CERTS_MAX - 1];
+    size_t len[MTC_CHAIN_CERTS_MAX - 1];
+    size_t n;
+} mtc__chain_cas;
+
+/* 1 when chains of profile p built with options a and with options b
+ * carry the same CA certificates, byte for byte: those depend on the
+ * profile, not_before and the CA parties' key types (ca_alg, drop_cross),
+ * and on nothing of the leaf (its name, key or lifetime). */
+int mtc__chain_same_cas(const mtc_chain_profile *p, const mtc_chain_opts *a,
+                        const mtc_chain_opts *b);
+
+/* mtc_chain_build with the CA certificates copied from cas, those of a
+ * chain of p built with options for which mtc__chain_same_cas(p, ., o)
+ * holds, instead of signed again (nor their signers' keys made): the
+ * leaf, its SCTs and the handshake signature are made as mtc_chain_build
+ * makes them, so the result is the chain mtc_chain_build returns. Errors
+ * as mtc_chain_build's; MTC_ERR_ARG when cas has the wrong count. */
+int mtc__chain_build_cas(const mtc_chain_profile *p, const mtc_chain_opts *o,
+                         const mtc__chain_cas *cas, mtc_chain *out);
+
 #endif

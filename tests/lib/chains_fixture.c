@@ -19,8 +19,8 @@ static void free_chains(void)
         mtc_chain_cache_stats st;
         mtc_chain_cache_get_stats(chains, &st);
         fprintf(stderr, "chain cache: %zu entries, %zu bytes, %" PRIu64 " hits, %" PRIu64
-                        " builds, %" PRIu64 " not kept\n",
-                st.entries, st.bytes, st.hits, st.builds, st.unkept);
+                        " builds (%" PRIu64 " lent CA certificates), %" PRIu64 " not kept\n",
+                st.entries, st.bytes, st.hits, st.builds, st.reused, st.unkept);
     }
     mtc_chain_cache_destroy(chains);
     chains = NULL;

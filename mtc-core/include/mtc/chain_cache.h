@@ -24,7 +24,11 @@
  * (an element of mtc_chain_profiles(): static, immutable); a profile of
  * the caller's own is built every time, since its fields could change
  * between calls. A build that fails is returned as failed and not cached,
- * so the next call tries again.
+ * so the next call tries again. A chain that is not kept yet need not be
+ * signed whole: its CA certificates depend only on the profile,
+ * not_before and the CA key types, so when a kept chain shares those its
+ * CA certificates are copied and only the leaf (with its SCTs and the
+ * handshake signature) is signed; the result is the chain a build makes.
  *
  * Memory: an entry holds the chain's used bytes (a few KB; an ML-DSA-87
  * chain with three SCTs ~25 KB), not the MTC_CHAIN_BUF buffer. The cache
@@ -79,6 +83,9 @@ typedef struct mtc_chain_cache_stats {
                            every profile outside the library's table) */
     uint64_t unkept;    /* chains built fine but not kept: the cap, no
                            memory, or a profile outside the table */
+    uint64_t reused;    /* builds that copied the CA certificates of a
+                           kept chain with the same profile, not_before
+                           and CA key types, and signed the leaf alone */
 } mtc_chain_cache_stats;
 
 void mtc_chain_cache_get_stats(const mtc_chain_cache *c, mtc_chain_cache_stats *s);
