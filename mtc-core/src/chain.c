@@ -732,6 +732,22 @@ int mtc_chain_build(const mtc_chain_profile *p, const mtc_chain_opts *o, mtc_cha
 int mtc__chain_build_cas(const mtc_chain_profile *p, const mtc_chain_opts *o,
                          const mtc__chain_cas *cas, mtc_chain *out)
 {
+    return mtc__chain_build_ring(p, o, cas, NULL, out);
+}
+
+/* Party slot's key: ring's, or made into own. */
+static int party(mtc__chain_ring *ring, mtc__chain_key *own, mtc__chain_key **k,
+                 mtc_chain_alg alg, unsigned slot, uint8_t tag)
+{
+    if (ring)
+        return mtc__chain_ring_get(ring, alg, slot, tag, k);
+    *k = own;
+    return mtc__chain_key_init(own, alg, slot, tag);
+}
+
+int mtc__chain_build_ring(const mtc_chain_profile *p, const mtc_chain_opts *o,
+                          const mtc__chain_cas *cas, mtc__chain_ring *ring, mtc_chain *out)
+{
     if (out)
         out->ncerts = 0; /* nothing usable on any error */
     if (!out || !p || !o || !o->dns_name || !*o->dns_name || strlen(o->dns_name) > 200)
@@ -750,30 +766,31 @@ int mtc__chain_build_cas(const mtc_chain_profile *p, const mtc_chain_opts *o,
     struct scratch *sc = malloc(sizeof *sc);
     /* parties: slot 0 leaf, 1 intermediate, 2 root (the intermediate's
      * issuer), 3 cross-signer of the root, 4 cross-signer of the cross */
-    mtc__chain_key k[5], logs[3];
-    memset(k, 0, sizeof k);
-    memset(logs, 0, sizeof logs);
+    mtc__chain_key own[5], own_logs[3];
+    mtc__chain_key *k[5] = {0}, *logs[3] = {0};
+    memset(own, 0, sizeof own);
+    memset(own_logs, 0, sizeof own_logs);
     if (!sc)
         return MTC_ERR_NOMEM;
     int rc;
     /* the CA certificates' signers only when they are signed here */
-    if ((rc = mtc__chain_key_init(&k[0], a.leaf, 0, 'L')) != MTC_OK ||
-        (rc = mtc__chain_key_init(&k[1], a.issuer, 1, 'I')) != MTC_OK ||
-        (!cas && (rc = mtc__chain_key_init(&k[2], a.root, 2, 'R')) != MTC_OK) ||
-        (!cas && a.cross && (rc = mtc__chain_key_init(&k[3], a.cross, 3, 'X')) != MTC_OK) ||
-        (!cas && a.cross2 && (rc = mtc__chain_key_init(&k[4], a.cross2, 4, 'Y')) != MTC_OK))
+    if ((rc = party(ring, &own[0], &k[0], a.leaf, 0, 'L')) != MTC_OK ||
+        (rc = party(ring, &own[1], &k[1], a.issuer, 1, 'I')) != MTC_OK ||
+        (!cas && (rc = party(ring, &own[2], &k[2], a.root, 2, 'R')) != MTC_OK) ||
+        (!cas && a.cross && (rc = party(ring, &own[3], &k[3], a.cross, 3, 'X')) != MTC_OK) ||
+        (!cas && a.cross2 && (rc = party(ring, &own[4], &k[4], a.cross2, 4, 'Y')) != MTC_OK))
         goto done;
     for (unsigned i = 0; i < p->scts; i++)
-        if ((rc = mtc__chain_key_init(&logs[i], a.log, i, (uint8_t)('A' + i))) != MTC_OK)
+        if ((rc = party(ring, &own_logs[i], &logs[i], a.log, i, (uint8_t)('A' + i))) != MTC_OK)
             goto done;
     int64_t na = nb + o->lifetime;
     size_t tl, sl[3];
     /* the precertificate, the SCTs over it, then the leaf with them */
-    if ((rc = leaf_tbs(p, &a, &k[1], &k[0], o->dns_name, nb, na, NULL, 0, sc->tbs,
+    if ((rc = leaf_tbs(p, &a, k[1], k[0], o->dns_name, nb, na, NULL, 0, sc->tbs,
                        sizeof sc->tbs, &tl)) != MTC_OK)
         goto done;
     for (unsigned i = 0; i < p->scts; i++)
-        if ((rc = make_sct(sc, &logs[i], &k[1], sc->tbs, tl, (uint64_t)nb * 1000 + i,
+        if ((rc = make_sct(sc, logs[i], k[1], sc->tbs, tl, (uint64_t)nb * 1000 + i,
                            sc->scts[i], sizeof sc->scts[i], &sl[i])) != MTC_OK)
             goto done;
     out->sct_list_len = 0;
@@ -790,10 +807,10 @@ int mtc__chain_build_cas(const mtc_chain_profile *p, const mtc_chain_opts *o,
     }
     /* no SCTs: no SCT list extension at all (an empty one is malformed,
      * RFC 6962 section 3.3 requires at least one SCT) */
-    rc = leaf_tbs(p, &a, &k[1], &k[0], o->dns_name, nb, na,
+    rc = leaf_tbs(p, &a, k[1], k[0], o->dns_name, nb, na,
                   p->scts ? sc->list : NULL, out->sct_list_len, tbs2, sizeof sc->tbs, &tl);
     if (rc == MTC_OK)
-        rc = sign_cert(sc, &k[1], tbs2, tl, out);
+        rc = sign_cert(sc, k[1], tbs2, tl, out);
     free(tbs2);
     if (rc != MTC_OK)
         goto done;
@@ -802,24 +819,26 @@ int mtc__chain_build_cas(const mtc_chain_profile *p, const mtc_chain_opts *o,
     if (cas)
         rc = copy_cas(cas, 1 + (a.cross != 0) + (a.cross2 != 0), out);
     else
-        rc = ca_cert(sc, p, &k[1], p->org, p->inter_cn, &k[2], p->root_org, p->root_cn, 0,
+        rc = ca_cert(sc, p, k[1], p->org, p->inter_cn, k[2], p->root_org, p->root_cn, 0,
                      p->inter_aia_url, p->inter_crl_url, nb, 'I', out);
     if (rc == MTC_OK && !cas && a.cross)
-        rc = ca_cert(sc, p, &k[2], p->root_org, p->root_cn, &k[3], p->cross_org, p->cross_cn,
+        rc = ca_cert(sc, p, k[2], p->root_org, p->root_cn, k[3], p->cross_org, p->cross_cn,
                      1, p->inter_aia_url, p->inter_crl_url, nb, 'X', out);
     if (rc == MTC_OK && !cas && a.cross2)
-        rc = ca_cert(sc, p, &k[3], p->cross_org, p->cross_cn, &k[4], p->cross2_org,
+        rc = ca_cert(sc, p, k[3], p->cross_org, p->cross_cn, k[4], p->cross2_org,
                      p->cross2_cn, 1, p->inter_aia_url, p->inter_crl_url, nb, 'Y', out);
     if (rc != MTC_OK)
         goto done;
-    if ((rc = mtc__chain_cv_sig_len(&k[0], &out->handshake_sig_len)) != MTC_OK)
+    /* the same for every build with this key: measured once per key */
+    if (!k[0]->cv_len && (rc = mtc__chain_cv_sig_len(k[0], &k[0]->cv_len)) != MTC_OK)
         goto done;
+    out->handshake_sig_len = k[0]->cv_len;
     out->nverif = mtc_chain_verifications(p, o, out->verif);
 done:
     for (int i = 0; i < 5; i++)
-        mtc__chain_key_free(&k[i]);
+        mtc__chain_key_free(&own[i]);
     for (int i = 0; i < 3; i++)
-        mtc__chain_key_free(&logs[i]);
+        mtc__chain_key_free(&own_logs[i]);
     free(sc);
     if (rc != MTC_OK)
         out->ncerts = 0;

@@ -32,6 +32,8 @@ typedef struct mtc__chain_key {
     uint8_t spki[MTC__CHAIN_SPKI_MAX];
     size_t spki_len;
     uint8_t kid[20];            /* key identifier: SHA-256 of the key, truncated */
+    size_t cv_len;              /* its CertificateVerify signature's length
+                                   once a build measured it (0: not yet) */
 } mtc__chain_key;
 
 /*
@@ -52,6 +54,22 @@ const uint8_t *mtc__chain_sigalg_der(mtc_chain_alg alg, size_t *len);
 /* The length of a TLS 1.3 CertificateVerify signature by a key of alg
  * (RSA: rsa_pss_rsae_sha256, the modulus length; others: a real one). */
 int mtc__chain_cv_sig_len(const mtc__chain_key *k, size_t *len);
+
+/* Keys made once and lent to many builds (mtc/chain_cache.h keeps one): a
+ * party's key is fixed by its type, slot and tag, so the key one chain
+ * made serves every other. At most one per (type, party): a few dozen. */
+typedef struct mtc__chain_ring {
+    struct mtc__chain_ring_key *k;  /* owned; entries never move */
+    size_t n, cap;
+} mtc__chain_ring;
+
+/* The key (alg, slot, tag) of mtc__chain_key_init, made on first use and
+ * kept in r (zero-initialised): *out is r's, valid until
+ * mtc__chain_ring_free. Errors as mtc__chain_key_init's (nothing kept),
+ * or MTC_ERR_NOMEM. */
+int mtc__chain_ring_get(mtc__chain_ring *r, mtc_chain_alg alg, unsigned slot, uint8_t tag,
+                        mtc__chain_key **out);
+void mtc__chain_ring_free(mtc__chain_ring *r);  /* the keys; r is left empty */
 
 /* The CA certificates of a built chain: its certificates 1 .. n (the
  * intermediate, then any cross-signed roots), borrowed. */
@@ -76,5 +94,9 @@ int mtc__chain_same_cas(const mtc_chain_profile *p, const mtc_chain_opts *a,
  * as mtc_chain_build's; MTC_ERR_ARG when cas has the wrong count. */
 int mtc__chain_build_cas(const mtc_chain_profile *p, const mtc_chain_opts *o,
                          const mtc__chain_cas *cas, mtc_chain *out);
+/* The same with the parties' keys from ring (NULL: made for this build
+ * and freed after it): the keys, and so every signature, are the same. */
+int mtc__chain_build_ring(const mtc_chain_profile *p, const mtc_chain_opts *o,
+                          const mtc__chain_cas *cas, mtc__chain_ring *ring, mtc_chain *out);
 
 #endif

@@ -9,7 +9,9 @@
  * their ECDSA nonce is derived from the key and the message digest
  * (HMAC-SHA-384, then reduced mod n: the bias is below 2^-190, irrelevant
  * to a simulator's test keys; it is not RFC 6979's procedure, which only
- * the P-256 keys of mtc/sig.h follow). Built a few dozen times per run, so
+ * the P-256 keys of mtc/sig.h follow). A key is made once per process
+ * when the builds borrow a key ring (mtc__chain_ring, kept by
+ * mtc/chain_cache.h), else once per build; either way the same key, so
  * nothing here is tuned for speed.
  */
 #include <openssl/bn.h>
@@ -22,6 +24,7 @@
 #include <openssl/param_build.h>
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "chain_internal.h"
@@ -345,4 +348,54 @@ int mtc__chain_cv_sig_len(const mtc__chain_key *k, size_t *len)
     if (k->pkey)
         return rsa_sign(k, 1, content, sizeof content, sig, len);
     return mtc__chain_sign(k, content, sizeof content, sig, len);
+}
+
+/* ---- keys kept for many builds ---------------------------------------------- */
+
+struct mtc__chain_ring_key {
+    mtc_chain_alg alg;
+    unsigned slot;
+    uint8_t tag;
+    mtc__chain_key *key;        /* owned; never moves once made */
+};
+
+int mtc__chain_ring_get(mtc__chain_ring *r, mtc_chain_alg alg, unsigned slot, uint8_t tag,
+                        mtc__chain_key **out)
+{
+    *out = NULL;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->k[i].alg == alg && r->k[i].slot == slot && r->k[i].tag == tag) {
+            *out = r->k[i].key;
+            return MTC_OK;
+        }
+    if (r->n == r->cap) {
+        size_t ncap = r->cap ? 2 * r->cap : 16;
+        struct mtc__chain_ring_key *nk = realloc(r->k, ncap * sizeof *nk);
+        if (!nk)
+            return MTC_ERR_NOMEM;
+        r->k = nk;
+        r->cap = ncap;
+    }
+    mtc__chain_key *k = malloc(sizeof *k);
+    if (!k)
+        return MTC_ERR_NOMEM;
+    int rc = mtc__chain_key_init(k, alg, slot, tag);
+    if (rc != MTC_OK) {
+        mtc__chain_key_free(k);
+        free(k);
+        return rc;
+    }
+    r->k[r->n++] = (struct mtc__chain_ring_key){alg, slot, tag, k};
+    *out = k;
+    return MTC_OK;
+}
+
+void mtc__chain_ring_free(mtc__chain_ring *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        mtc__chain_key_free(r->k[i].key);
+        free(r->k[i].key);
+    }
+    free(r->k);
+    memset(r, 0, sizeof *r);
 }

@@ -29,13 +29,17 @@
  * not_before and the CA key types, so when a kept chain shares those its
  * CA certificates are copied and only the leaf (with its SCTs and the
  * handshake signature) is signed; the result is the chain a build makes.
+ * The signers' keys (fixed by key type and party) are made once and kept
+ * too.
  *
  * Memory: an entry holds the chain's used bytes (a few KB; an ML-DSA-87
  * chain with three SCTs ~25 KB), not the MTC_CHAIN_BUF buffer. The cache
  * stops keeping new chains once its entries would hold more than the cap
  * given at creation (MTC_CHAIN_CACHE_CAP_DEFAULT: room for hundreds of
  * worlds' baselines); past the cap every new chain is still built and
- * returned, only not kept, and what is kept stays served.
+ * returned, only not kept, and what is kept stays served. The signers'
+ * keys are outside the cap: at most one per key type and party, a few
+ * dozen (under 4 MB with every ML-DSA level's expanded keys).
  *
  * Ownership: the caller owns the cache (create/destroy); users borrow it,
  * and it must outlive them. The caller owns every mtc_chain it passes.
