@@ -15,6 +15,7 @@
 #include <lauxlib.h>
 
 #include "lhost.h"
+#include "lib/chains_fixture.h"
 #include "lsuggest.h"
 #include "lworld.h"
 #include "mtc/error.h"
@@ -47,6 +48,9 @@ static lhost *make_host(fixture *f, const char *code, uint64_t seed,
     fclose(fp);
     lhost_config cfg = {0, f->path, seed, 0, max_instr, max_mem, f->out, 0};
     f->h = lhost_create(&cfg, err, errlen);
+    /* the worlds built from it borrow the process's chains, as a run's do */
+    if (f->h)
+        lhost_set_chain_cache(f->h, fixture_chains());
     return f->h;
 }
 
