@@ -1,10 +1,10 @@
 /*
  * test_web_path.c - handshake latency inside the web model (web_path.c):
  * a cohort without rtt changes nothing and creates no latency metric; a
- * cohort with a path leaves every other figure as it was (the path has
- * its own stream) and prices every full and resumed handshake; a constant
- * loss-free path gives the closed form's floor, and a retry a second
- * handshake.
+ * path in every cohort or in one of two leaves every other figure as it
+ * was (the path has its own stream) and prices every full and resumed
+ * handshake of its cohorts, no other; a constant loss-free path gives the
+ * closed form's floor, and a retry a second handshake.
  */
 #include <math.h>
 #include <string.h>
@@ -43,11 +43,12 @@ typedef struct outcome {
     web_stats st;
     double auth_sum;
     int has_lat;
-    uint64_t lat_n[2], res_n[2];
+    uint64_t lat_n[2], res_n[2], full_n[2], resumed_n[2];
     double lat_min[2], lat_max[2], base_p50[2], lat_p50[2];
 } outcome;
 
-/* Two cohorts; `path` gives both a path (cohort 1 mis-signals: retries). */
+/* Two cohorts; bit k of `path` gives cohort k a path (cohort 1
+ * mis-signals: retries). */
 static void run(int path, double loss, outcome *o, test_ctx *tc_)
 {
     wfx_config pc;
@@ -55,7 +56,9 @@ static void run(int path, double loss, outcome *o, test_ctx *tc_)
     web_sites_config *s = sites(10);
     web_browsers_config *c[2] = {cohort("a", test_scaled(200)), cohort("b", test_scaled(200))};
     c[1]->missignal_prob = 0.3;
-    for (int i = 0; path && i < 2; i++) {
+    for (int i = 0; i < 2; i++) {
+        if (!(path >> i & 1))
+            continue;
         ASSERT_OK(sim_dist_const(&c[i]->rtt, 100.0));
         c[i]->loss_prob = loss;
         if (loss > 0) {
@@ -74,6 +77,10 @@ static void run(int path, double loss, outcome *o, test_ctx *tc_)
     sim_metric *res = sim_metrics_find(r.metrics, "handshake_ms_resumed");
     sim_metric *base = sim_metrics_find(r.metrics, "handshake_ms_baseline_mldsa44");
     o->has_lat = lat != NULL;
+    for (size_t k = 0; k < 2; k++) {
+        o->full_n[k] = (uint64_t)sim_counter_value(sim_metrics_find(r.metrics, "handshake_full"), k);
+        o->resumed_n[k] = (uint64_t)sim_counter_value(sim_metrics_find(r.metrics, "handshake_resumed"), k);
+    }
     for (size_t k = 0; lat && k < 2; k++) {
         o->lat_n[k] = sim_hist_count(lat, k);
         o->res_n[k] = sim_hist_count(res, k);
@@ -92,7 +99,7 @@ TEST(path_is_opt_in_and_changes_nothing_else)
 {
     outcome off, on;
     run(0, 0, &off, tc_);
-    run(1, 0.02, &on, tc_);
+    run(3, 0.02, &on, tc_);
     ASSERT_FALSE(off.has_lat);
     ASSERT_TRUE(on.has_lat);
     /* the path's draws come from a stream of their own */
@@ -108,10 +115,30 @@ TEST(path_is_opt_in_and_changes_nothing_else)
     ASSERT_EQ_U64(on.res_n[0] + on.res_n[1], on.st.resumed);
 }
 
+/* A path in one cohort only: every client record then carries a path
+ * line (web__path), the other cohort's unused; the other cohort is priced
+ * nowhere, and the path's cohort on every handshake, as when all have one. */
+TEST(path_in_one_cohort_prices_that_cohort_alone)
+{
+    outcome off, one;
+    run(0, 0, &off, tc_);
+    run(2, 0.02, &one, tc_);
+    ASSERT_TRUE(one.has_lat);
+    ASSERT_EQ(off.st.full, one.st.full);
+    ASSERT_EQ(off.st.resumed, one.st.resumed);
+    ASSERT_EQ(off.st.retries, one.st.retries);
+    ASSERT_TRUE(off.auth_sum == one.auth_sum);
+    ASSERT_TRUE(one.full_n[1] > 0 && one.resumed_n[1] > 0);
+    ASSERT_EQ_U64(one.lat_n[0], 0);
+    ASSERT_EQ_U64(one.res_n[0], 0);
+    ASSERT_EQ_U64(one.lat_n[1], one.full_n[1]);
+    ASSERT_EQ_U64(one.res_n[1], one.resumed_n[1]);
+}
+
 TEST(constant_path_floor_and_retry)
 {
     outcome o;
-    run(1, 0, &o, tc_);
+    run(3, 0, &o, tc_);
     /* TCP: 1 RTT set-up + at least 1 RTT of flight, plus signing time */
     for (int k = 0; k < 2; k++) {
         ASSERT_TRUE(o.lat_min[k] >= 200.0);
@@ -336,6 +363,7 @@ TEST(verification_cache_does_not_depend_on_the_sample)
 static const test_case tests[] = {
     {"verification_cache_does_not_depend_on_the_sample", verification_cache_does_not_depend_on_the_sample},
     {"path_is_opt_in_and_changes_nothing_else", path_is_opt_in_and_changes_nothing_else},
+    {"path_in_one_cohort_prices_that_cohort_alone", path_in_one_cohort_prices_that_cohort_alone},
     {"constant_path_floor_and_retry", constant_path_floor_and_retry},
     {"verification_adds_exactly_the_priced_verifications", verification_adds_exactly_the_priced_verifications},
     {"today_follows_the_sites_chain_profile", today_follows_the_sites_chain_profile},

@@ -480,8 +480,7 @@ static void client_event(sim_engine *sim, sim_event *e)
     const sim_event *nx = sim_engine_peek_hint(sim);
     if (nx) {
         __builtin_prefetch((const void *)((uintptr_t)nx + 64));
-        if (wb->path_rng) /* handshake latency on */
-            web__path_prefetch(wb, nx);
+        web__path_prefetch(wb, nx); /* when there are paths */
     }
     web_cohort *co = &wb->cohorts[c->cohort];
     sim_time now = sim_now(sim);
@@ -532,6 +531,16 @@ uint64_t web__clients_total(const web *wb)
     return n;
 }
 
+/* The bytes of a client's record: its path's line too when some cohort
+ * has an rtt (web__path). */
+static size_t client_stride(const web *wb)
+{
+    for (size_t k = 0; k < wb->ncohorts; k++)
+        if (wb->cohorts[k].cfg.rtt)
+            return WEB_CLIENT_PATH_STRIDE;
+    return sizeof(web_client);
+}
+
 /* The memory the web model needs: its sites, this shard's clients, and a
  * Zipf table over the ranks per cohort (with, when the sites sample the
  * ranks, the site of each rank). Stated before allocating, in the message
@@ -540,7 +549,7 @@ static double web_bytes_needed(const web *wb, uint64_t nsites, uint64_t nranks,
                                uint64_t nclients)
 {
     return (double)nsites * (double)(sizeof *wb->sites + sizeof *wb->siteh) +
-           (double)nclients * (double)sizeof(web_client) +
+           (double)nclients * (double)client_stride(wb) +
            (double)wb->ncohorts * ((double)sim_dist_footprint(SIM_DIST_ZIPF, nranks) +
                                    (nranks > nsites ? 4.0 * (double)nranks : 0.0));
 }
@@ -560,7 +569,7 @@ void web__nomem(const web *wb, const char *what, char *err, size_t errlen)
                           "shard the browsers over MPI ranks",
              what, (unsigned long long)nsites, (unsigned long long)nclients,
              web_bytes_needed(wb, nsites, nranks, nclients) / 1073741824.0,
-             sizeof *wb->sites + sizeof *wb->siteh, sizeof(web_client),
+             sizeof *wb->sites + sizeof *wb->siteh, client_stride(wb),
              sim_dist_footprint(SIM_DIST_ZIPF, 1) - sim_dist_footprint(SIM_DIST_ZIPF, 0) +
                  (nranks > nsites ? 4 : 0),
              (unsigned long long)nranks);
@@ -627,11 +636,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
             if (!co->applyq)
                 return MTC_ERR_NOMEM;
         }
-        if (co->cfg.rtt && co->nlocal) {
-            co->path = web__big_calloc(co->nlocal, sizeof *co->path);
-            if (!co->path)
-                return MTC_ERR_NOMEM;
-        }
+        co->has_path = co->cfg.rtt != NULL;
     }
     if (id > UINT32_MAX) {
         snprintf(err, errlen, "browsers: %llu clients exceed 2^32", (unsigned long long)id);
@@ -650,7 +655,8 @@ int web__clients_create(web *wb, char *err, size_t errlen)
         return rc;
     }
     wb->nclients = (size_t)mine;
-    wb->clients = web__big_calloc(mine ? mine : 1, sizeof *wb->clients);
+    wb->client_stride = client_stride(wb);
+    wb->clients = web__big_calloc(mine ? mine : 1, wb->client_stride);
     if (!wb->clients) {
         web__nomem(wb, "browsers", err, errlen);
         return MTC_ERR_NOMEM;
@@ -662,7 +668,7 @@ int web__clients_create(web *wb, char *err, size_t errlen)
             uint64_t cid = co->first_id + i;
             if (cid % wb->env.nshards != wb->env.shard)
                 continue;
-            web_client *c = &wb->clients[n++];
+            web_client *c = web__client(wb, n++);
             sim_event_init(&c->ev, client_event, wb);
             /* clients of this shard are every nshards-th id from shard */
             assert(web__client_id(wb, c) == cid);
@@ -692,7 +698,7 @@ int web__clients_start(web *wb, char *err, size_t errlen)
                      wb->nclients);
             return SIM_ERR_STATE;
         }
-        web_client *c = &wb->clients[i];
+        web_client *c = web__client(wb, i);
         web_cohort *co = &wb->cohorts[c->cohort];
         uint64_t cid = web__client_id(wb, c);
         web_applyq *q = web__applyq(wb, c, co);
@@ -701,8 +707,8 @@ int web__clients_start(web *wb, char *err, size_t errlen)
             q->delay = sim_dist_sample_duration(co->cfg.update_apply_delay,
                                                 sim_rng_use(wb->env.rng, &ps));
         }
-        if (co->path) /* the path's own stream (sim/web.h) */
-            web__path_init(wb, web__path(wb, c, co), co, cid);
+        if (co->has_path) /* the path's own stream (sim/web.h) */
+            web__path_init(wb, web__path(c), co, cid);
         sim_stream st = {cid, c->rng_n, WEB_STREAM_CLIENT, 0};
         gsl_rng *r = sim_rng_use(wb->env.rng, &st);
         if (co->cfg.arrival_spread > 0) {
@@ -743,7 +749,6 @@ void web__clients_destroy(web *wb)
         free(wb->cohorts[k].rank_site);
         sim_nhpp_destroy(wb->cohorts[k].sessions);
         free(wb->cohorts[k].applyq);
-        free(wb->cohorts[k].path);
         free(wb->cohorts[k].online_pub);
     }
     web__update_destroy(wb);

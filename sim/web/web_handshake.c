@@ -778,7 +778,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
             if (cl->ticket_rank[i] == rank + 1 && cl->ticket_exp[i] > now_s) {
                 wb->st.resumed++;
                 sim_counter_add(wb->m.resumed, k, 1);
-                if (co->path)
+                if (co->has_path)
                     web__path_resumed(wb, cl, co, site);
                 return;
             }
@@ -836,7 +836,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
             for (int i = 0; i < 3; i++)
                 wb->st.base_auth_sum[i] += web__base_auth(wb, site, k, i);
     }
-    if (co->path)
+    if (co->has_path)
         web__path_full(wb, cl, co, site, rank, r.cert, now, r.n, r.ch_ext, r.enc, &r.ldp);
     /* the certificate the connection ended with (a retry's standalone
      * sibling shares the serial) */

@@ -252,10 +252,14 @@ typedef struct web_flight {
     uint32_t thr_quic[WEB_QUIC_DGRAMS][WEB_RTT_STEPS];
 } web_flight;
 
-/* A client's network path, in cohorts with an rtt only (beside the
- * client, like web_applyq: the client struct stays at two cache lines):
- * its rtt and bandwidth and the draws taken from its path stream
- * (sim/web.h). */
+/* A client's network path, in worlds where some cohort has an rtt: its
+ * rtt and bandwidth and the draws taken from its path stream (sim/web.h).
+ * It is the third cache line of the client's record (web__path): the
+ * client struct stays at two lines, and a handshake finds its path on the
+ * page of the client it already holds. Why: as a table of its own, the
+ * path was a random access to another page per handshake, and the
+ * profile of 10^6 clients put that access (its prefetch waited for the
+ * page's translation) at about 40 % of what the latency model cost. */
 #define WEB_VCACHE 3        /* certificates a client's verification cache holds */
 #define WEB_VCACHE_TTL 1800 /* seconds a cached verification stays good */
 
@@ -275,6 +279,8 @@ typedef struct web_path {
 
 /* One cache line per client: a handshake's path and cache cost one miss. */
 _Static_assert(sizeof(web_path) == 64, "web_path is one cache line");
+/* A client record with a path: the client's two lines, then the path's. */
+#define WEB_CLIENT_PATH_STRIDE (sizeof(web_client) + sizeof(web_path))
 
 /* Verification prices, us on the development machine (sim/web_verify.h),
  * computed once by web__path_create; per handshake they are scaled by the
@@ -308,7 +314,8 @@ typedef struct web_cohort {
     size_t first_local;     /* its first client in this shard's table */
     size_t nlocal;          /* its clients in this shard's table */
     web_applyq *applyq;     /* per local client; NULL: no apply delay */
-    web_path *path;         /* per local client; NULL: no latency */
+    int has_path;           /* an rtt: its clients' records carry a path
+                               (web__path); 0: no latency */
     /* web_budget.c: the smallest enc whose server flight exceeds the TCP
      * initial window, and the QUIC amplification budget after 1..4
      * client Initial datagrams */
@@ -382,8 +389,12 @@ struct web {
     /* clients */
     web_cohort *cohorts;
     size_t ncohorts;
+    /* nclients records of client_stride bytes (web__client): a
+     * web_client, then, when some cohort has an rtt, its web_path
+     * (WEB_CLIENT_PATH_STRIDE; else sizeof(web_client)) */
     web_client *clients;
     size_t nclients;
+    size_t client_stride;
     /* publications per update service */
     web_pubinfo **pubs;
     size_t *npubs;
@@ -456,10 +467,24 @@ int64_t web__unix(const web *wb, sim_time t);
 size_t web__site_dns(const web *wb, const web_site *s, char *buf, size_t cap);
 
 /* web_browser.c */
+/* Client i of this shard's table. */
+static inline web_client *web__client(const struct web *wb, size_t i)
+{
+    return (web_client *)(void *)((char *)wb->clients + i * wb->client_stride);
+}
+/* The table index of client c; of any address, integer arithmetic only
+ * (web__path_prefetch may pass one that is not a client). Both strides
+ * are constants, so neither costs a division. */
+static inline size_t web__client_index(const struct web *wb, const void *c)
+{
+    size_t off = (size_t)((uintptr_t)c - (uintptr_t)wb->clients);
+    return wb->client_stride == sizeof(web_client) ? off / sizeof(web_client)
+                                                   : off / WEB_CLIENT_PATH_STRIDE;
+}
 /* The global id of a client of this shard (names its random stream). */
 static inline uint64_t web__client_id(const struct web *wb, const web_client *c)
 {
-    return (uint64_t)(c - wb->clients) * wb->env.nshards + wb->env.shard;
+    return (uint64_t)web__client_index(wb, c) * wb->env.nshards + wb->env.shard;
 }
 int web__clients_create(web *wb, char *err, size_t errlen);
 int web__clients_start(web *wb, char *err, size_t errlen);
@@ -474,7 +499,7 @@ static inline sim_time web__add_sat(sim_time a, sim_time d)
 static inline web_applyq *web__applyq(const struct web *wb, const web_client *c,
                                       const web_cohort *co)
 {
-    return co->applyq ? &co->applyq[(size_t)(c - wb->clients) - co->first_local]
+    return co->applyq ? &co->applyq[web__client_index(wb, c) - co->first_local]
                       : NULL;
 }
 /* Creates the update model's metrics (docs/metrics.md). */
@@ -719,27 +744,21 @@ void web__ldp_after(web *wb, size_t k, const web_ldp_fetch *f, int sigless, int 
 /* The fetch's latency (web_path.c), recorded per cohort. */
 void web__ldp_observe_ms(web *wb, size_t k, double ms);
 /* web_path.c: handshake latency over a client's network path */
-static inline web_path *web__path(const struct web *wb, const web_client *c,
-                                  const web_cohort *co)
+/* The path of client c, whose cohort has one (co->has_path): the line
+ * after the client in its record. */
+static inline web_path *web__path(const web_client *c)
 {
-    return &co->path[(size_t)(c - wb->clients) - co->first_local];
+    return (web_path *)(uintptr_t)((const char *)c + sizeof(web_client));
 }
-/* Fetches the path entry of the event `ev` ahead of its handshake: the
- * entry is indexed by client, so without this each priced handshake
- * waits for a cache miss. Integer arithmetic only: `ev` may not be a
- * client at all (then nothing or a harmless address is prefetched). */
+/* Fetches the path line of the event `ev` ahead of its handshake, in a
+ * world with paths: without this each priced handshake waits for a cache
+ * miss. Integer arithmetic only: `ev` may not be a client at all (then a
+ * harmless address is prefetched), and it is on the page of the client
+ * lines prefetched with it, so it costs no translation of its own. */
 static inline void web__path_prefetch(const struct web *wb, const void *ev)
 {
-    size_t i = (size_t)((uintptr_t)ev - (uintptr_t)wb->clients) /
-               sizeof(web_client);
-    for (size_t k = 0; k < wb->ncohorts; k++) {
-        const web_cohort *co = &wb->cohorts[k];
-        if (i - co->first_local < co->nlocal) {
-            if (co->path)
-                __builtin_prefetch(&co->path[i - co->first_local]);
-            return;
-        }
-    }
+    if (wb->client_stride == WEB_CLIENT_PATH_STRIDE)
+        __builtin_prefetch((const void *)((uintptr_t)ev + sizeof(web_client)));
 }
 /* The path generator and the latency metrics when a cohort has an rtt
  * (nothing otherwise). MTC_OK, MTC_ERR_NOMEM, SIM_ERR_METRIC. */

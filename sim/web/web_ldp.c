@@ -244,7 +244,7 @@ const sim_ca_view *web__ldp_resolve(web *wb, web_client *c, const web_cohort *co
     const web_cert_hot *ch = &wb->certh[id];
     const web_cert *cc = &wb->certs[id];
     const sim_ca_info *ci = wb->pki->ca(wb->pki->ctx, ch->ca);
-    size_t li = (size_t)(c - wb->clients);
+    size_t li = web__client_index(wb, c);
     size_t k = c->cohort;
     ldp_seen *sn = &t->seen[li * wb->nca + ch->ca];
     /* a proof set it fetched before */

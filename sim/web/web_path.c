@@ -310,7 +310,7 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
                     unsigned n, const uint32_t *ch_ext, const uint32_t *enc,
                     const web_ldp_fetch *fetch)
 {
-    web_path *p = web__path(wb, c, co);
+    web_path *p = web__path(c);
     sim_stream ps = {web__client_id(wb, c), p->n, WEB_STREAM_CLIENT_PATH, 0};
     web_lat_path path;
     gsl_rng *r = connection(wb, co, p, &ps, &path);
@@ -384,7 +384,7 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
 void web__path_resumed(web *wb, const web_client *c, const web_cohort *co,
                        uint32_t site)
 {
-    web_path *p = web__path(wb, c, co);
+    web_path *p = web__path(c);
     sim_stream ps = {web__client_id(wb, c), p->n, WEB_STREAM_CLIENT_PATH, 0};
     web_lat_path path;
     gsl_rng *r = connection(wb, co, p, &ps, &path);

@@ -113,7 +113,7 @@ static void unenforced_flush(void *ctx)
                 t[us][q] = (uint32_t)held_all(wb, us, (uint32_t)q, NULL, 0);
         }
         for (size_t i = 0; i < wb->nclients; i++) {
-            const web_client *c = &wb->clients[i];
+            const web_client *c = web__client(wb, i);
             size_t us = wb->cohorts[c->cohort].us;
             size_t h = held_all(wb, us, c->pub, t && nt ? t[us] : NULL, nt ? nt[us] : 0);
             n[c->cohort] += (double)(total - h);

@@ -141,7 +141,7 @@ static uint64_t view_last(const sim_ca_view *v, uint64_t log)
 
 static stp_client *client_ca(web *wb, const web_client *c, size_t ca)
 {
-    return &wb->stp->cl[(size_t)(c - wb->clients) * wb->nca + ca];
+    return &wb->stp->cl[web__client_index(wb, c) * wb->nca + ca];
 }
 
 const web_pubinfo *web__staple_view(web *wb, const web_client *c, size_t us,
