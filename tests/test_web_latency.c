@@ -271,8 +271,9 @@ TEST(given_uniform_is_the_draw)
 /* web_latency_ms_paired gives each pricing exactly what its own
  * web_latency_ms_u call gives, bit for bit, whether the baselines' first
  * flights are as many packets as the handshake's (a shared start) or
- * not, with and without a retry and a loss-free path; with u not given
- * it takes one draw, and only on a lossy path. */
+ * not, with and without a retry and a loss-free path, and with the
+ * path's powers of keep given precomputed or not; with u not given it
+ * takes one draw, and only on a lossy path. */
 TEST(paired_pricings_are_the_single_ones)
 {
     tls_transport t = transport();
@@ -303,6 +304,14 @@ TEST(paired_pricings_are_the_single_ones)
         for (int k = 0; k < 3; k++)
             ASSERT_TRUE(ms[1 + k] ==
                         web_latency_ms_u(proto, &t, &p, &base[k], NULL, NULL, u));
+        /* the same path carrying its powers of keep precomputed */
+        double kp[WEB_LAT_KEEP_POWS + 1], msk[4];
+        web_latency_keep_pows(p.loss_prob, kp);
+        web_lat_path pk = p;
+        pk.keep_pow = kp;
+        ASSERT_EQ(web_latency_ms_paired(proto, &t, &pk, &f, retry, base, 3, NULL,
+                                        u, msk), 0);
+        ASSERT_TRUE(memcmp(ms, msk, sizeof ms) == 0);
         /* u not given: one draw on a lossy path, none on a clean one */
         unsigned long seed = (unsigned long)i + 5;
         gsl_rng_set(b, seed);

@@ -788,6 +788,8 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
         sim_counter_add(wb->m.no_cert, k, 1);
         return;
     }
+    if (co->has_path) /* read by web__path_full, after the handshake */
+        web__path_prefetch_site(wb, site);
     hs_result r;
     full_handshake(wb, cl, site, now, rng, &r);
     if (r.cert == WEB_NO_CERT) {

@@ -17,6 +17,7 @@
 #include "mtc/baseline.h"
 #include "mtc/rp.h"
 #include "sim/web.h"
+#include "sim/web_latency.h"
 #include "sim/world_prof.h"
 
 #define WEB_TICKETS 4       /* session tickets a client remembers */
@@ -316,6 +317,9 @@ typedef struct web_cohort {
     web_applyq *applyq;     /* per local client; NULL: no apply delay */
     int has_path;           /* an rtt: its clients' records carry a path
                                (web__path); 0: no latency */
+    /* (1 - loss_prob)^n for its connections (web_latency_keep_pows, set
+     * by web__path_create): every pricing would otherwise form them again */
+    double keep_pow[WEB_LAT_KEEP_POWS + 1];
     /* web_budget.c: the smallest enc whose server flight exceeds the TCP
      * initial window, and the QUIC amplification budget after 1..4
      * client Initial datagrams */
@@ -759,6 +763,14 @@ static inline void web__path_prefetch(const struct web *wb, const void *ev)
 {
     if (wb->client_stride == WEB_CLIENT_PATH_STRIDE)
         __builtin_prefetch((const void *)((uintptr_t)ev + sizeof(web_client)));
+}
+/* Fetches what web__path_full reads of `site` beyond its hot record (its
+ * chain profile), to be called before the handshake: the profiles are a
+ * table of their own, and the profile showed that read as a cache miss
+ * per priced handshake. Only in a world with paths (wb->site_prof). */
+static inline void web__path_prefetch_site(const struct web *wb, uint32_t site)
+{
+    __builtin_prefetch(&wb->site_prof[site]);
 }
 /* The path generator and the latency metrics when a cohort has an rtt
  * (nothing otherwise). MTC_OK, MTC_ERR_NOMEM, SIM_ERR_METRIC. */

@@ -6,10 +6,12 @@
  * extra-round-trip counts), draws one uniform per handshake and only
  * when the path loses packets, and touches libm only for flights of more
  * than 32 packets. The pricings of one call share the powers of the
- * keep probability and the recovery rules (lat_shared), and a uniform's
- * rescaling is only done when another test needs it, so a pricing's last
- * test costs no division: the same operations on the same values, so the
- * same results, bit for bit, as pricing each from scratch.
+ * keep probability (or take them from the path, where the caller computed
+ * them once per loss probability) and the recovery rules (lat_shared),
+ * and a uniform's rescaling is only done when another test needs it, so
+ * a pricing's last test costs no division: the same operations on the
+ * same values, so the same results, bit for bit, as pricing each from
+ * scratch.
  */
 #include "sim/web_latency.h"
 
@@ -57,7 +59,8 @@ typedef struct lat_rules {
     double rto;      /* a lost repair: retransmission timeout (doubles) */
 } lat_rules;
 
-#define KEEP_POW_TAB 32 /* keep^n by multiplication up to n = 32 */
+#define KEEP_POW_TAB WEB_LAT_KEEP_POWS /* keep^n by multiplication up to
+                                           n = 32 */
 
 /* What every pricing of one call shares (one path, one transport): the
  * powers of keep computed so far and the recovery rules, so that the
@@ -65,6 +68,7 @@ typedef struct lat_rules {
 typedef struct lat_shared {
     double kp[KEEP_POW_TAB + 1]; /* kp[n] = keep^n for n <= kn */
     unsigned kn;
+    const double *given;         /* the path's keep_pow, or NULL */
     lat_rules rules;             /* the sender's with an RTT sample (TCP)
                                     or QUIC's */
 } lat_shared;
@@ -90,6 +94,8 @@ static double keep_pow(lat_ctx *c, uint64_t packets)
     if (packets > KEEP_POW_TAB)
         return exp((double)packets * log(c->keep));
     lat_shared *s = c->sh;
+    if (s->given)
+        return s->given[packets];
     while (s->kn < packets) {
         s->kp[s->kn + 1] = s->kp[s->kn] * c->keep;
         s->kn++;
@@ -368,6 +374,7 @@ static void shared_init(lat_shared *s, web_lat_proto proto,
 {
     s->kp[0] = 1.0;
     s->kn = 0;
+    s->given = path->keep_pow;
     if (proto == WEB_LAT_TCP_TLS13)
         tcp_rules(path->rtt_ms, t->tcp_rto_min_ms, &s->rules);
     else
@@ -449,6 +456,16 @@ int web_latency_ms_paired(web_lat_proto proto, const tls_transport *t,
         }
     }
     return 0;
+}
+
+void web_latency_keep_pows(double loss_prob, double *pow)
+{
+    /* the products keep_pow() forms: keep = 1 - loss_prob, then one
+     * multiplication per power from the last */
+    double keep = 1.0 - loss_prob;
+    pow[0] = 1.0;
+    for (unsigned n = 1; n <= WEB_LAT_KEEP_POWS; n++)
+        pow[n] = pow[n - 1] * keep;
 }
 
 double web_latency_sign_ms(mtc_sig_alg alg)

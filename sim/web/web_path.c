@@ -180,6 +180,8 @@ int web__path_create(web *wb)
     rc |= sim_metrics_histogram(m, "verify_ms_today", "ms", nc, 0, 1e-4, 1e4, 100, &x->lat_verify_base[2]);
     if (rc)
         return SIM_ERR_METRIC;
+    for (size_t k = 0; k < nc; k++)
+        web_latency_keep_pows(wb->cohorts[k].cfg.loss_prob, wb->cohorts[k].keep_pow);
     rc = vprice_init(wb);
     if (rc != MTC_OK)
         return rc;
@@ -252,6 +254,7 @@ static gsl_rng *connection(web *wb, const web_cohort *co, web_path *p,
     }
     out->bandwidth_bps = p->bandwidth_bps;
     out->loss_prob = co->cfg.loss_prob;
+    out->keep_pow = co->keep_pow;
     return r;
 }
 

@@ -52,6 +52,8 @@
 #include "sim/tls.h"
 
 #define WEB_LAT_MAX_TRIES 6
+/* Powers of 1 - loss_prob a web_lat_path may carry precomputed. */
+#define WEB_LAT_KEEP_POWS 32
 
 typedef enum web_lat_proto {
     WEB_LAT_TCP_TLS13 = 0,
@@ -63,6 +65,11 @@ typedef struct web_lat_path {
     double rtt_ms;        /* round-trip time of this connection (> 0) */
     double bandwidth_bps; /* bottleneck, bit/s; 0 means no serialization */
     double loss_prob;     /* per packet, in [0, 1) */
+    /* NULL, or keep_pow[n] = (1 - loss_prob)^n for n <= WEB_LAT_KEEP_POWS
+     * as web_latency_keep_pows computes them for this loss_prob (a
+     * caller pricing many connections at one loss_prob computes them
+     * once: the results are the same, bit for bit, as without) */
+    const double *keep_pow;
 } web_lat_path;
 
 /* One handshake attempt's bytes on the wire (transport framing included,
@@ -117,6 +124,11 @@ int web_latency_ms_paired(web_lat_proto proto, const tls_transport *t,
                           const web_lat_flights *retry,
                           const web_lat_flights *base, size_t nbase,
                           gsl_rng *rng, double u, double *ms);
+
+/* Fills pow[0..WEB_LAT_KEEP_POWS] with (1 - loss_prob)^n, n
+ * multiplications each from the last (as a pricing computes them), for
+ * web_lat_path.keep_pow. */
+void web_latency_keep_pows(double loss_prob, double *pow);
 
 /* Round trips the server's first flight of `bytes` takes after the
  * client's first flight (1 when it fits the first window): the same
