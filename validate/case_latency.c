@@ -48,7 +48,7 @@ static double median_ms(web_lat_proto proto, const tls_transport *t,
                         size_t bytes, double *buf)
 {
     for (size_t i = 0; i < n; i++) {
-        web_lat_path p = {rtt[i], bw[i], 0.0};
+        web_lat_path p = {.rtt_ms = rtt[i], .bandwidth_bps = bw[i], .loss_prob = 0.0};
         web_lat_flights f = {proto == WEB_LAT_QUIC ? 1250 : 1600, bytes, 80, 0.03};
         buf[i] = web_latency_ms(proto, t, &p, &f, NULL, NULL);
     }
