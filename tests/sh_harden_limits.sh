@@ -121,15 +121,23 @@ sim:at(1, 'update_outage', 'u', '2h') sim:at(2, 'revoke_range', 'le', 0, 5) sim:
 # ---- SIGINT in a C loop of a callback ----
 . tests/lib/run_bg.sh
 
+# stopped_by_sigint NAME SECONDS WHAT [PATTERN]: SIGINT to the run started
+# as NAME; it must end within SECONDS, exit 1, print PATTERN (if given) and
+# leave its run 'interrupted'
+stopped_by_sigint() {
+  kill -INT $pid
+  wait_gone $pid "$2" "one SIGINT did not stop $3"
+  wait $pid; rc=$?
+  [ $rc -eq 1 ] || fail "$3, interrupted: exit $rc ($(head -2 "$d/$1.err"))"
+  [ -z "${4:-}" ] || grep -q "$4" "$d/$1.err" || fail "$3: $(head -2 "$d/$1.err")"
+  [ "$(sqlite3 "$d/$1.db" "select status from run")" = interrupted ] || fail "$3: run not 'interrupted'"
+}
+
 run_bg cloop "mtcsim.world{ duration = days(1) }
 sim:at(1, function() table.move({}, 1, 1 << 62, 1, {}) end)" --max-instructions 1000000000000000
 wait_status "$d/cloop.db" running 60
 sleep 0.5
-kill -INT $pid
-wait_gone $pid 10 "one SIGINT did not stop table.move in a callback"
-wait $pid; rc=$?
-[ $rc -eq 1 ] || fail "interrupted C loop: exit $rc ($(head -2 "$d/cloop.err"))"
-[ "$(sqlite3 "$d/cloop.db" "select status from run")" = interrupted ] || fail "C loop: run not 'interrupted'"
+stopped_by_sigint cloop 10 "table.move in a callback"
 
 # ---- SIGINT during the steady start's warm-up ----
 # 300000 clients each simulate a week of sessions before the first event:
@@ -143,12 +151,7 @@ sleep 2
 kill -0 $pid 2>/dev/null || fail "warm-up: the run ended early ($(head -2 "$d/warm.err"))"
 [ "$(sqlite3 "$d/warm.db" "select count(*) from run" 2>/dev/null || echo 0)" = 0 ] ||
   fail "warm-up: a run row exists before the warm-up ended (machine too fast for this case)"
-kill -INT $pid
-wait_gone $pid 8 "one SIGINT did not stop the steady warm-up"
-wait $pid; rc=$?
-[ $rc -eq 1 ] || fail "interrupted warm-up: exit $rc ($(head -2 "$d/warm.err"))"
-grep -q "interrupted during the steady start's warm-up" "$d/warm.err" || fail "warm-up: $(head -2 "$d/warm.err")"
-[ "$(sqlite3 "$d/warm.db" "select status from run")" = interrupted ] || fail "warm-up: run not 'interrupted'"
+stopped_by_sigint warm 8 "the steady warm-up" "interrupted during the steady start's warm-up"
 
 # ---- SIGINT while an aged log is built ----
 # a century of hourly landmarks (876,600 cuts, then the root over them):
@@ -157,11 +160,6 @@ run_bg aged 'mtcsim.world{ duration = hours(1), start = "empty" }
 mtcsim.ca{ name = "old", rate = 1, log_history = "synthetic", log_age = days(36525) }'
 sleep 2
 kill -0 $pid 2>/dev/null || fail "aged log: the run ended early ($(head -2 "$d/aged.err"))"
-kill -INT $pid
-wait_gone $pid 8 "one SIGINT did not stop the aged log's build"
-wait $pid; rc=$?
-[ $rc -eq 1 ] || fail "interrupted aged log: exit $rc ($(head -2 "$d/aged.err"))"
-grep -q "interrupted while building CA old's log of log_age" "$d/aged.err" || fail "aged log: $(head -2 "$d/aged.err")"
-[ "$(sqlite3 "$d/aged.db" "select status from run")" = interrupted ] || fail "aged log: run not 'interrupted'"
+stopped_by_sigint aged 8 "the aged log's build" "interrupted while building CA old's log of log_age"
 
 echo "harden limits: ok"
