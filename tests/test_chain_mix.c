@@ -3,15 +3,20 @@
  * chain sizes measured on the web (docs/sources.md [web-chains]: p5 / p50
  * / p95 of 2,308 / 4,032 / 5,609 bytes, and 1,619 / 3,243 / 3,821 with
  * zstd), computed from real encodings the way the source measured them:
- * the certificates' DER concatenated, compressed with zstd at level 3.
+ * the certificates' DER concatenated, compressed with zstd at the
+ * parameters the source names for its "TLS Cert Compression" row (level
+ * 22, chain, search and hash logs of 30, target length 6,000, the
+ * maximum window forced; zstd_as_measured below).
  *
  * p5 and p50 must be within 5 % (uncompressed) and 10 % (compressed) of
  * the measurement. The mix's p95 falls short of the measured one
- * (docs/model.md "Today's chains" explains why: the tail of the measured
+ * (docs/model.md "Web side: today's chains" explains why: the tail of the measured
  * population is chains larger than any profile of the mix); the test
  * holds it to the shortfall documented there, so that a change which
  * moves it is seen.
  */
+/* ZSTD_c_forceMaxWindow is an experimental parameter */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "mtc/chain.h"
@@ -50,6 +55,31 @@ static int within(double v, double target, double tol)
     return v >= target * (1 - tol) && v <= target * (1 + tol);
 }
 
+/* in compressed with the source's parameters into out (cap bytes): its
+ * length, or a zstd error code. The level alone would not do: its
+ * defaults at level 22 differ from the source's logs and target length. */
+static size_t zstd_as_measured(void *out, size_t cap, const void *in, size_t len)
+{
+    ZSTD_CCtx *cx = ZSTD_createCCtx();
+    if (!cx)
+        return (size_t)-1;
+    static const struct {
+        ZSTD_cParameter p;
+        int v;
+    } set[] = {
+        {ZSTD_c_compressionLevel, 22}, {ZSTD_c_chainLog, 30},
+        {ZSTD_c_searchLog, 30},        {ZSTD_c_hashLog, 30},
+        {ZSTD_c_targetLength, 6000},   {ZSTD_c_forceMaxWindow, 1},
+    };
+    size_t r = 0;
+    for (size_t i = 0; i < sizeof set / sizeof set[0] && !ZSTD_isError(r); i++)
+        r = ZSTD_CCtx_setParameter(cx, set[i].p, set[i].v);
+    if (!ZSTD_isError(r))
+        r = ZSTD_compress2(cx, out, cap, in, len);
+    ZSTD_freeCCtx(cx);
+    return r;
+}
+
 TEST(default_mix_reproduces_web_chain_sizes)
 {
     web_sites_config *c = NULL;
@@ -72,11 +102,13 @@ TEST(default_mix_reproduces_web_chain_sizes)
         ASSERT_OK(mtc_chain_build(p, &o, ch));
         size_t len = mtc_chain_der_len(ch);
         memcpy(cat, ch->buf, len); /* the certificates are back to back */
-        size_t zl = ZSTD_compress(z, 2 * MTC_CHAIN_BUF, cat, len, 3);
+        size_t zl = zstd_as_measured(z, 2 * MTC_CHAIN_BUF, cat, len);
         ASSERT_FALSE(ZSTD_isError(zl));
         /* the compressed chain is the chain */
         ASSERT_EQ(ZSTD_decompress(cat, MTC_CHAIN_BUF, z, zl), len);
         ASSERT_MEM_EQ(cat, ch->buf, len);
+        if (getenv("WEB_TEST_VERBOSE"))
+            fprintf(stderr, "%s %zu %zu\n", name, len, zl);
         raw[i].v = (double)len;
         zst[i].v = (double)zl;
         raw[i].w = zst[i].w = atof(colon + 1);
@@ -90,10 +122,10 @@ TEST(default_mix_reproduces_web_chain_sizes)
     ASSERT_TRUE(within(r50, 4032, 0.05));
     ASSERT_TRUE(within(z5, 1619, 0.10));
     ASSERT_TRUE(within(z50, 3243, 0.10));
-    /* the documented shortfall of the tail: 13-14 % uncompressed, 12 %
-     * compressed (docs/model.md "Today's chains") */
+    /* the documented shortfall of the tail: 14 % uncompressed and
+     * compressed (docs/model.md "Web side: today's chains") */
     ASSERT_TRUE(r95 < 5609 && within(r95, 5609, 0.15));
-    ASSERT_TRUE(z95 < 3821 && within(z95, 3821, 0.13));
+    ASSERT_TRUE(z95 < 3821 && within(z95, 3821, 0.15));
     free(ch);
     free(cat);
     free(z);
