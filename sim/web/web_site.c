@@ -64,8 +64,8 @@ static const sim_param_desc site_params[] = {
 
 /*
  * The default chain_mix: the chains popular sites served when the chain
- * sizes of docs/sources.md [web-chains] were measured (the Tranco top
- * 10,000, 2023), by CA family and key type. Derived from the CA and key
+ * sizes of docs/sources.md [web-chains] were measured (about 75,000
+ * chains of sites of the Tranco list, 2023), by CA family and key type. Derived from the CA and key
  * shares and the chains each CA served then, not fitted to the sizes:
  * docs/model.md "Today's chains" gives the reasoning, the assumptions
  * and how far the result is from the measured percentiles.
