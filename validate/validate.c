@@ -35,6 +35,7 @@ static const vcase cases[] = {
     {"4a", "Write-up: Let's Encrypt at 6 million a day, a checkpoint every minute", case_4a, 1, 0},
     {"4b", "Write-up: a standalone certificate with ML-DSA-44 cosigners", case_4b, 1, 1},
     {"4c", "Write-up: a landmark-relative certificate, ECDSA leaf, two DNS names", case_4c, 1, 1},
+    {"4d", "Measured: the chains today's web serves, against the default chain mix", case_4d, 1, 1},
     {"5", "Chrome's MTC field experiment, predicted", case_5, 0, 0},
     {"6a", "Internal consistency of every library scenario", case_6a, 0, 0},
     {"6b", "Conservation in a controlled world", case_6b, 1, 1},
