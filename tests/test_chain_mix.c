@@ -14,6 +14,7 @@
  * larger than any profile of the mix); the test holds it to the shortfall
  * documented there, so that a change which moves it is seen.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -101,11 +102,74 @@ TEST(malformed_mix_refused)
     ASSERT_TRUE(s.zstd < s.der && s.leaf < s.der);
 }
 
+/* The measured simplification of case 4d: a share of the RSA leaves at
+ * 4,096 bits. Each such item is its RSA 2,048 item with the longer key
+ * (256 more bytes of modulus, give or take the few bytes by which the
+ * SCTs' ECDSA signatures vary), splits its weight, and leaves the other
+ * items alone; a share of 0 is the mix itself, and a share outside [0, 1)
+ * is refused. */
+TEST(rsa4096_share_adds_the_longer_key)
+{
+    web_sites_config *c = NULL;
+    ASSERT_OK(sim_param_config_new(&sim_sites_schema, (void **)&c));
+    static mix_size s[SIM_PARAM_LIST_MAX], s0[SIM_PARAM_LIST_MAX], k[2 * SIM_PARAM_LIST_MAX];
+    size_t n = 0, n0 = 0, nk = 0;
+    ASSERT_OK(mix_sizes(&c->chain_mix, "example.com", s, SIM_PARAM_LIST_MAX, &n));
+    ASSERT_OK(mix_sizes_rsa4096(&c->chain_mix, 0, "example.com", s0, SIM_PARAM_LIST_MAX, &n0));
+    ASSERT_EQ(n0, n);
+    for (size_t i = 0; i < n; i++)
+        ASSERT_TRUE(s0[i].der == s[i].der && s0[i].weight == s[i].weight);
+    ASSERT_OK(mix_sizes_rsa4096(&c->chain_mix, 0.15, "example.com", k, 2 * SIM_PARAM_LIST_MAX,
+                                &nk));
+    size_t j = 0, rsa = 0;
+    for (size_t i = 0; i < n; i++) {
+        const mtc_chain_profile *p = mtc_chain_profile_by_name(s[i].profile);
+        ASSERT_TRUE(p != NULL && j < nk);
+        ASSERT_STR_EQ(k[j].profile, s[i].profile);
+        ASSERT_TRUE(k[j].der == s[i].der);
+        if (p->leaf_key != MTC_CHAIN_ALG_RSA2048) {
+            ASSERT_TRUE(k[j].weight == s[i].weight);
+            j++;
+            continue;
+        }
+        rsa++;
+        const mix_size *b = &k[j], *l = &k[j + 1];
+        char want[64];
+        snprintf(want, sizeof want, "%.39s+rsa4096", s[i].profile);
+        ASSERT_STR_EQ(l->profile, want);
+        ASSERT_TRUE(fabs(b->weight + l->weight - s[i].weight) < 1e-12);
+        ASSERT_TRUE(fabs(l->weight - 0.15 * s[i].weight) < 1e-12);
+        ASSERT_TRUE(l->der - b->der >= 248 && l->der - b->der <= 264);
+        ASSERT_TRUE(l->leaf - b->leaf >= 248 && l->leaf - b->leaf <= 264);
+        /* a key is random bytes: compression keeps nearly all of them */
+        ASSERT_TRUE(l->zstd - b->zstd >= 200);
+        j += 2;
+    }
+    ASSERT_EQ(j, nk);
+    ASSERT_TRUE(rsa >= 3);
+    for (int which = MIX_DER; which <= MIX_ZSTD; which++)
+        for (double q = 0.05; q < 1; q += 0.45)
+            ASSERT_TRUE(mix_quantile(k, nk, which, q) >= mix_quantile(s, n, which, q));
+    const double bad[] = {-0.1, 1, NAN};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        nk = 7;
+        ASSERT_EQ(mix_sizes_rsa4096(&c->chain_mix, bad[i], "example.com", k,
+                                    2 * SIM_PARAM_LIST_MAX, &nk),
+                  MTC_ERR_ARG);
+        ASSERT_EQ(nk, 0);
+    }
+    /* room for the items but not for their split: refused */
+    ASSERT_EQ(mix_sizes_rsa4096(&c->chain_mix, 0.15, "example.com", k, n, &nk), MTC_ERR_ARG);
+    ASSERT_EQ(nk, 0);
+    sim_param_config_free(&sim_sites_schema, c);
+}
+
 static const test_case tests[] = {
     {"default_mix_reproduces_web_chain_sizes", default_mix_reproduces_web_chain_sizes},
     {"compression_as_measured_beats_the_default_level",
      compression_as_measured_beats_the_default_level},
     {"malformed_mix_refused", malformed_mix_refused},
+    {"rsa4096_share_adds_the_longer_key", rsa4096_share_adds_the_longer_key},
 };
 
 TEST_MAIN(tests)
