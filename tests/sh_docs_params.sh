@@ -5,7 +5,7 @@
 # (mk/params_doc.sh; `make params-doc` rewrites it), and that listing names
 # no parameter twice within a kind (a repeated schema entry would be set
 # and recorded twice under one name) and has as many cells in each row as
-# in its table's header.
+# in its table's header, and every list default is printed whole.
 set -u
 build=${1:-build}
 fail() { echo "FAIL: $*"; exit 1; }
@@ -21,4 +21,11 @@ bad=$("$build/mtcsim" params --markdown | awk '
   /^\|/ { s = $0; gsub(/\\\|/, "", s); n = gsub(/\|/, "", s)
           if (/^\| (parameter|action) \|/) cells = n; else if (n != cells) print }')
 [ -z "$bad" ] || fail "rows with other cells than their header: $bad"
-echo "ok: parameter reference generated, no parameter twice"
+# every list default is printed whole, "[...]" (a fixed buffer once cut the
+# chain mix's long default mid-item)
+cut=$("$build/mtcsim" params --markdown | awk -F' \\| ' '
+  $2 == "list" && ($5 !~ /^`\[/ || $5 !~ /\]`$/) { print }')
+[ -z "$cut" ] || fail "list defaults not printed whole: $cut"
+"$build/mtcsim" params --markdown | grep -q 'amazon-rsa-cross2-4096:2.25\]`' ||
+    fail "the sites' chain_mix default does not end with its last item"
+echo "ok: parameter reference generated, no parameter twice, list defaults whole"

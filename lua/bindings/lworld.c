@@ -97,9 +97,13 @@ static int l_schemas(lua_State *L)
                 lua_setfield(L, -2, "choices");
             }
             if (cfg) {
-                char buf[512];
-                sim_param_format(d, cfg, buf, sizeof buf);
-                lua_pushstring(L, buf);
+                /* a list default can be long (the chain mix): measured,
+                 * never cut */
+                int len = sim_param_format(d, cfg, NULL, 0);
+                luaL_Buffer b;
+                char *buf = luaL_buffinitsize(L, &b, (size_t)len + 1);
+                sim_param_format(d, cfg, buf, (size_t)len + 1);
+                luaL_pushresultsize(&b, (size_t)len);
                 lua_setfield(L, -2, "default");
             }
             lua_rawseti(L, -2, (lua_Integer)j + 1);

@@ -7,6 +7,7 @@
  * descriptors, so this listing is always the model's own.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host.h"
@@ -39,7 +40,8 @@ static void range(const sim_param_desc *d, int md, char *buf, size_t n)
     }
 }
 
-static void print_kind(const sim_param_schema *s, int md)
+/* HOST_OK, or HOST_FAIL (printed) when memory runs out. */
+static int print_kind(const sim_param_schema *s, int md)
 {
     void *cfg = NULL;
     sim_param_config_new(s, &cfg);
@@ -52,9 +54,18 @@ static void print_kind(const sim_param_schema *s, int md)
     }
     for (size_t i = 0; i < s->count; i++) {
         const sim_param_desc *d = &s->params[i];
-        char def[256] = "", rg[256], pl[160];
+        char rg[256], pl[160];
+        /* a list default can be long (the chain mix): measured, never cut */
+        int dn = cfg ? sim_param_format(d, cfg, NULL, 0) : 0;
+        char *def = malloc((size_t)dn + 1);
+        if (!def) {
+            fprintf(stderr, "mtcsim params: out of memory\n");
+            sim_param_config_free(s, cfg);
+            return HOST_FAIL;
+        }
+        def[0] = 0;
         if (cfg)
-            sim_param_format(d, cfg, def, sizeof def);
+            sim_param_format(d, cfg, def, (size_t)dn + 1);
         range(d, md, rg, sizeof rg);
         sim_param_plaus_format(d, pl, sizeof pl);
         const char *live = d->flags & SIM_PARAM_LIVE ? "live" : "";
@@ -66,9 +77,11 @@ static void print_kind(const sim_param_schema *s, int md)
             printf("  %-22s %-8s %-8s %-22s default %-14s %-4s %s%s%s\n", d->name,
                    type_name(d->type), d->unit ? d->unit : "", rg, def, live,
                    d->doc ? d->doc : "", pl[0] ? "; plausible " : "", pl);
+        free(def);
     }
     printf("\n");
     sim_param_config_free(s, cfg);
+    return HOST_OK;
 }
 
 int cmd_params(int argc, char **argv)
@@ -102,13 +115,13 @@ int cmd_params(int argc, char **argv)
             fprintf(stderr, "mtcsim params: unknown kind '%s'\n", kind);
             return HOST_USAGE;
         }
-        print_kind(s, md);
-        return HOST_OK;
+        return print_kind(s, md);
     }
     size_t n;
     n = sim_world_kind_count();
     for (size_t i = 0; i < n; i++)
-        print_kind(sim_world_kind(i), md);
+        if (print_kind(sim_world_kind(i), md) != HOST_OK)
+            return HOST_FAIL;
     n = sim_world_action_count();
     if (md)
         printf("### Actions\n\n| action | target | arguments | meaning |\n"

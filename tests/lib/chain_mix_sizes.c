@@ -40,10 +40,10 @@ size_t mix_zstd_as_measured(const uint8_t *in, size_t len, uint8_t *out, size_t 
 }
 
 /* One item's chain: built, measured, its compression checked. */
-static int size_one(const mtc_chain_profile *p, mtc_chain_alg leaf, const char *name,
-                    mtc_chain *ch, uint8_t *z, uint8_t *back, mix_size *out)
+static int size_one(const mtc_chain_profile *p, const char *name, mtc_chain *ch, uint8_t *z,
+                    uint8_t *back, mix_size *out)
 {
-    mtc_chain_opts o = {name, 1767225600, 90 * 86400, leaf, 0, 0};
+    mtc_chain_opts o = {name, 1767225600, 90 * 86400, 0, 0, 0};
     int rc = mtc_chain_build(p, &o, ch);
     if (rc != MTC_OK)
         return rc;
@@ -62,14 +62,8 @@ static int size_one(const mtc_chain_profile *p, mtc_chain_alg leaf, const char *
 int mix_sizes(const sim_param_list *mix, const char *name, mix_size *out, size_t cap,
               size_t *n)
 {
-    return mix_sizes_rsa4096(mix, 0, name, out, cap, n);
-}
-
-int mix_sizes_rsa4096(const sim_param_list *mix, double share, const char *name,
-                      mix_size *out, size_t cap, size_t *n)
-{
     *n = 0;
-    if (!mix || !(share >= 0 && share < 1))
+    if (!mix)
         return MTC_ERR_ARG;
     mtc_chain *ch = malloc(sizeof *ch);
     uint8_t *z = malloc(2 * MTC_CHAIN_BUF), *back = malloc(MTC_CHAIN_BUF);
@@ -90,23 +84,14 @@ int mix_sizes_rsa4096(const sim_param_list *mix, double share, const char *name,
             rc = MTC_ERR_ARG;
             break;
         }
-        int split = share > 0 && p->leaf_key == MTC_CHAIN_ALG_RSA2048;
-        if (k + 1 + (size_t)split > cap) {
+        if (k + 1 > cap) {
             rc = MTC_ERR_ARG;
             break;
         }
         mix_size *s = &out[k++];
         snprintf(s->profile, sizeof s->profile, "%s", profile);
-        s->weight = split ? weight * (1 - share) : weight;
-        rc = size_one(p, MTC_CHAIN_ALG_NONE, name, ch, z, back, s);
-        if (rc == MTC_OK && split) {
-            s = &out[k++];
-            /* profile names are short (mtc/chain.h); a longer one would only
-             * be cut in this label */
-            snprintf(s->profile, sizeof s->profile, "%.39s+rsa4096", profile);
-            s->weight = weight * share;
-            rc = size_one(p, MTC_CHAIN_ALG_RSA4096, name, ch, z, back, s);
-        }
+        s->weight = weight;
+        rc = size_one(p, name, ch, z, back, s);
     }
     if (rc == MTC_OK)
         *n = k;

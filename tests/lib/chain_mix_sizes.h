@@ -44,17 +44,6 @@ typedef struct mix_size {
 int mix_sizes(const sim_param_list *mix, const char *name, mix_size *out, size_t cap,
               size_t *n);
 
-/* mix_sizes with a share of the RSA 2,048 leaves given 4,096-bit keys, as
- * served certificates have them (docs/sources.md [key-types]; the default
- * mix's profiles give every RSA leaf 2,048 bits): each item whose profile's
- * leaf key is RSA 2,048 becomes two, weight x (1 - share) as it is and
- * weight x share with an RSA 4,096 leaf, its profile named with
- * "+rsa4096" appended; other items as they are. share 0 is mix_sizes.
- * MTC_ERR_ARG also for a share outside [0, 1) or a cap too small for the
- * split items. */
-int mix_sizes_rsa4096(const sim_param_list *mix, double share, const char *name,
-                      mix_size *out, size_t cap, size_t *n);
-
 /* Which size mix_quantile reads. */
 enum { MIX_DER, MIX_ZSTD, MIX_LEAF };
 

@@ -68,6 +68,15 @@ local x = param("x", 5, "a test parameter")
 check(x == 5 or x == 7, "param default or --set")
 check(not pcall(param, "x", 1), "param declared twice refused")
 
+-- the schemas give every default whole: the sites' chain mix is a long
+-- list (a fixed buffer once cut it mid-item)
+local mix
+for _, p in ipairs(mtcsim.schemas().sites.params) do
+  if p.name == "chain_mix" then mix = p.default end
+end
+check(mix and mix:match("^%[le%-ecdsa%-cross:6,") and mix:match(",amazon%-rsa%-cross2%-4096:2%.25%]$"),
+      "chain_mix default whole")
+
 -- deterministic scenario randomness
 check(mtcsim.random() >= 0 and mtcsim.random(6) <= 6, "random")
 
