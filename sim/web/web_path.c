@@ -27,6 +27,7 @@
  * small sample would make different sites share entries, and hit more
  * often the smaller the sample.
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include "mtc/error.h"
@@ -130,6 +131,29 @@ static double base_verify(const web *wb, size_t k, size_t prof, unsigned alg, in
            (cv + (hit ? 0.0 : vp->base_us[prof * 3 + (size_t)i]));
 }
 
+/* The histogram of column j of the latency buffer (WEB_LB_*). */
+static sim_metric *latbuf_metric(const web *wb, int j)
+{
+    switch (j) {
+    case WEB_LB_LAT: return wb->m.lat;
+    case WEB_LB_NETWORK: return wb->m.lat_network;
+    case WEB_LB_VERIFY: return wb->m.lat_verify;
+    default: return wb->m.lat_base[j - WEB_LB_BASE];
+    }
+}
+
+/* Records the latency observations held, a histogram at a time. */
+static void latbuf_flush(web *wb)
+{
+    web_latbuf *b = wb->latbuf;
+    for (int j = 0; j < WEB_LB_COUNT; j++) {
+        sim_metric *h = latbuf_metric(wb, j);
+        for (size_t i = 0; i < b->n; i++)
+            sim_hist_observe(h, b->k[i], b->x[j][i]);
+    }
+    b->n = 0;
+}
+
 /* Records the deferred baseline verifications: they depend on the
  * cohort, the site's key algorithm and whether the site was cached
  * alone, so they are counted per such cell and recorded n at a time (a
@@ -138,6 +162,7 @@ static double base_verify(const web *wb, size_t k, size_t prof, unsigned alg, in
 static void vflush(void *ctx)
 {
     web *wb = ctx;
+    latbuf_flush(wb);
     for (size_t k = 0; k < wb->ncohorts; k++)
         for (size_t prof = 0; prof < wb->nprof; prof++)
             for (unsigned alg = 0; alg < 8; alg++)
@@ -187,7 +212,8 @@ int web__path_create(web *wb)
         return rc;
     wb->vpend = calloc(nc * wb->nprof * 16 + 1, sizeof *wb->vpend);
     wb->site_prof = calloc(wb->nsites + 1, sizeof *wb->site_prof);
-    if (!wb->vpend || !wb->site_prof || wb->nprof > UINT16_MAX) {
+    wb->latbuf = calloc(1, sizeof *wb->latbuf);
+    if (!wb->vpend || !wb->site_prof || !wb->latbuf || wb->nprof > UINT16_MAX) {
         free(wb->vpend);
         wb->vpend = NULL;
         return MTC_ERR_NOMEM;
@@ -219,6 +245,8 @@ void web__path_destroy(web *wb)
     free(wb->vp.today_cv_us);
     free(wb->vp.today_sign_ms);
     free(wb->site_prof);
+    free(wb->latbuf);
+    wb->latbuf = NULL;
     wb->vp.sa_us = NULL;
     wb->vp.base_us = wb->vp.today_cv_us = wb->vp.today_sign_ms = NULL;
     wb->site_prof = NULL;
@@ -308,6 +336,28 @@ static void vcache_put(web_path *p, uint32_t rank, uint64_t obj, uint32_t now_s)
     p->vc_exp[i] = now_s + WEB_VCACHE_TTL;
 }
 
+/* Holds a priced handshake's observations (what each histogram would
+ * record now; NAN where it records nothing), recording the batch when
+ * full: ms as web_latency_ms_paired gave them, the fetch's ms, the
+ * client's verification (v, and fetch_v of the fetched proofs) and the
+ * baselines'. Only while the metrics
+ * record, as the observations would have counted. */
+static void latbuf_add(web *wb, size_t k, const double *ms, double fetch_ms,
+                       double v, double fetch_v, const double *vb)
+{
+    web_latbuf *b = wb->latbuf;
+    size_t i = b->n;
+    int ok = ms[0] >= 0;
+    b->k[i] = (uint32_t)k;
+    b->x[WEB_LB_LAT][i] = ok ? ms[0] + fetch_ms + v + fetch_v : NAN;
+    b->x[WEB_LB_NETWORK][i] = ok ? ms[0] + fetch_ms : NAN;
+    b->x[WEB_LB_VERIFY][i] = ok ? v + fetch_v : NAN;
+    for (int j = 0; j < 3; j++)
+        b->x[WEB_LB_BASE + j][i] = ms[1 + j] >= 0 ? ms[1 + j] + vb[j] : NAN;
+    if (++b->n == WEB_LATBUF)
+        latbuf_flush(wb);
+}
+
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
                     uint32_t site, uint32_t rank, uint32_t cert, sim_time now,
                     unsigned n, const uint32_t *ch_ext, const uint32_t *enc,
@@ -349,7 +399,8 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     for (int i = 0; i < 3; i++)
         vb[i] = base_verify(wb, k, prof, sh->alg, slot >= 0, i);
     /* their verification_ms: counted here, recorded n at a time (vflush) */
-    if (sim_metrics_recording(wb->env.metrics))
+    int recording = sim_metrics_recording(wb->env.metrics);
+    if (recording)
         wb->vpend[((k * wb->nprof + prof) * 8 + (sh->alg & 7u)) * 2 + (slot >= 0)]++;
     vcache_put(p, rank, ch->obj, now_s);
     /* a proof set fetched on demand (web_ldp.c): plain HTTP on a new TCP
@@ -371,16 +422,9 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
     }
     double ms[4];
     if (web_latency_ms_paired(proto_of(co), &co->fl.t, &path, &f[0],
-                              n > 1 ? &f[1] : NULL, b, 3, r, -1.0, ms) == 0) {
-        if (ms[0] >= 0) {
-            sim_hist_observe(wb->m.lat, k, ms[0] + fetch_ms + v + fetch_v);
-            sim_hist_observe(wb->m.lat_network, k, ms[0] + fetch_ms);
-            sim_hist_observe(wb->m.lat_verify, k, v + fetch_v);
-        }
-        for (int i = 0; i < 3; i++)
-            if (ms[1 + i] >= 0)
-                sim_hist_observe(wb->m.lat_base[i], k, ms[1 + i] + vb[i]);
-    }
+                              n > 1 ? &f[1] : NULL, b, 3, r, -1.0, ms) == 0 &&
+        recording)
+        latbuf_add(wb, k, ms, fetch_ms, v, fetch_v, vb);
     p->n = ps.n;
 }
 
