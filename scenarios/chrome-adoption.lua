@@ -46,7 +46,7 @@
 -- checks per client-day, landmark age at handshake, publication-to-holding
 -- time and the share of online clients lacking the latest landmark.
 -- Measured (--set scale=0.1 --replications 3, seeds 1-3, 3 measured
--- days; 1,430 s of wall time on the shared machine; mean +-95 %
+-- days; 78 s of wall time with -j 2; mean +-95 %
 -- half-width), enterprise share 5 / 15 / 30 %: overall 0.959 +-0.006 /
 -- 0.939 +-0.012 / 0.907 +-0.011; regular 0.9997-0.9998 and enterprise
 -- 0.76-0.79 at every point, frozen 0 (within their intervals of the
@@ -58,9 +58,9 @@
 -- for it until then. Handshake time over all cohorts, TCP, no loss, the
 -- phones verifying 3 times slower than desktops: p50 181-196 ms; against
 -- today's deployment (each site's chain with its own RSA or ECDSA leaf
--- key; the MTC side with the sites' Ed25519 keys; no compression on
--- either side) -1.0 % at p50 and -0.6 to -0.8 % at p90 (each +-0.06 to
--- 0.45, paired per replication), against the ML-DSA-44 chain -26 to -27 %
+-- key, 15 % of the RSA keys 4,096 bits; the MTC side with the sites'
+-- Ed25519 keys; no compression on either side) -1.2 % at p50 and -0.7 to
+-- -0.9 % at p90 (each +-0.14 to 0.44, paired per replication), against the ML-DSA-44 chain -26 to -27 %
 -- at p50 (before the phones' speed: -0.7 % and -0.3 to -0.5 %). MSER-5
 -- flags the signatureless fraction at every point (truncation 35 h,
 -- MSER's boundary): the enterprise share
