@@ -70,8 +70,12 @@ static void check(vctx *c, sqlite3 *db, const char *name, const char *from,
     "(SELECT " col " FROM " tab " t WHERE t.metric_id = m.metric_id AND t.cohort_index = -1)"
 #define PARTS(tab, col) \
     "(SELECT sum(" col ") FROM " tab " t WHERE t.metric_id = m.metric_id AND t.cohort_index >= 0)"
+/* cohort rows and a total: a figure a scenario records per cohort (a
+ * share or a rate, lib/report.lua) has no total row, since a sum of
+ * shares means nothing, and is not a sum to check */
 #define HAS_PARTS(tab) \
-    "EXISTS (SELECT 1 FROM " tab " t WHERE t.metric_id = m.metric_id AND t.cohort_index >= 0)"
+    "EXISTS (SELECT 1 FROM " tab " t WHERE t.metric_id = m.metric_id AND t.cohort_index >= 0)" \
+    " AND EXISTS (SELECT 1 FROM " tab " t WHERE t.metric_id = m.metric_id AND t.cohort_index = -1)"
 /* a counter's value in the same run and cohort as metric row m2 / s2 */
 #define SAME(name) \
     "(SELECT s3.value FROM metric m3 JOIN scalar s3 ON s3.metric_id = m3.metric_id" \
