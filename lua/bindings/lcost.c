@@ -4,14 +4,17 @@
  *
  * The unit costs were measured with `mtcsim run --profile` and
  * bench_study_rates on the reference machine (2-core AMD EPYC VM, shared;
- * CPU seconds, not wall): quickstart at full size spent 27.4 CPU s on 54.3
- * million log entries (appends, arrivals, leaf and node hashing: 505 ns
- * each; with synthetic history, the default, the same run's log part is
- * 0.392 of the hashed log's, measured back to back on the same machine:
- * 9.7 against 24.8 CPU s, so 198 ns an entry: the arrivals' draws, the
- * count, the window's delay histograms) and 22.8 CPU s on clients, handshakes and their verifications for
- * 72 million expected host visits (317 ns each); the signers' rates are
- * bench_study_rates' (checkpoint signing, CPU seconds per signature).
+ * CPU seconds, not wall), quickstart with one other process on the
+ * machine: at `scale=0.05` (48.3 million log entries, 3.19 million
+ * expected host visits) 4.6 CPU s, of which the log's part 3.5 (the
+ * arrivals' draws, the count, the window's delay histograms: 68 ns an
+ * entry once the run's other parts are priced); with log_history
+ * "hashed" (every entry built and hashed) 16.8 CPU s, 319 ns an entry; at
+ * full size (54.3 million entries, 71.7 million visits) 23.2 CPU s, of
+ * which clients, handshakes and their verifications 17.9 (263 ns a visit
+ * after the entries are priced); each figure less the profile's own clock
+ * reads. The signers' rates are bench_study_rates' (checkpoint signing,
+ * CPU seconds per signature).
  */
 #include "lcost.h"
 
@@ -22,9 +25,9 @@
 #include "lworld_internal.h"
 #include "mtc/error.h"
 
-#define C_ENTRY_HASHED 505e-9  /* s per log entry, log_history "hashed" */
-#define C_ENTRY_SYNTH 198e-9   /* s per log entry, synthetic history */
-#define C_VISIT 317e-9      /* s per host visit */
+#define C_ENTRY_HASHED 319e-9  /* s per log entry, log_history "hashed" */
+#define C_ENTRY_SYNTH 68e-9    /* s per log entry, synthetic history */
+#define C_VISIT 263e-9      /* s per host visit */
 #define C_RUN 0.3           /* s per run: setup, finish, results */
 /* The share of the window's checkpoint signatures the simulator makes: a
  * signature is made only when something reads it (docs/model-pki.md "The
