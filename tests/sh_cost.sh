@@ -27,6 +27,29 @@ p3=$("$m" run $q --params --replications 3 | sed -n 's/^# expected CPU time of t
 awk -v a="$s1" -v b="$p3" 'BEGIN { exit !(b > 2.9 * a && b < 3.1 * a) }' ||
   fail "3 replications: plan $p3 s for $s1 s per run"
 
+# --share-warmup: the plan says how much of it is warm-ups the groups
+# make once, an upper bound on the saving (a what-if swept in the window:
+# 3 points x 2 replications share 2 warm-ups, so at most 4 runs' warm-ups
+# are saved); the plan itself stays the unshared one; a sweep of what the
+# warm-up reads shares nothing and claims nothing. The world is made large
+# enough that the figures are whole seconds (a dry run builds nothing).
+t0=$(mktemp -d)
+sed -n '/^cat > share.lua/,/^EOF/p' tests/sh_share_warmup.sh | sed '1d;$d' |
+  sed 's/per_day(20000)/per_day(2e7)/; s/count = 200 + extra/count = 200000 + extra/' >"$t0/share.lua"
+grep -q 'per_day(2e7)' "$t0/share.lua" || fail "share.lua not made"
+plan_of() { sed -n 's/^# expected CPU time of the plan: \([0-9]*\) s.*/\1/p'; }
+u=$("$m" run "$t0/share.lua" --params | plan_of)
+sh_out=$("$m" run "$t0/share.lua" --params --share-warmup)
+s2=$(echo "$sh_out" | plan_of)
+v=$(echo "$sh_out" | sed -n 's/^# expected CPU time of the plan: .*; --share-warmup makes warm-ups once: at most \([0-9.]*\) s less$/\1/p')
+echo "$sh_out" | grep -q '^# --share-warmup: 2 warm-ups for 6 runs' || fail "not 2 warm-ups for 6 runs"
+[ -n "$v" ] || fail "the shared plan does not say what its warm-ups are"
+awk -v u="$u" -v s="$s2" -v v="$v" 'BEGIN { exit !(s == u && v > 0 && v < u * 4 / 6) }' ||
+  fail "shared plan $s2 s (unshared $u s), at most $v s less"
+"$m" run "$t0/share.lua" --params --share-warmup --set outage_hours=1 --sweep landmark_interval=3600,7200 |
+  grep -q 'makes warm-ups once' && fail "an unshared sweep claims a saving"
+rm -rf "$t0"
+
 # a small run with --profile: the report, its phases and work counts
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 out=$("$m" run $q --set scale=0.01 --set issuance=2e4 --set days=0.2 \

@@ -144,5 +144,10 @@ int lcost_estimate(lhost *h, lcost *out)
     }
     lua_pop(L, 1);
     out->cpu_s = C_RUN + out->log_s + out->sign_s + C_VISIT * out->visits;
+    /* entries and visits arrive through the whole run at the declared
+     * rates, so the warm-up's part is its share of the duration; the
+     * priced signatures are the window's */
+    out->warmup_s = (out->log_s + C_VISIT * out->visits) * (warmup < duration ? warmup : duration) /
+                    duration;
     return MTC_OK;
 }

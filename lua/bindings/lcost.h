@@ -33,6 +33,9 @@ typedef struct lcost {
     double sign_s;          /* their CPU seconds */
     double visits;          /* host visits over the run */
     double cpu_s;           /* expected CPU seconds of the run */
+    double warmup_s;        /* of which before the warm-up end (its log
+                             * entries and host visits): what
+                             * --share-warmup makes once per group */
 } lcost;
 
 /* The expected cost of one run of h's declared world (after the scenario

@@ -278,6 +278,7 @@ int cmd_run(int argc, char **argv)
     size_t *hits = NULL;    /* per --set KIND.ENTITY.PARAM: entities matched */
     char **keys = NULL, **whys = NULL;  /* --share-warmup: per point */
     size_t *grp_at = NULL, *grp_pos = NULL, ngroups = 0;
+    double *warm_s = NULL;  /* per point: its warm-up's expected CPU s */
     if (status != HOST_OK)
         goto done;
     if ((o.jobs > 1 || o.resume || o.share_warmup) && shard.size > 1) {
@@ -330,6 +331,16 @@ int cmd_run(int argc, char **argv)
     lcost cost0 = {0};
     int have_cost = lcost_estimate(h0, &cost0) == MTC_OK;
     double plan_cpu = cost0.cpu_s * (double)pl.reps;
+    if (keys) {
+        if (!(warm_s = calloc(pl.npoints ? pl.npoints : 1, sizeof *warm_s))) {
+            fprintf(stderr, "mtcsim run: out of memory\n");
+            status = HOST_FAIL;
+            goto done;
+        }
+        /* the dry run prices every point as point 0 */
+        for (size_t p = 0; p < pl.npoints; p++)
+            warm_s[p] = cost0.warmup_s;
+    }
     if (o.list_params) {
         /* an override may be meant for an entity of another point only */
         /* (and with --share-warmup, each point's warm-up key) */
@@ -346,17 +357,22 @@ int cmd_run(int argc, char **argv)
         if ((status = check_override_hits(h0, hits)) != HOST_OK)
             goto done;
         run_list_params(&pl);
-        if (have_cost)
-            run_print_cost(stdout, &cost0, pl.npoints, pl.reps,
-                           plan_cpu * (double)pl.npoints, pl.npoints > 1 ? 2 : 0);
         size_t total = pl.npoints * (size_t)pl.reps;
+        double saved = 0;
+        int grouped = 0;
         if (keys && (todo = calloc(total ? total : 1, sizeof *todo))) {
             for (size_t i = 0; i < total; i++)
                 todo[i] = i;
-            if (run_share_groups(&pl, keys, todo, total, &grp_at, &grp_pos,
-                                 &ngroups) == MTC_OK)
-                run_share_print(stdout, &pl, keys, whys, ngroups, total);
+            grouped = run_share_groups(&pl, keys, todo, total, &grp_at, &grp_pos,
+                                       &ngroups) == MTC_OK;
+            if (grouped)
+                saved = run_share_saved(&pl, todo, grp_at, grp_pos, ngroups, warm_s);
         }
+        if (have_cost)
+            run_print_cost(stdout, &cost0, pl.npoints, pl.reps,
+                           plan_cpu * (double)pl.npoints, pl.npoints > 1 ? 2 : 0, saved);
+        if (grouped)
+            run_share_print(stdout, &pl, keys, whys, ngroups, total);
         goto done;
     }
 
@@ -365,10 +381,13 @@ int cmd_run(int argc, char **argv)
         lhost *h = run_scenario_state(&o, &pl, p, 0, err, sizeof err);
         lworld *lw = NULL;
         lcost cp;
-        if (h && have_cost && lcost_estimate(h, &cp) == MTC_OK)
+        if (h && have_cost && lcost_estimate(h, &cp) == MTC_OK) {
             plan_cpu += cp.cpu_s * (double)pl.reps;
-        else
+            if (warm_s)
+                warm_s[p] = cp.warmup_s;
+        } else {
             have_cost = 0;
+        }
         if (h && keys && share_key(h, &keys[p], &whys[p]) != MTC_OK) {
             fprintf(stderr, "mtcsim run: out of memory\n");
             lhost_destroy(h);
@@ -429,9 +448,11 @@ int cmd_run(int argc, char **argv)
     }
     if (keys && !o.quiet && ntodo)
         run_share_print(stdout, &pl, keys, whys, ngroups, ntodo);
-    if (have_cost && !o.quiet && ntodo)
+    if (have_cost && !o.quiet && ntodo) {
+        double saved = keys ? run_share_saved(&pl, todo, grp_at, grp_pos, ngroups, warm_s) : 0;
         run_print_cost(stdout, &cost0, pl.npoints, pl.reps,
-                       plan_cpu * (double)ntodo / (double)total, pl.npoints > 1);
+                       plan_cpu * (double)ntodo / (double)total, pl.npoints > 1, saved);
+    }
     if (o.strict && seen.n) {
         fprintf(stderr, "mtcsim run: --strict: %zu implausible value%s (above); "
                         "nothing was run\n", seen.n, seen.n == 1 ? "" : "s");
@@ -540,6 +561,7 @@ done:
     free(keys);
     free(whys);
     free(grp_at);
+    free(warm_s);
     free(grp_pos);
     free(o.sweep_name);
     free(o.sweep_value);

@@ -271,9 +271,12 @@ int run_resume_todo(sim_results *db, int64_t exp, const run_opts *o,
 struct lcost;
 /* Prints the plan's expected CPU time (lcost.h): point 0's run c0 and
  * the plan's total (its runs to do); `varies` 1: the points were priced
- * one by one, 2: only point 0 was (the dry run builds no other). */
+ * one by one, 2: only point 0 was (the dry run builds no other).
+ * `shared_s` > 0: the seconds of warm-ups --share-warmup makes once for
+ * several runs, said as an upper bound on what it saves (plan_cpu is
+ * the unshared plan's). */
 void run_print_cost(FILE *f, const struct lcost *c0, size_t npoints,
-                    long reps, double plan_cpu, int varies);
+                    long reps, double plan_cpu, int varies, double shared_s);
 /* Prints the profile of run `label` (phases x parts, work, the clock's
  * own cost) to f as comment lines. */
 void run_print_profile(FILE *f, const sim_prof *p, const char *label);
@@ -292,6 +295,12 @@ int run_share_groups(const plan *pl, char *const *keys, const size_t *todo,
  * it would share with) and how many warm-ups the plan makes. */
 void run_share_print(FILE *f, const plan *pl, char *const *keys,
                      char *const *whys, size_t ngroups, size_t ntodo);
+/* The expected CPU seconds the groups of run_share_groups save: each
+ * group makes its warm-up once for its runs, so every run after a
+ * group's first saves its point's warm-up cost, warm_s[point] (lcost's
+ * warmup_s; equal within a group, whose warm-ups are the same). */
+double run_share_saved(const plan *pl, const size_t *todo, const size_t *at,
+                       const size_t *pos, size_t ngroups, const double *warm_s);
 
 /* A sharded run's profile (mpirun without --spread-runs): the ranks
  * other than 0 send rank 0 theirs and return 0 (print nothing); rank 0

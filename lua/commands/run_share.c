@@ -140,3 +140,14 @@ void run_share_print(FILE *f, const plan *pl, char *const *keys,
     }
     free(cls);
 }
+
+double run_share_saved(const plan *pl, const size_t *todo, const size_t *at,
+                       const size_t *pos, size_t ngroups, const double *warm_s)
+{
+    double saved = 0;
+    for (size_t g = 0; g < ngroups; g++) {
+        size_t point = todo[pos[at[g]]] / (size_t)pl->reps;
+        saved += (double)(at[g + 1] - at[g] - 1) * warm_s[point];
+    }
+    return saved;
+}
