@@ -757,6 +757,45 @@ TEST(observe_n_equals_repeated_observe)
     sim_metrics_destroy(b);
 }
 
+/* Observations recorded an array at a time (runs of one cohort, others
+ * mixed in, NaN ignored, values under, inside and above the bins, zeros
+ * of both signs, batches of every size up to 64 and none) record exactly
+ * what one call per observation does, with and without the bin table
+ * (the widest binning has none). */
+TEST(observe_many_equals_observe)
+{
+    static const double wide[3][3] = {{10, 1e6, 100}, {1e-4, 1e4, 100}, {1e-100, 1e100, 100}};
+    for (int d = 0; d < 3; d++) {
+        sim_metrics *a, *b;
+        sim_metric *ha, *hb;
+        ASSERT_OK(twin_histograms(3, wide[d][0], wide[d][1], (unsigned)wide[d][2], &a, &b,
+                                  &ha, &hb));
+        gsl_rng *r = sim_rng_alloc_stream(13, 0, SIM_STREAM_TEST, (uint64_t)d);
+        uint32_t k[64];
+        double x[64];
+        for (int batch = 0; batch < 3000; batch++) {
+            size_t n = gsl_rng_uniform_int(r, 65);
+            uint32_t c = (uint32_t)gsl_rng_uniform_int(r, 3);
+            for (size_t i = 0; i < n; i++) {
+                double u = gsl_rng_uniform(r);
+                if (gsl_rng_uniform(r) < 0.2)
+                    c = (uint32_t)gsl_rng_uniform_int(r, 3);
+                k[i] = c;
+                x[i] = u < 0.05 ? NAN : u < 0.08 ? (i % 2 ? -0.0 : 0.0)
+                     : u < 0.1 ? -u : u < 0.12 ? 1e300 * u
+                     : exp(log(wide[d][0]) + u * log(wide[d][1] / wide[d][0]) * 1.2);
+                sim_hist_observe(ha, k[i], x[i]);
+            }
+            sim_hist_observe_many(hb, k, x, n);
+        }
+        gsl_rng_free(r);
+        ASSERT_TRUE(same_encoding(a, b));
+        ASSERT_TRUE(same_values(a, b));
+        sim_metrics_destroy(a);
+        sim_metrics_destroy(b);
+    }
+}
+
 /* Every value lands in the bin its stored edges give (edges[j] <= x <
  * edges[j + 1]; under and over the range at the ends), whatever first
  * guess the lookup makes: at, just under and just over each edge, and
@@ -920,6 +959,7 @@ static const test_case cases[] = {
     {"fixed_point_rounds_to_nearest_even", fixed_point_rounds_to_nearest_even},
     {"bin_is_the_edges_bin", bin_is_the_edges_bin},
     {"observe_n_equals_repeated_observe", observe_n_equals_repeated_observe},
+    {"observe_many_equals_observe", observe_many_equals_observe},
     {"observe_u32_equals_observe", observe_u32_equals_observe},
     {"define_errors", define_errors},
     {"series_and_warmup", series_and_warmup},

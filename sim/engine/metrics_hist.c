@@ -66,24 +66,49 @@ static double double_of(uint64_t b)
     return x;
 }
 
-static size_t bin_index(const sim_metric *h, double x)
+/* What bin_index reads of a histogram: copied to locals by a caller
+ * that records many observations (sim_hist_observe_many), since its own
+ * stores to the bins could otherwise alias them. */
+typedef struct hist_keys {
+    const sim_metric *h;
+    double lo, top;         /* lo, edges[nbins] */
+    const double *edges;
+    const uint32_t *tab;    /* bin_tab */
+    unsigned shift;         /* bin_tab_shift */
+    uint64_t key0;          /* bin_tab_key0 */
+    size_t nbins;
+} hist_keys;
+
+static inline hist_keys keys_of(const sim_metric *h)
 {
-    if (!(x >= h->lo))
+    return (hist_keys){h, h->lo, h->edges[h->nbins], h->edges, h->bin_tab,
+                       h->bin_tab_shift, h->bin_tab_key0, h->nbins};
+}
+
+static inline size_t bin_of(const hist_keys *k, double x)
+{
+    if (!(x >= k->lo))
         return 0;
-    if (x >= h->edges[h->nbins])
-        return h->nbins + 1;
-    if (!h->bin_tab)
-        return bin_settle(h, x);
+    if (x >= k->top)
+        return k->nbins + 1;
+    if (!k->tab)
+        return bin_settle(k->h, x);
     /* x > 0 here, so its bits order as its values do: the cell is the
      * bits above the shift. An entry is the bin of the cell's least value,
      * doubled, plus 1 when the cell holds that bin's upper edge (never
      * more than one edge: sim__hist_table_build). */
-    uint32_t e = h->bin_tab[(bits_of(x) >> h->bin_tab_shift) - h->bin_tab_key0];
+    uint32_t e = k->tab[(bits_of(x) >> k->shift) - k->key0];
     size_t b = e >> 1;
     /* without a branch: whether x passed the cell's edge is data, and a
      * mispredicted branch costs more than reading edges[b] (b <= nbins,
      * always an edge) */
-    return b + ((e & 1) & (size_t)(x >= h->edges[b]));
+    return b + ((e & 1) & (size_t)(x >= k->edges[b]));
+}
+
+static size_t bin_index(const sim_metric *h, double x)
+{
+    hist_keys k = keys_of(h);
+    return bin_of(&k, x);
 }
 
 int sim__hist_table_build(sim_metric *h)
@@ -160,6 +185,44 @@ void sim_hist_observe_n(sim_metric *h, size_t cohort, double x, uint64_t n)
         h->hmin[cohort] = x;
     if (x > h->hmax[cohort])
         h->hmax[cohort] = x;
+}
+
+void sim_hist_observe_many(sim_metric *h, const uint32_t *cohort,
+                           const double *x, size_t n)
+{
+    assert(h->kind == SIM_METRIC_HISTOGRAM);
+    if (n == 0 || !sim__counting(h->reg))
+        return;
+    const hist_keys k = keys_of(h);
+    size_t row = h->nbins + 2;
+    /* a run of one cohort's observations keeps its count, sum and
+     * extremes in registers: in memory, each observation waited for the
+     * last one's stores. The sum is exact integer arithmetic (wrapping),
+     * the extremes see the same values in the same order, so the cells
+     * end as with one call per observation. */
+    for (size_t i = 0; i < n;) {
+        size_t c = cohort[i];
+        assert(c < h->ncells);
+        uint64_t *bins = h->bins + c * row, count = 0;
+        sim__fx_t sum = 0;
+        double mn = h->hmin[c], mx = h->hmax[c];
+        for (; i < n && cohort[i] == c; i++) {
+            double v = x[i];
+            if (isnan(v))
+                continue;
+            bins[bin_of(&k, v)]++;
+            count++;
+            sum = sim__add_fx(sum, sim__to_fx(v));
+            if (v < mn)
+                mn = v;
+            if (v > mx)
+                mx = v;
+        }
+        h->hcount[c] += count;
+        h->hsum[c] = sim__add_fx(h->hsum[c], sum);
+        h->hmin[c] = mn;
+        h->hmax[c] = mx;
+    }
 }
 
 void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x)

@@ -773,6 +773,10 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
     const web_cohort *co = &wb->cohorts[cl->cohort];
     size_t k = cl->cohort;
     uint32_t now_s = (uint32_t)(now / SIM_SEC);
+    /* the path line (web__path_full): loaded during the handshake's own
+     * misses (site, certificate), not after them */
+    if (co->has_path)
+        __builtin_prefetch(web__path(cl));
     if (co->cfg.ticket_lifetime > 0) {
         for (size_t i = 0; i < WEB_TICKETS; i++)
             if (cl->ticket_rank[i] == rank + 1 && cl->ticket_exp[i] > now_s) {

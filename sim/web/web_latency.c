@@ -103,6 +103,17 @@ static double keep_pow(lat_ctx *c, uint64_t packets)
     return s->kp[packets];
 }
 
+/* Applies the rescaling the previous test left pending. */
+static void settle(lat_ctx *c)
+{
+    if (c->pend != 0.0) {
+        c->u = (c->u - c->pend) / (1.0 - c->pend);
+        if (c->u >= 1.0) /* rounding */
+            c->u = 0x1.fffffffffffffp-1;
+        c->pend = 0.0;
+    }
+}
+
 /* Whether an event of probability p happens. One uniform serves a whole
  * handshake: after the test it is rescaled to the part of [0, 1) it
  * fell in, which is again uniform and independent of the outcome (exact
@@ -112,12 +123,7 @@ static int lost_once(lat_ctx *c, double p)
 {
     if (c->u < 0.0)
         c->u = gsl_rng_uniform(c->rng);
-    if (c->pend != 0.0) { /* the previous test's rescaling, now needed */
-        c->u = (c->u - c->pend) / (1.0 - c->pend);
-        if (c->u >= 1.0) /* rounding */
-            c->u = 0x1.fffffffffffffp-1;
-        c->pend = 0.0;
-    }
+    settle(c); /* the previous test's rescaling, now needed */
     if (c->u < p) {
         c->u /= p;
         return 1;
@@ -437,6 +443,11 @@ int web_latency_ms_paired(web_lat_proto proto, const tls_transport *t,
     lat_ctx c0 = {path, rng, path->loss_prob, keep, u, 0.0, &sh};
     uint64_t packets = client_packets(proto, t, first->client_first);
     double start = attempt_start(&c0, proto, t, packets);
+    /* Each pricing's next test needs the rescaling the start's last test
+     * left pending: applied once here rather than by each of them (the
+     * same operations on the same values, so the same u; a pricing that
+     * tests nothing more discards its state) */
+    settle(&c0);
     /* the handshake: its own start, then the retry if any */
     lat_ctx c = c0;
     ms[0] = attempt_finish(&c, proto, t, first, start);

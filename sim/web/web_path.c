@@ -146,11 +146,8 @@ static sim_metric *latbuf_metric(const web *wb, int j)
 static void latbuf_flush(web *wb)
 {
     web_latbuf *b = wb->latbuf;
-    for (int j = 0; j < WEB_LB_COUNT; j++) {
-        sim_metric *h = latbuf_metric(wb, j);
-        for (size_t i = 0; i < b->n; i++)
-            sim_hist_observe(h, b->k[i], b->x[j][i]);
-    }
+    for (int j = 0; j < WEB_LB_COUNT; j++)
+        sim_hist_observe_many(latbuf_metric(wb, j), b->k, b->x[j], b->n);
     b->n = 0;
 }
 

@@ -122,6 +122,14 @@ void sim_hist_observe(sim_metric *h, size_t cohort, double x);
 void sim_hist_observe_u32(sim_metric *h, size_t cohort, uint32_t x);
 /* Exactly n calls of sim_hist_observe(h, cohort, x), in one. */
 void sim_hist_observe_n(sim_metric *h, size_t cohort, double x, uint64_t n);
+/* Exactly sim_hist_observe(h, cohort[i], x[i]) for i = 0..n-1 (each
+ * cohort[i] < ncohorts, asserted; a NAN is ignored), in one call: for a
+ * model that holds a histogram's observations back and records them
+ * together (see deferred observations), without a call, a check of the
+ * registry and a reload of the bin table's fields per observation. Reads
+ * the arrays only; they stay the caller's. */
+void sim_hist_observe_many(sim_metric *h, const uint32_t *cohort,
+                           const double *x, size_t n);
 
 /* ---- deferred observations ----
  * A histogram keeps no order: count, bins, fixed-point sum and extremes
