@@ -824,10 +824,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
         wb->st.retries++;
         sim_counter_add(wb->m.retry, k, 1);
     }
-    sim_hist_observe_u32(wb->m.auth, k, r.auth);
-    sim_hist_observe_u32(wb->m.ch_ta, k, r.ch_ta);
-    sim_hist_observe_u32(wb->m.rtt_tcp, k, r.rtt_tcp);
-    sim_hist_observe_u32(wb->m.rtt_quic, k, r.rtt_quic);
+    web__hs_observe(wb, k, r.auth, r.ch_ta, r.rtt_tcp, r.rtt_quic);
     /* the first attempt's flight against the first-round budgets */
     web__budget_count(wb, k, 0, wb->siteh[site].name_len, r.ch_ext[0], r.enc[0], 1);
     /* The same handshake with the baseline chains around the site's own

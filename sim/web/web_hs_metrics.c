@@ -3,7 +3,8 @@
  * registration (names, units, cohort labels) and the baselines' deferred
  * observations (a full handshake counts one per site and cohort; the
  * counts are recorded n at a time on a flush, which is exact because a
- * histogram keeps no order).
+ * histogram keeps no order), and every full handshake's own byte and
+ * round-trip observations, held and recorded a histogram at a time.
  */
 #include <stdlib.h>
 
@@ -69,9 +70,52 @@ void web__base_flush_site(web *wb, uint32_t site)
         }
 }
 
+/* The histogram of column j of the handshake buffer (WEB_HB_*). */
+static sim_metric *hsbuf_metric(const web *wb, int j)
+{
+    switch (j) {
+    case WEB_HB_AUTH: return wb->m.auth;
+    case WEB_HB_CH_TA: return wb->m.ch_ta;
+    case WEB_HB_RTT_TCP: return wb->m.rtt_tcp;
+    default: return wb->m.rtt_quic;
+    }
+}
+
+/* Records the handshake observations held, a histogram at a time: each
+ * histogram's bin table, bins and cells stay in the cache for the batch,
+ * where one at a time they competed with the handshake's own records.
+ * (double)x is what sim_hist_observe_u32 records for x. */
+static void hsbuf_flush(web *wb)
+{
+    web_hsbuf *b = wb->hsbuf;
+    for (int j = 0; j < WEB_HB_COUNT; j++)
+        sim_hist_observe_many(hsbuf_metric(wb, j), b->k, b->x[j], b->n);
+    b->n = 0;
+}
+
+void web__hs_observe(web *wb, size_t k, uint32_t auth, uint32_t ch_ta,
+                     uint32_t rtt_tcp, uint32_t rtt_quic)
+{
+    web_hsbuf *b = wb->hsbuf;
+    uint32_t x[WEB_HB_COUNT] = {auth, ch_ta, rtt_tcp, rtt_quic};
+    if (!b) {
+        for (int j = 0; j < WEB_HB_COUNT; j++)
+            sim_hist_observe_u32(hsbuf_metric(wb, j), k, x[j]);
+        return;
+    }
+    if (!sim_metrics_recording(wb->env.metrics))
+        return; /* as the observations would not have counted */
+    b->k[b->n] = (uint32_t)k;
+    for (int j = 0; j < WEB_HB_COUNT; j++)
+        b->x[j][b->n] = (double)x[j];
+    if (++b->n == WEB_LATBUF)
+        hsbuf_flush(wb);
+}
+
 static void base_flush(void *ctx)
 {
     web *wb = ctx;
+    hsbuf_flush(wb);
     for (size_t s = 0; s < wb->nsites; s++)
         web__base_flush_site(wb, (uint32_t)s);
 }
@@ -80,11 +124,13 @@ int web__base_defer_create(web *wb)
 {
     size_t cells = (wb->nsites ? wb->nsites : 1) * (wb->ncohorts ? wb->ncohorts : 1);
     wb->base_pend = web__big_calloc(cells, sizeof *wb->base_pend);
-    if (!wb->base_pend)
-        return MTC_ERR_NOMEM;
-    if (sim_metrics_add_flush(wb->env.metrics, base_flush, wb) != 0) {
+    wb->hsbuf = calloc(1, sizeof *wb->hsbuf);
+    if (!wb->base_pend || !wb->hsbuf ||
+        sim_metrics_add_flush(wb->env.metrics, base_flush, wb) != 0) {
         free(wb->base_pend);
+        free(wb->hsbuf);
         wb->base_pend = NULL;
+        wb->hsbuf = NULL;
         return MTC_ERR_NOMEM;
     }
     return MTC_OK;
@@ -96,7 +142,9 @@ void web__base_defer_destroy(web *wb)
         return;
     sim_metrics_remove_flush(wb->env.metrics, base_flush, wb);
     free(wb->base_pend);
+    free(wb->hsbuf);
     wb->base_pend = NULL;
+    wb->hsbuf = NULL;
 }
 
 /* ---- registration ------------------------------------------------------------------ */

@@ -297,6 +297,16 @@ enum {
     WEB_LB_BASE,        /* handshake_ms_baseline_*, WEB_BASE_* from here */
     WEB_LB_COUNT = WEB_LB_BASE + 3
 };
+/* The same for what web__connect records of every full handshake, in
+ * both worlds (web_hs_metrics.c): auth_bytes, the ClientHello's
+ * trust_anchors bytes and the extra round trips over TCP and QUIC. */
+enum { WEB_HB_AUTH = 0, WEB_HB_CH_TA, WEB_HB_RTT_TCP, WEB_HB_RTT_QUIC, WEB_HB_COUNT };
+typedef struct web_hsbuf {
+    size_t n;                         /* handshakes held */
+    uint32_t k[WEB_LATBUF];           /* each one's cohort */
+    double x[WEB_HB_COUNT][WEB_LATBUF];
+} web_hsbuf;
+
 typedef struct web_latbuf {
     size_t n;                         /* handshakes held */
     uint32_t k[WEB_LATBUF];           /* each one's cohort */
@@ -442,6 +452,8 @@ struct web {
      * and cohort, the full handshakes whose baseline bytes and round trips
      * are still to be recorded; NULL before the sites exist */
     uint64_t *base_pend;
+    web_hsbuf *hsbuf;       /* web__hs_observe's held observations (with
+                               base_pend; NULL: recorded at once) */
     web_vprice vp;          /* verification prices (web_path.c) */
     /* the baselines' verification observations deferred (web_path.c):
      * per cohort x chain profile x site key algorithm (8) x cache hit,
@@ -597,6 +609,12 @@ int web__base_defer_create(web *wb);
 void web__base_defer_destroy(web *wb);
 /* Records the deferred baseline observations of site `site` now. */
 void web__base_flush_site(web *wb, uint32_t site);
+/* A full handshake's auth_bytes, clienthello_trust_anchors_bytes,
+ * extra_rtt_tcp and extra_rtt_quic for cohort k: held (while the registry
+ * records) and recorded a histogram at a time when the buffer fills and
+ * on every flush (web__base_defer_create's). */
+void web__hs_observe(web *wb, size_t k, uint32_t auth, uint32_t ch_ta,
+                     uint32_t rtt_tcp, uint32_t rtt_quic);
 
 /* web_revreach.c: revocation reach */
 /* Registers its metrics (after every other web metric) and the flush that
