@@ -70,52 +70,58 @@ void web__base_flush_site(web *wb, uint32_t site)
         }
 }
 
-/* The histogram of column j of the handshake buffer (WEB_HB_*). */
-static sim_metric *hsbuf_metric(const web *wb, int j)
+web_obsbuf *web__obsbuf_new(sim_metric *const *m, size_t ncols)
 {
-    switch (j) {
-    case WEB_HB_AUTH: return wb->m.auth;
-    case WEB_HB_CH_TA: return wb->m.ch_ta;
-    case WEB_HB_RTT_TCP: return wb->m.rtt_tcp;
-    default: return wb->m.rtt_quic;
+    web_obsbuf *b = ncols <= WEB_OBSBUF_COLS ? calloc(1, sizeof *b) : NULL;
+    if (b) {
+        b->ncols = ncols;
+        for (size_t j = 0; j < ncols; j++)
+            b->metric[j] = m[j];
     }
+    return b;
 }
 
-/* Records the handshake observations held, a histogram at a time: each
- * histogram's bin table, bins and cells stay in the cache for the batch,
- * where one at a time they competed with the handshake's own records.
- * (double)x is what sim_hist_observe_u32 records for x. */
-static void hsbuf_flush(web *wb)
+void web__obsbuf_flush(web_obsbuf *b)
 {
-    web_hsbuf *b = wb->hsbuf;
-    for (int j = 0; j < WEB_HB_COUNT; j++)
-        sim_hist_observe_many(hsbuf_metric(wb, j), b->k, b->x[j], b->n);
+    for (size_t j = 0; j < b->ncols; j++)
+        sim_hist_observe_many(b->metric[j], b->k, b->x[j], b->n);
     b->n = 0;
+}
+
+/* The handshake buffer's histograms, by column (WEB_HB_*). */
+static void hs_metrics(const web *wb, sim_metric *m[WEB_HB_COUNT])
+{
+    m[WEB_HB_AUTH] = wb->m.auth;
+    m[WEB_HB_CH_TA] = wb->m.ch_ta;
+    m[WEB_HB_RTT_TCP] = wb->m.rtt_tcp;
+    m[WEB_HB_RTT_QUIC] = wb->m.rtt_quic;
 }
 
 void web__hs_observe(web *wb, size_t k, uint32_t auth, uint32_t ch_ta,
                      uint32_t rtt_tcp, uint32_t rtt_quic)
 {
-    web_hsbuf *b = wb->hsbuf;
+    web_obsbuf *b = wb->hsbuf;
     uint32_t x[WEB_HB_COUNT] = {auth, ch_ta, rtt_tcp, rtt_quic};
     if (!b) {
+        sim_metric *m[WEB_HB_COUNT];
+        hs_metrics(wb, m);
         for (int j = 0; j < WEB_HB_COUNT; j++)
-            sim_hist_observe_u32(hsbuf_metric(wb, j), k, x[j]);
+            sim_hist_observe_u32(m[j], k, x[j]);
         return;
     }
     if (!sim_metrics_recording(wb->env.metrics))
         return; /* as the observations would not have counted */
     b->k[b->n] = (uint32_t)k;
+    /* (double)x is what sim_hist_observe_u32 records for x */
     for (int j = 0; j < WEB_HB_COUNT; j++)
         b->x[j][b->n] = (double)x[j];
-    if (++b->n == WEB_LATBUF)
-        hsbuf_flush(wb);
+    web__obsbuf_commit(b);
 }
 
 static void base_flush(void *ctx)
 {
     web *wb = ctx;
-    hsbuf_flush(wb);
+    web__obsbuf_flush(wb->hsbuf);
     for (size_t s = 0; s < wb->nsites; s++)
         web__base_flush_site(wb, (uint32_t)s);
 }
@@ -124,7 +130,9 @@ int web__base_defer_create(web *wb)
 {
     size_t cells = (wb->nsites ? wb->nsites : 1) * (wb->ncohorts ? wb->ncohorts : 1);
     wb->base_pend = web__big_calloc(cells, sizeof *wb->base_pend);
-    wb->hsbuf = calloc(1, sizeof *wb->hsbuf);
+    sim_metric *m[WEB_HB_COUNT];
+    hs_metrics(wb, m);
+    wb->hsbuf = web__obsbuf_new(m, WEB_HB_COUNT);
     if (!wb->base_pend || !wb->hsbuf ||
         sim_metrics_add_flush(wb->env.metrics, base_flush, wb) != 0) {
         free(wb->base_pend);

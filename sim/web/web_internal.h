@@ -283,13 +283,17 @@ _Static_assert(sizeof(web_path) == 64, "web_path is one cache line");
 /* A client record with a path: the client's two lines, then the path's. */
 #define WEB_CLIENT_PATH_STRIDE (sizeof(web_client) + sizeof(web_path))
 
-/* A full handshake's latency observations, held back and recorded a
- * batch at a time (web_path.c): one histogram's observations in a row
- * find its bin table, edges and bins in the cache, where one at a time
- * each waited for them (about a quarter of what the latency model cost
- * with 10^6 clients). Each histogram still gets its observations in the
- * order they were made, so every bit of it is as before. */
-#define WEB_LATBUF 256
+/* Observations held back and recorded a histogram at a time
+ * (web__obsbuf_*): one histogram's observations in a row find its bin
+ * table, edges and bins in the cache, where one at a time each waited for
+ * them (about a quarter of what the latency model cost with 10^6
+ * clients). Each histogram still gets its observations in the order they
+ * were made, so every bit of it is as before. Two buffers use it: a full
+ * handshake's latency observations (web_path.c) and what web__connect
+ * records of every full handshake (web_hs_metrics.c). */
+#define WEB_OBSBUF 256
+#define WEB_OBSBUF_COLS 6
+/* The latency buffer's columns */
 enum {
     WEB_LB_LAT = 0,     /* handshake_ms */
     WEB_LB_NETWORK,     /* handshake_ms_network */
@@ -297,22 +301,20 @@ enum {
     WEB_LB_BASE,        /* handshake_ms_baseline_*, WEB_BASE_* from here */
     WEB_LB_COUNT = WEB_LB_BASE + 3
 };
-/* The same for what web__connect records of every full handshake, in
- * both worlds (web_hs_metrics.c): auth_bytes, the ClientHello's
- * trust_anchors bytes and the extra round trips over TCP and QUIC. */
+/* The handshake buffer's: auth_bytes, the ClientHello's trust_anchors
+ * bytes and the extra round trips over TCP and QUIC. */
 enum { WEB_HB_AUTH = 0, WEB_HB_CH_TA, WEB_HB_RTT_TCP, WEB_HB_RTT_QUIC, WEB_HB_COUNT };
-typedef struct web_hsbuf {
-    size_t n;                         /* handshakes held */
-    uint32_t k[WEB_LATBUF];           /* each one's cohort */
-    double x[WEB_HB_COUNT][WEB_LATBUF];
-} web_hsbuf;
-
-typedef struct web_latbuf {
-    size_t n;                         /* handshakes held */
-    uint32_t k[WEB_LATBUF];           /* each one's cohort */
-    double x[WEB_LB_COUNT][WEB_LATBUF]; /* NAN: not observed (a histogram
-                                           ignores NAN) */
-} web_latbuf;
+_Static_assert(WEB_LB_COUNT <= WEB_OBSBUF_COLS && WEB_HB_COUNT <= WEB_OBSBUF_COLS,
+               "a buffer has a column per histogram");
+typedef struct web_obsbuf {
+    size_t n;                             /* rows (handshakes) held */
+    size_t ncols;
+    sim_metric *metric[WEB_OBSBUF_COLS];  /* column j's histogram (the
+                                             registry's, not owned) */
+    uint32_t k[WEB_OBSBUF];               /* each row's cohort */
+    double x[WEB_OBSBUF_COLS][WEB_OBSBUF]; /* NAN: not observed (a
+                                             histogram ignores NAN) */
+} web_obsbuf;
 
 /* Verification prices, us on the development machine (sim/web_verify.h),
  * computed once by web__path_create; per handshake they are scaled by the
@@ -452,14 +454,14 @@ struct web {
      * and cohort, the full handshakes whose baseline bytes and round trips
      * are still to be recorded; NULL before the sites exist */
     uint64_t *base_pend;
-    web_hsbuf *hsbuf;       /* web__hs_observe's held observations (with
+    web_obsbuf *hsbuf;       /* web__hs_observe's held observations (with
                                base_pend; NULL: recorded at once) */
     web_vprice vp;          /* verification prices (web_path.c) */
     /* the baselines' verification observations deferred (web_path.c):
      * per cohort x chain profile x site key algorithm (8) x cache hit,
      * the full handshakes still to record; NULL: no latency */
     uint64_t *vpend;
-    web_latbuf *latbuf;     /* latency observations held (web_path.c;
+    web_obsbuf *latbuf;     /* latency observations held (web_path.c;
                                NULL: no latency) */
     uint16_t *site_prof;    /* each site's chain profile, densely (web_path.c;
                                NULL: no latency) */
@@ -609,6 +611,17 @@ int web__base_defer_create(web *wb);
 void web__base_defer_destroy(web *wb);
 /* Records the deferred baseline observations of site `site` now. */
 void web__base_flush_site(web *wb, uint32_t site);
+/* A buffer (malloc'd, the caller's) for the ncols histograms m[0..ncols),
+ * registered before it; NULL when memory runs out. */
+web_obsbuf *web__obsbuf_new(sim_metric *const *m, size_t ncols);
+/* Records the rows held, a histogram at a time, and empties b. */
+void web__obsbuf_flush(web_obsbuf *b);
+/* Counts the row just written at b->n, recording the batch when full. */
+static inline void web__obsbuf_commit(web_obsbuf *b)
+{
+    if (++b->n == WEB_OBSBUF)
+        web__obsbuf_flush(b);
+}
 /* A full handshake's auth_bytes, clienthello_trust_anchors_bytes,
  * extra_rtt_tcp and extra_rtt_quic for cohort k: held (while the registry
  * records) and recorded a histogram at a time when the buffer fills and

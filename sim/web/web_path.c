@@ -131,26 +131,6 @@ static double base_verify(const web *wb, size_t k, size_t prof, unsigned alg, in
            (cv + (hit ? 0.0 : vp->base_us[prof * 3 + (size_t)i]));
 }
 
-/* The histogram of column j of the latency buffer (WEB_LB_*). */
-static sim_metric *latbuf_metric(const web *wb, int j)
-{
-    switch (j) {
-    case WEB_LB_LAT: return wb->m.lat;
-    case WEB_LB_NETWORK: return wb->m.lat_network;
-    case WEB_LB_VERIFY: return wb->m.lat_verify;
-    default: return wb->m.lat_base[j - WEB_LB_BASE];
-    }
-}
-
-/* Records the latency observations held, a histogram at a time. */
-static void latbuf_flush(web *wb)
-{
-    web_latbuf *b = wb->latbuf;
-    for (int j = 0; j < WEB_LB_COUNT; j++)
-        sim_hist_observe_many(latbuf_metric(wb, j), b->k, b->x[j], b->n);
-    b->n = 0;
-}
-
 /* Records the deferred baseline verifications: they depend on the
  * cohort, the site's key algorithm and whether the site was cached
  * alone, so they are counted per such cell and recorded n at a time (a
@@ -159,7 +139,7 @@ static void latbuf_flush(web *wb)
 static void vflush(void *ctx)
 {
     web *wb = ctx;
-    latbuf_flush(wb);
+    web__obsbuf_flush(wb->latbuf);
     for (size_t k = 0; k < wb->ncohorts; k++)
         for (size_t prof = 0; prof < wb->nprof; prof++)
             for (unsigned alg = 0; alg < 8; alg++)
@@ -209,7 +189,9 @@ int web__path_create(web *wb)
         return rc;
     wb->vpend = calloc(nc * wb->nprof * 16 + 1, sizeof *wb->vpend);
     wb->site_prof = calloc(wb->nsites + 1, sizeof *wb->site_prof);
-    wb->latbuf = calloc(1, sizeof *wb->latbuf);
+    sim_metric *cols[WEB_LB_COUNT] = {x->lat, x->lat_network, x->lat_verify, x->lat_base[0],
+                                      x->lat_base[1], x->lat_base[2]};
+    wb->latbuf = web__obsbuf_new(cols, WEB_LB_COUNT);
     if (!wb->vpend || !wb->site_prof || !wb->latbuf || wb->nprof > UINT16_MAX) {
         free(wb->vpend);
         wb->vpend = NULL;
@@ -342,7 +324,7 @@ static void vcache_put(web_path *p, uint32_t rank, uint64_t obj, uint32_t now_s)
 static void latbuf_add(web *wb, size_t k, const double *ms, double fetch_ms,
                        double v, double fetch_v, const double *vb)
 {
-    web_latbuf *b = wb->latbuf;
+    web_obsbuf *b = wb->latbuf;
     size_t i = b->n;
     int ok = ms[0] >= 0;
     b->k[i] = (uint32_t)k;
@@ -351,8 +333,7 @@ static void latbuf_add(web *wb, size_t k, const double *ms, double fetch_ms,
     b->x[WEB_LB_VERIFY][i] = ok ? v + fetch_v : NAN;
     for (int j = 0; j < 3; j++)
         b->x[WEB_LB_BASE + j][i] = ms[1 + j] >= 0 ? ms[1 + j] + vb[j] : NAN;
-    if (++b->n == WEB_LATBUF)
-        latbuf_flush(wb);
+    web__obsbuf_commit(b);
 }
 
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
