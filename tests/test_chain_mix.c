@@ -123,11 +123,9 @@ TEST(rsa4096_leaves_are_the_sourced_share)
         ASSERT_TRUE(p != NULL);
         rsa2k += p->leaf_key == MTC_CHAIN_ALG_RSA2048 ? s[i].weight : 0;
         rsa4k += p->leaf_key == MTC_CHAIN_ALG_RSA4096 ? s[i].weight : 0;
-        size_t len = strlen(s[i].profile);
-        if (len < 5 || strcmp(s[i].profile + len - 5, "-4096"))
-            continue;
         char base[sizeof s[i].profile];
-        snprintf(base, sizeof base, "%.*s", (int)(len - 5), s[i].profile);
+        if (!mix_rsa4096_base(s[i].profile, base, sizeof base))
+            continue;
         const mtc_chain_profile *b = mtc_chain_profile_by_name(base);
         size_t j = 0;
         while (j < n && strcmp(s[j].profile, base))
@@ -156,7 +154,31 @@ TEST(rsa4096_leaves_are_the_sourced_share)
     sim_param_config_free(&sim_sites_schema, c);
 }
 
+/* The "-4096" naming convention is read in one place: the suffix alone,
+ * a name that merely contains 4096 and a weight are left as they are. */
+TEST(rsa4096_names_map_to_their_base)
+{
+    char base[48] = "untouched";
+    ASSERT_EQ(mix_rsa4096_base("le-rsa-cross-4096", base, sizeof base), 1);
+    ASSERT_STR_EQ(base, "le-rsa-cross");
+    ASSERT_EQ(mix_rsa4096_base("le-rsa4096", base, sizeof base), 0);
+    ASSERT_EQ(mix_rsa4096_base("-4096", base, sizeof base), 0);
+    ASSERT_EQ(mix_rsa4096_base("le-rsa-cross", base, sizeof base), 0);
+    ASSERT_STR_EQ(base, "le-rsa-cross");
+    static sim_param_list mix, out;
+    mix.count = 3;
+    snprintf(mix.item[0], sizeof mix.item[0], "le-rsa-cross-4096:1.8");
+    snprintf(mix.item[1], sizeof mix.item[1], "le-rsa4096:2");
+    snprintf(mix.item[2], sizeof mix.item[2], "le-ecdsa-cross:6");
+    mix_rsa2048_only(&mix, &out);
+    ASSERT_EQ(out.count, 3);
+    ASSERT_STR_EQ(out.item[0], "le-rsa-cross:1.8");
+    ASSERT_STR_EQ(out.item[1], "le-rsa4096:2");
+    ASSERT_STR_EQ(out.item[2], "le-ecdsa-cross:6");
+}
+
 static const test_case tests[] = {
+    {"rsa4096_names_map_to_their_base", rsa4096_names_map_to_their_base},
     {"default_mix_reproduces_web_chain_sizes", default_mix_reproduces_web_chain_sizes},
     {"compression_as_measured_beats_the_default_level",
      compression_as_measured_beats_the_default_level},

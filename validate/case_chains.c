@@ -17,8 +17,6 @@
  * every 80 served RSA keys of docs/sources.md [key-types]) contribute is
  * shown beside it: the same mix with every RSA leaf at 2,048 bits.
  */
-#include <string.h>
-
 #include "vcases.h"
 
 #include "lib/chain_mix_sizes.h"
@@ -48,18 +46,6 @@ static void size_rows(vctx *c, mix_size *s, size_t n, int which, const char *wha
     }
 }
 
-/* `mix` with each "-4096" profile replaced by its 2,048-bit base (the
- * profile named without the suffix), weights kept. */
-static void rsa2048_only(const sim_param_list *mix, sim_param_list *out)
-{
-    *out = *mix;
-    for (size_t i = 0; i < out->count; i++) {
-        char *item = out->item[i], *suffix = strstr(item, "-4096:");
-        if (suffix)
-            memmove(suffix, suffix + 5, strlen(suffix + 5) + 1);
-    }
-}
-
 int case_4d(vctx *c)
 {
     web_sites_config *sc = NULL;
@@ -68,7 +54,7 @@ int case_4d(vctx *c)
     static mix_size s[SIM_PARAM_LIST_MAX], s2k[SIM_PARAM_LIST_MAX];
     static sim_param_list mix2k;
     size_t n = 0, n2k = 0;
-    rsa2048_only(&sc->chain_mix, &mix2k);
+    mix_rsa2048_only(&sc->chain_mix, &mix2k);
     int rc = mix_sizes(&sc->chain_mix, "example.com", s, SIM_PARAM_LIST_MAX, &n);
     if (rc == 0)
         rc = mix_sizes(&mix2k, "example.com", s2k, SIM_PARAM_LIST_MAX, &n2k);

@@ -101,6 +101,31 @@ int mix_sizes(const sim_param_list *mix, const char *name, mix_size *out, size_t
     return rc;
 }
 
+int mix_rsa4096_base(const char *profile, char *base, size_t cap)
+{
+    static const char suffix[] = "-4096";
+    size_t len = strlen(profile), sl = sizeof suffix - 1;
+    if (len <= sl || strcmp(profile + len - sl, suffix) != 0)
+        return 0;
+    snprintf(base, cap, "%.*s", (int)(len - sl), profile);
+    return 1;
+}
+
+void mix_rsa2048_only(const sim_param_list *mix, sim_param_list *out)
+{
+    *out = *mix;
+    for (size_t i = 0; i < out->count; i++) {
+        char *item = out->item[i], *colon = strrchr(item, ':');
+        char profile[sizeof out->item[i]], base[sizeof out->item[i]];
+        if (!colon)
+            continue;
+        snprintf(profile, sizeof profile, "%.*s", (int)(colon - item), item);
+        /* the base is the name without its suffix: drop the suffix in place */
+        if (mix_rsa4096_base(profile, base, sizeof base))
+            memmove(item + strlen(base), colon, strlen(colon) + 1);
+    }
+}
+
 static double size_of(const mix_size *s, int which)
 {
     return which == MIX_DER ? s->der : which == MIX_ZSTD ? s->zstd : s->leaf;

@@ -44,6 +44,16 @@ typedef struct mix_size {
 int mix_sizes(const sim_param_list *mix, const char *name, mix_size *out, size_t cap,
               size_t *n);
 
+/* The naming convention of the split RSA families (docs/model.md "Web
+ * side: today's chains"): a profile named "X-4096" is profile X with a
+ * 4,096-bit subscriber key. When `profile` is such a name, writes X into
+ * base (cap bytes) and returns 1; else returns 0 and leaves base alone. */
+int mix_rsa4096_base(const char *profile, char *base, size_t cap);
+
+/* `mix` with each "-4096" profile replaced by its 2,048-bit base, weights
+ * kept, into *out (the mix as if every RSA leaf had 2,048 bits). */
+void mix_rsa2048_only(const sim_param_list *mix, sim_param_list *out);
+
 /* Which size mix_quantile reads. */
 enum { MIX_DER, MIX_ZSTD, MIX_LEAF };
 
