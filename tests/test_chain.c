@@ -6,6 +6,8 @@
  * overrides change only what they name; the verification list; the MTC
  * leaf fields; argument errors.
  */
+#include <string.h>
+
 #include <openssl/ct.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
@@ -50,7 +52,7 @@ TEST(every_profile_checks_out_in_openssl)
     for (size_t i = 0; i < n; i++) {
         mtc_chain_opts o = {"www.example.org", NB, 7 * 86400, 0, 0, 0};
         ASSERT_OK(mtc_chain_build(&p[i], &o, c));
-        size_t want = 2 + (p[i].cross_key != 0) + (p[i].cross2_key != 0);
+        size_t want = 2 + (p[i].cross_key != 0) + (p[i].cross2_key != 0) + (p[i].send_root != 0);
         ASSERT_EQ(c->ncerts, want);
         X509 *x[MTC_CHAIN_CERTS_MAX] = {0};
         for (size_t k = 0; k < c->ncerts; k++) {
@@ -70,6 +72,13 @@ TEST(every_profile_checks_out_in_openssl)
             ASSERT_TRUE(key_matches(X509_get0_pubkey(x[2]), p[i].root_key));
         if (c->ncerts > 3)
             ASSERT_TRUE(key_matches(X509_get0_pubkey(x[3]), p[i].cross_key));
+        /* a root sent: the last certificate is self-signed, and by the
+         * key that signed the one before it */
+        if (p[i].send_root) {
+            X509 *r = x[c->ncerts - 1];
+            ASSERT_EQ(X509_check_issued(r, r), X509_V_OK);
+            ASSERT_EQ(X509_verify(r, X509_get0_pubkey(r)), 1);
+        }
         GENERAL_NAMES *san = X509_get_ext_d2i(x[0], NID_subject_alt_name, NULL, NULL);
         ASSERT_TRUE(san != NULL);
         ASSERT_EQ(sk_GENERAL_NAME_num(san), p[i].sans);
@@ -325,7 +334,49 @@ TEST(argument_errors)
     free(c);
 }
 
+/* A "-root" profile is its sibling (the name without the suffix) served
+ * with the whole bundle: the same certificates, byte for byte, then the
+ * top CA's self-signed root; the same verifications (a client verifies
+ * nothing more); a new hierarchy (drop_cross) sends no root. */
+TEST(root_sent_is_the_chain_plus_its_root)
+{
+    size_t n, found = 0;
+    const mtc_chain_profile *p = mtc_chain_profiles(&n);
+    mtc_chain *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    ASSERT_TRUE(a && b);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(p[i].name);
+        if (!p[i].send_root)
+            continue;
+        ASSERT_TRUE(len > 5 && !strcmp(p[i].name + len - 5, "-root"));
+        char base[64];
+        snprintf(base, sizeof base, "%.*s", (int)(len - 5), p[i].name);
+        const mtc_chain_profile *sib = mtc_chain_profile_by_name(base);
+        ASSERT_TRUE(sib != NULL && !sib->send_root);
+        mtc_chain_opts o = {"s1.example.com", NB, 86400, 0, 0, 0};
+        ASSERT_OK(mtc_chain_build(&p[i], &o, a));
+        ASSERT_OK(mtc_chain_build(sib, &o, b));
+        ASSERT_EQ(a->ncerts, b->ncerts + 1);
+        ASSERT_MEM_EQ(a->buf, b->buf, mtc_chain_der_len(b));
+        ASSERT_EQ(a->nverif, b->nverif);
+        for (size_t k = 0; k < a->nverif; k++)
+            ASSERT_TRUE(a->verif[k].role == b->verif[k].role &&
+                        a->verif[k].alg == b->verif[k].alg);
+        /* a root certificate: 0.9-1.2 kB for the RSA 2,048 roots sent */
+        size_t root = a->len[a->ncerts - 1];
+        ASSERT_TRUE(root >= 900 && root <= 1200);
+        mtc_chain_opts pq = {"s1.example.com", NB, 86400, 0, MTC_CHAIN_ALG_MLDSA44, 1};
+        ASSERT_OK(mtc_chain_build(&p[i], &pq, a));
+        ASSERT_EQ(a->ncerts, 2);
+        found++;
+    }
+    ASSERT_TRUE(found >= 2);
+    free(a);
+    free(b);
+}
+
 static const test_case tests[] = {
+    {"root_sent_is_the_chain_plus_its_root", root_sent_is_the_chain_plus_its_root},
     {"every_profile_checks_out_in_openssl", every_profile_checks_out_in_openssl},
     {"deterministic_bytes", deterministic_bytes},
     {"overrides_change_what_they_name", overrides_change_what_they_name},

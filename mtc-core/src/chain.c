@@ -44,6 +44,7 @@ mtc_chain_alg mtc_chain_alg_of_sig(mtc_sig_alg a)
 /* The effective algorithms of a build. */
 struct algs {
     mtc_chain_alg leaf, issuer, root, cross, cross2, log;
+    mtc_chain_alg sent; /* the key of the top CA whose root is sent; NONE: none */
 };
 
 static void effective(const mtc_chain_profile *p, const mtc_chain_opts *o, struct algs *a)
@@ -58,6 +59,11 @@ static void effective(const mtc_chain_profile *p, const mtc_chain_opts *o, struc
     /* CT logs sign with ECDSA P-256 (RFC 6962 allows it or RSA; the logs
      * Chrome trusts use it) */
     a->log = ca ? ca : MTC_CHAIN_ALG_ECDSA_P256;
+    /* a new hierarchy (drop_cross) is served as leaf and intermediate */
+    a->sent = drop || !p->send_root ? MTC_CHAIN_ALG_NONE
+              : a->cross2            ? a->cross2
+              : a->cross             ? a->cross
+                                     : a->root;
 }
 
 size_t mtc_chain_verifications(const mtc_chain_profile *p, const mtc_chain_opts *o,
@@ -491,6 +497,19 @@ static int ca_cert(struct scratch *sc, const mtc_chain_profile *p, const mtc__ch
     return sign_cert(sc, iss, sc->tbs, w.len, out);
 }
 
+/* The self-signed certificate of the path's top CA (k[2] the root, k[3]
+ * its cross-signer, k[4] that one's), which a server configured with the
+ * whole bundle sends last. A root's own certificate names no issuer
+ * certificate or CRL to fetch. */
+static int sent_root(struct scratch *sc, const mtc_chain_profile *p, const struct algs *a,
+                     mtc__chain_key *const k[5], int64_t nb, mtc_chain *out)
+{
+    int t = a->cross2 ? 4 : a->cross ? 3 : 2;
+    const char *org = t == 4 ? p->cross2_org : t == 3 ? p->cross_org : p->root_org;
+    const char *cn = t == 4 ? p->cross2_cn : t == 3 ? p->cross_cn : p->root_cn;
+    return ca_cert(sc, p, k[t], org, cn, k[t], org, cn, 1, NULL, NULL, nb, 'S', out);
+}
+
 static int leaf_tbs(const mtc_chain_profile *p, const struct algs *a,
                     const mtc__chain_key *issuer, const mtc__chain_key *leaf, const char *dns,
                     int64_t nb, int64_t na, const uint8_t *sct_list, size_t sct_len,
@@ -535,7 +554,7 @@ int mtc__chain_same_cas(const mtc_chain_profile *p, const mtc_chain_opts *a,
     effective(p, a, &x);
     effective(p, b, &y);
     return a->not_before == b->not_before && x.issuer == y.issuer && x.root == y.root &&
-           x.cross == y.cross && x.cross2 == y.cross2;
+           x.cross == y.cross && x.cross2 == y.cross2 && x.sent == y.sent;
 }
 
 /* Appends the CA certificates of cas to out (after the leaf). */
@@ -648,7 +667,7 @@ int mtc__chain_build_ring(const mtc_chain_profile *p, const mtc_chain_opts *o,
     /* the CA certificates: copied when given, else the intermediate by the
      * root, the root cross-signed by an older root, that one cross-signed */
     if (cas)
-        rc = copy_cas(cas, 1 + (a.cross != 0) + (a.cross2 != 0), out);
+        rc = copy_cas(cas, 1 + (a.cross != 0) + (a.cross2 != 0) + (a.sent != 0), out);
     else
         rc = ca_cert(sc, p, k[1], p->org, p->inter_cn, k[2], p->root_org, p->root_cn, 0,
                      p->inter_aia_url, p->inter_crl_url, nb, 'I', out);
@@ -658,6 +677,8 @@ int mtc__chain_build_ring(const mtc_chain_profile *p, const mtc_chain_opts *o,
     if (rc == MTC_OK && !cas && a.cross2)
         rc = ca_cert(sc, p, k[3], p->cross_org, p->cross_cn, k[4], p->cross2_org,
                      p->cross2_cn, 1, p->inter_aia_url, p->inter_crl_url, nb, 'Y', out);
+    if (rc == MTC_OK && !cas && a.sent)
+        rc = sent_root(sc, p, &a, k, nb, out);
     if (rc != MTC_OK)
         goto done;
     /* the same for every build with this key: measured once per key */

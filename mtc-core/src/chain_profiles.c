@@ -21,22 +21,22 @@
  * alike: one macro per chain, so that the two profiles of each (the
  * 2,048-bit leaf and the "-4096" one) cannot drift apart in anything but
  * the subscriber key. */
-#define LE_RSA_CROSS(NAME, FOLLOWS, LEAF) \
+#define LE_RSA_CROSS(NAME, FOLLOWS, LEAF, ROOT) \
     {NAME, FOLLOWS, LEAF, R2K, R4K, R2K, NO, 2, 2, 0, 0, \
          "Let's Encrypt", "R10", "Internet Security Research Group", "ISRG Root X1", \
          "Digital Signature Trust Co.", "DST Root CA X3", NULL, NULL, "", "", \
          "http://r10.i.lencr.org/", "", "http://r10.c.lencr.org/42.crl", \
-         "http://x1.i.lencr.org/", "http://x1.c.lencr.org/"}
+         "http://x1.i.lencr.org/", "http://x1.c.lencr.org/", ROOT}
 
-#define GTS_RSA_CROSS(NAME, FOLLOWS, LEAF) \
+#define GTS_RSA_CROSS(NAME, FOLLOWS, LEAF, ROOT) \
     {NAME, FOLLOWS, LEAF, R2K, R4K, R2K, NO, 2, 3, 0, 0, \
          "Google Trust Services", "WR2", "Google Trust Services LLC", "GTS Root R1", \
          "GlobalSign nv-sa", "GlobalSign Root CA", NULL, NULL, \
          "1.3.6.1.4.1.11129.2.5.3", "", \
          "http://i.pki.goog/wr2.crt", "http://o.pki.goog/s/wr2/Xk8", "http://c.pki.goog/wr2/oQ6nyr8F0m0.crl", \
-         "http://i.pki.goog/r1.crt", "http://c.pki.goog/r/r1.crl"}
+         "http://i.pki.goog/r1.crt", "http://c.pki.goog/r/r1.crl", ROOT}
 
-#define DIGICERT_RSA_OV(NAME, FOLLOWS, LEAF) \
+#define DIGICERT_RSA_OV(NAME, FOLLOWS, LEAF, ROOT) \
     {NAME, FOLLOWS, LEAF, R2K, R2K, NO, NO, 10, 3, 1, 1, \
          "DigiCert Inc", "DigiCert Global G2 TLS RSA SHA256 2020 CA1", "DigiCert Inc", \
          "DigiCert Global Root G2", NULL, NULL, NULL, NULL, \
@@ -45,9 +45,9 @@
          "http://ocsp.digicert.com", \
          "http://crl3.digicert.com/DigiCertGlobalG2TLSRSASHA2562020CA1-1.crl", \
          "http://cacerts.digicert.com/DigiCertGlobalRootG2.crt", \
-         "http://crl3.digicert.com/DigiCertGlobalRootG2.crl"}
+         "http://crl3.digicert.com/DigiCertGlobalRootG2.crl", ROOT}
 
-#define SECTIGO_RSA_CROSS(NAME, FOLLOWS, LEAF) \
+#define SECTIGO_RSA_CROSS(NAME, FOLLOWS, LEAF, ROOT) \
     {NAME, FOLLOWS, LEAF, R2K, R4K, R2K, NO, 4, 3, 0, 1, \
          "Sectigo Limited", "Sectigo RSA Domain Validation Secure Server CA", \
          "The USERTRUST Network", "USERTrust RSA Certification Authority", \
@@ -56,9 +56,9 @@
          "http://crt.sectigo.com/SectigoRSADomainValidationSecureServerCA.crt", \
          "http://ocsp.sectigo.com", "", \
          "http://crt.usertrust.com/USERTrustRSAAddTrustCA.crt", \
-         "http://crl.usertrust.com/USERTrustRSACertificationAuthority.crl"}
+         "http://crl.usertrust.com/USERTrustRSACertificationAuthority.crl", ROOT}
 
-#define AMAZON_RSA_CROSS2(NAME, FOLLOWS, LEAF) \
+#define AMAZON_RSA_CROSS2(NAME, FOLLOWS, LEAF, ROOT) \
     {NAME, FOLLOWS, LEAF, R2K, R2K, R2K, R2K, 4, 3, 0, 1, \
          "Amazon", "Amazon RSA 2048 M02", "Amazon", "Amazon Root CA 1", \
          "Starfield Technologies, Inc.", "Starfield Services Root Certificate Authority - G2", \
@@ -67,7 +67,7 @@
          "http://crt.r2m02.amazontrust.com/r2m02.cer", "http://ocsp.r2m02.amazontrust.com", \
          "http://crl.r2m02.amazontrust.com/r2m02.crl", \
          "http://crt.rootca1.amazontrust.com/rootca1.cer", \
-         "http://crl.rootca1.amazontrust.com/rootca1.crl"}
+         "http://crl.rootca1.amazontrust.com/rootca1.crl", ROOT}
 
 static const mtc_chain_profile profiles[] = {
     {"le-ecdsa",
@@ -76,36 +76,36 @@ static const mtc_chain_profile profiles[] = {
      "Let's Encrypt", "E5", "Internet Security Research Group", "ISRG Root X2",
      NULL, NULL, NULL, NULL, "", "",
      "http://e5.i.lencr.org/", "", "http://e5.c.lencr.org/42.crl",
-     "http://x2.i.lencr.org/", "http://x2.c.lencr.org/"},
+     "http://x2.i.lencr.org/", "http://x2.c.lencr.org/", 0},
     {"le-ecdsa-cross",
      "Let's Encrypt, ECDSA, with ISRG Root X2 cross-signed by ISRG Root X1 (RSA 4,096)",
      P256, P384, P384, R4K, NO, 2, 2, 0, 0,
      "Let's Encrypt", "E5", "Internet Security Research Group", "ISRG Root X2",
      "Internet Security Research Group", "ISRG Root X1", NULL, NULL, "", "",
      "http://e5.i.lencr.org/", "", "http://e5.c.lencr.org/42.crl",
-     "http://x1.i.lencr.org/", "http://x1.c.lencr.org/"},
+     "http://x1.i.lencr.org/", "http://x1.c.lencr.org/", 0},
     {"le-rsa",
      "Let's Encrypt, RSA: RSA 2,048 leaf from R10 (RSA 2,048) under ISRG Root X1 (RSA 4,096)",
      R2K, R2K, R4K, NO, NO, 2, 2, 0, 0,
      "Let's Encrypt", "R10", "Internet Security Research Group", "ISRG Root X1",
      NULL, NULL, NULL, NULL, "", "",
      "http://r10.i.lencr.org/", "", "http://r10.c.lencr.org/42.crl",
-     "http://x1.i.lencr.org/", "http://x1.c.lencr.org/"},
+     "http://x1.i.lencr.org/", "http://x1.c.lencr.org/", 0},
     LE_RSA_CROSS("le-rsa-cross",
      "Let's Encrypt, RSA, with ISRG Root X1 cross-signed by DST Root CA X3 (RSA 2,048): "
      "its default RSA chain until 2024",
-        R2K),
+        R2K, 0),
     LE_RSA_CROSS("le-rsa-cross-4096",
      "Let's Encrypt, RSA, cross-signed by DST Root CA X3 as le-rsa-cross, "
      "with a 4,096-bit subscriber key",
-        R4K),
+        R4K, 0),
     {"le-rsa4096",
      "Let's Encrypt, RSA with a 4,096-bit subscriber key",
      R4K, R2K, R4K, NO, NO, 2, 2, 0, 0,
      "Let's Encrypt", "R11", "Internet Security Research Group", "ISRG Root X1",
      NULL, NULL, NULL, NULL, "", "",
      "http://r11.i.lencr.org/", "", "http://r11.c.lencr.org/42.crl",
-     "http://x1.i.lencr.org/", "http://x1.c.lencr.org/"},
+     "http://x1.i.lencr.org/", "http://x1.c.lencr.org/", 0},
     {"gts-ecdsa-cross",
      "Google Trust Services, ECDSA: P-256 leaf from WE1 (P-256) under GTS Root R4 (P-384), "
      "R4 cross-signed by GlobalSign Root CA (RSA 2,048)",
@@ -114,14 +114,14 @@ static const mtc_chain_profile profiles[] = {
      "GlobalSign nv-sa", "GlobalSign Root CA", NULL, NULL,
      "1.3.6.1.4.1.11129.2.5.3", "",
      "http://i.pki.goog/we1.crt", "http://o.pki.goog/s/we1/ab3", "http://c.pki.goog/we1/yK5nPhtHKQs.crl",
-     "http://i.pki.goog/r4.crt", "http://c.pki.goog/r/r4.crl"},
+     "http://i.pki.goog/r4.crt", "http://c.pki.goog/r/r4.crl", 0},
     GTS_RSA_CROSS("gts-rsa-cross",
      "Google Trust Services, RSA: RSA 2,048 leaf from WR2 (RSA 2,048) under GTS Root R1 "
      "(RSA 4,096), R1 cross-signed by GlobalSign Root CA (RSA 2,048)",
-        R2K),
+        R2K, 0),
     GTS_RSA_CROSS("gts-rsa-cross-4096",
      "Google Trust Services, RSA, as gts-rsa-cross, with a 4,096-bit subscriber key",
-        R4K),
+        R4K, 0),
     {"google-multi",
      "Google's own multi-domain certificates, one leaf for many of its domains: P-256 leaf "
      "with 100 names from GTS CA 1C3 (RSA 2,048) under GTS Root R1 (RSA 4,096), R1 "
@@ -132,15 +132,15 @@ static const mtc_chain_profile profiles[] = {
      "1.3.6.1.4.1.11129.2.5.3", "",
      "http://pki.goog/repo/certs/gts1c3.der", "http://ocsp.pki.goog/gts1c3",
      "http://crls.pki.goog/gts1c3/zdATt0Ex_Fk.crl",
-     "http://pki.goog/repo/certs/gtsr1.der", "http://crl.pki.goog/gtsr1/gtsr1.crl"},
+     "http://pki.goog/repo/certs/gtsr1.der", "http://crl.pki.goog/gtsr1/gtsr1.crl", 0},
     DIGICERT_RSA_OV("digicert-rsa-ov",
      "DigiCert, organisation-validated: RSA 2,048 leaf from DigiCert Global G2 TLS RSA SHA256 "
      "2020 CA1 (RSA 2,048) under DigiCert Global Root G2 (RSA 2,048)",
-        R2K),
+        R2K, 0),
     DIGICERT_RSA_OV("digicert-rsa-ov-4096",
      "DigiCert, organisation-validated, as digicert-rsa-ov, with a 4,096-bit "
      "subscriber key",
-        R4K),
+        R4K, 0),
     {"digicert-ecdsa-ov",
      "DigiCert, organisation-validated, ECDSA: P-256 leaf from DigiCert Global G3 TLS ECC "
      "SHA384 2020 CA1 (P-384) under DigiCert Global Root G3 (P-384)",
@@ -152,7 +152,7 @@ static const mtc_chain_profile profiles[] = {
      "http://ocsp.digicert.com",
      "http://crl3.digicert.com/DigiCertGlobalG3TLSECCSHA3842020CA1-2.crl",
      "http://cacerts.digicert.com/DigiCertGlobalRootG3.crt",
-     "http://crl3.digicert.com/DigiCertGlobalRootG3.crl"},
+     "http://crl3.digicert.com/DigiCertGlobalRootG3.crl", 0},
     {"ecdsa-int-rsa-root",
      "An ECDSA intermediate under an RSA root, as Cloudflare Inc ECC CA-3 (P-256) under "
      "Baltimore CyberTrust Root (RSA 2,048): organisation-validated P-256 leaf",
@@ -162,22 +162,30 @@ static const mtc_chain_profile profiles[] = {
      "http://cacerts.digicert.com/CloudflareIncECCCA-3.crt", "http://ocsp.digicert.com",
      "http://crl3.digicert.com/CloudflareIncECCCA-3.crl",
      "http://cacerts.digicert.com/Omniroot2025.crt",
-     "http://crl3.digicert.com/Omniroot2025.crl"},
+     "http://crl3.digicert.com/Omniroot2025.crl", 0},
     SECTIGO_RSA_CROSS("sectigo-rsa-cross",
      "Sectigo, domain-validated: RSA 2,048 leaf from Sectigo RSA Domain Validation Secure "
      "Server CA (RSA 2,048) under USERTrust RSA (RSA 4,096), cross-signed by AAA Certificate "
      "Services (RSA 2,048)",
-        R2K),
+        R2K, 0),
     SECTIGO_RSA_CROSS("sectigo-rsa-cross-4096",
      "Sectigo, domain-validated, as sectigo-rsa-cross, with a 4,096-bit subscriber key",
-        R4K),
+        R4K, 0),
+    SECTIGO_RSA_CROSS("sectigo-rsa-cross-root",
+     "Sectigo, as sectigo-rsa-cross, served with the whole bundle: AAA Certificate "
+     "Services' self-signed root sent last (not in the default mix)",
+        R2K, 1),
     AMAZON_RSA_CROSS2("amazon-rsa-cross2",
      "Amazon: RSA 2,048 leaf from Amazon RSA 2048 M02 under Amazon Root CA 1 (RSA 2,048), "
      "cross-signed by Starfield Services Root G2, itself cross-signed by Starfield Class 2 CA",
-        R2K),
+        R2K, 0),
     AMAZON_RSA_CROSS2("amazon-rsa-cross2-4096",
      "Amazon, as amazon-rsa-cross2, with a 4,096-bit subscriber key",
-        R4K),
+        R4K, 0),
+    AMAZON_RSA_CROSS2("amazon-rsa-cross2-root",
+     "Amazon, as amazon-rsa-cross2, served with the whole bundle: Starfield Class 2's "
+     "self-signed root sent last (not in the default mix)",
+        R2K, 1),
     /* Not a public CA: an organisation's own hierarchy (docs/model.md
      * "Enterprise standalone deployments"). Its root is installed in the
      * organisation's clients and never sent; no SCTs (CT is a public-PKI
@@ -191,7 +199,7 @@ static const mtc_chain_profile profiles[] = {
      "Example Corporation", "Example Corporation Issuing CA 1", "Example Corporation",
      "Example Corporation Root CA", NULL, NULL, NULL, NULL, "", "",
      "http://pki.corp.example/ica1.crt", "", "http://pki.corp.example/ica1.crl",
-     "http://pki.corp.example/root.crt", "http://pki.corp.example/root.crl"},
+     "http://pki.corp.example/root.crt", "http://pki.corp.example/root.crl", 0},
 };
 
 #undef LE_RSA_CROSS

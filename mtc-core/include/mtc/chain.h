@@ -95,6 +95,12 @@ typedef struct mtc_chain_profile {
     const char *cps_url;        /* its CPS qualifier ("" none) */
     const char *aia_url, *ocsp_url, *crl_url; /* the leaf's */
     const char *inter_aia_url, *inter_crl_url; /* the intermediate's */
+    int send_root;              /* 1: the server also sends the self-signed
+                                   certificate of the path's top CA (the last
+                                   cross-signer's when cross-signed), as
+                                   servers configured with the whole bundle
+                                   do; a client ignores it, so it is bytes on
+                                   the wire and nothing verified */
 } mtc_chain_profile;
 
 /* The profile table; *count receives its size. */
@@ -102,8 +108,8 @@ const mtc_chain_profile *mtc_chain_profiles(size_t *count);
 /* A profile by name; NULL when unknown. */
 const mtc_chain_profile *mtc_chain_profile_by_name(const char *name);
 
-#define MTC_CHAIN_CERTS_MAX 4       /* leaf, intermediate, cross-signed root,
-                                       cross-signed cross-signer */
+#define MTC_CHAIN_CERTS_MAX 5       /* leaf, intermediate, cross-signed root,
+                                       cross-signed cross-signer, a root sent */
 #define MTC_CHAIN_BUF 65536         /* ML-DSA-87 leaf with three SCTs: ~22 KB */
 #define MTC_CHAIN_VERIF_MAX 8
 
@@ -154,7 +160,8 @@ typedef struct mtc_chain {
     size_t off[MTC_CHAIN_CERTS_MAX];    /* cert i is buf[off[i]..off[i]+len[i]) */
     size_t len[MTC_CHAIN_CERTS_MAX];
     size_t ncerts;                      /* 2, 3 with a cross-signed root, 4 with
-                                           a second cross-sign */
+                                           a second cross-sign; one more with
+                                           the root sent */
     size_t handshake_sig_len;           /* a CertificateVerify signature by
                                            the leaf key (real) */
     size_t sct_list_len;                /* the SCT list extension's value (0:
