@@ -375,7 +375,53 @@ TEST(root_sent_is_the_chain_plus_its_root)
     free(b);
 }
 
+/* The extended-validation profile: OpenSSL reads the EV Guidelines'
+ * subject attributes and the EV policy OID in its leaf, the MTC's leaf
+ * fields carry the same subject, and it differs from its OV sibling in
+ * nothing a client verifies. */
+TEST(ev_profile_carries_ev_subject_and_policy)
+{
+    const mtc_chain_profile *ev = mtc_chain_profile_by_name("digicert-rsa-ev");
+    const mtc_chain_profile *ov = mtc_chain_profile_by_name("digicert-rsa-ov");
+    ASSERT_TRUE(ev && ov && ev->ov == 2 && ov->ov == 1);
+    mtc_chain *a = malloc(sizeof *a);
+    ASSERT_TRUE(a != NULL);
+    mtc_chain_opts o = {"www.example.com", NB, 86400, 0, 0, 0};
+    ASSERT_OK(mtc_chain_build(ev, &o, a));
+    X509 *x = cert_at(a, 0);
+    ASSERT_TRUE(x != NULL);
+    X509_NAME *subj = X509_get_subject_name(x);
+    ASSERT_TRUE(X509_NAME_get_index_by_NID(subj, NID_businessCategory, -1) >= 0);
+    ASSERT_TRUE(X509_NAME_get_index_by_NID(subj, NID_jurisdictionCountryName, -1) >= 0);
+    ASSERT_TRUE(X509_NAME_get_index_by_NID(subj, NID_jurisdictionStateOrProvinceName, -1) >= 0);
+    ASSERT_TRUE(X509_NAME_get_index_by_NID(subj, NID_serialNumber, -1) >= 0);
+    ASSERT_TRUE(X509_NAME_get_index_by_NID(subj, NID_organizationName, -1) >= 0);
+    CERTIFICATEPOLICIES *pol = X509_get_ext_d2i(x, NID_certificate_policies, NULL, NULL);
+    ASSERT_TRUE(pol != NULL);
+    char oid[64];
+    OBJ_obj2txt(oid, sizeof oid, sk_POLICYINFO_value(pol, 0)->policyid, 1);
+    ASSERT_STR_EQ(oid, "2.23.140.1.1");
+    CERTIFICATEPOLICIES_free(pol);
+    /* the MTC's subject is the chain leaf's, byte for byte */
+    uint8_t sub[512], ext[4096];
+    size_t sl = 0, el = 0;
+    ASSERT_OK(mtc_chain_mtc_leaf_fields(ev, "www.example.com", MTC_CHAIN_ALG_NONE, sub,
+                                        sizeof sub, &sl, ext, sizeof ext, &el));
+    unsigned char *der = NULL;
+    int dl = i2d_X509_NAME(subj, &der);
+    ASSERT_TRUE(dl > 0 && (size_t)dl == sl && !memcmp(der, sub, sl));
+    OPENSSL_free(der);
+    X509_free(x);
+    mtc_chain_verif ve[MTC_CHAIN_VERIF_MAX], vo[MTC_CHAIN_VERIF_MAX];
+    size_t ne = mtc_chain_verifications(ev, NULL, ve), no = mtc_chain_verifications(ov, NULL, vo);
+    ASSERT_EQ(ne, no);
+    for (size_t i = 0; i < ne; i++)
+        ASSERT_TRUE(ve[i].role == vo[i].role && ve[i].alg == vo[i].alg);
+    free(a);
+}
+
 static const test_case tests[] = {
+    {"ev_profile_carries_ev_subject_and_policy", ev_profile_carries_ev_subject_and_policy},
     {"root_sent_is_the_chain_plus_its_root", root_sent_is_the_chain_plus_its_root},
     {"every_profile_checks_out_in_openssl", every_profile_checks_out_in_openssl},
     {"deterministic_bytes", deterministic_bytes},

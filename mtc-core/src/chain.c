@@ -108,6 +108,12 @@ static const uint8_t OID_KP_SERVER[] = {0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03
 static const uint8_t OID_KP_CLIENT[] = {0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02};
 static const uint8_t OID_DV[] = {0x67, 0x81, 0x0c, 0x01, 0x02, 0x01}; /* 2.23.140.1.2.1 */
 static const uint8_t OID_OV[] = {0x67, 0x81, 0x0c, 0x01, 0x02, 0x02}; /* 2.23.140.1.2.2 */
+static const uint8_t OID_EV[] = {0x67, 0x81, 0x0c, 0x01, 0x01};       /* 2.23.140.1.1 */
+static const uint8_t OID_BUSINESS_CATEGORY[] = {0x55, 0x04, 0x0f};   /* 2.5.4.15 */
+static const uint8_t OID_SERIAL_NUMBER[] = {0x55, 0x04, 0x05};       /* 2.5.4.5 */
+/* 1.3.6.1.4.1.311.60.2.1.3 and .2: jurisdictionCountryName, -StateOrProvinceName */
+static const uint8_t OID_JUR_C[] = {0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x3c, 0x02, 0x01, 0x03};
+static const uint8_t OID_JUR_ST[] = {0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x3c, 0x02, 0x01, 0x02};
 static const uint8_t OID_ANY_POLICY[] = {0x55, 0x1d, 0x20, 0x00};
 static const uint8_t TRUE_ = 0xff;
 
@@ -329,9 +335,30 @@ static const uint8_t *leaf_ku(mtc_chain_alg a)
     return a == MTC_CHAIN_ALG_RSA2048 || a == MTC_CHAIN_ALG_RSA4096 ? sig_enc : sig_only;
 }
 
+/* An extended-validation subject, in the order EV certificates carry it:
+ * businessCategory, jurisdiction (country, state), the registration
+ * number, then the organisation's C, ST, L, O and the CN. */
+static void ev_name(mtc_der_writer *w, const char *dns)
+{
+    size_t m = mtc_der_open(w, MTC_DER_SEQUENCE);
+    rdn(w, OID_BUSINESS_CATEGORY, sizeof OID_BUSINESS_CATEGORY, MTC_DER_UTF8_STRING,
+        "Private Organization");
+    rdn(w, OID_JUR_C, sizeof OID_JUR_C, MTC_DER_PRINTABLE_STRING, "US");
+    rdn(w, OID_JUR_ST, sizeof OID_JUR_ST, MTC_DER_UTF8_STRING, "Delaware");
+    rdn(w, OID_SERIAL_NUMBER, sizeof OID_SERIAL_NUMBER, MTC_DER_PRINTABLE_STRING, "4023514");
+    rdn(w, OID_C, sizeof OID_C, MTC_DER_PRINTABLE_STRING, "US");
+    rdn(w, OID_ST, sizeof OID_ST, MTC_DER_UTF8_STRING, "California");
+    rdn(w, OID_L, sizeof OID_L, MTC_DER_UTF8_STRING, "San Francisco");
+    rdn(w, OID_O, sizeof OID_O, MTC_DER_UTF8_STRING, "Example Corporation Inc.");
+    rdn(w, OID_CN, sizeof OID_CN, MTC_DER_UTF8_STRING, dns);
+    mtc_der_close(w, m);
+}
+
 static void leaf_subject(mtc_der_writer *w, const mtc_chain_profile *p, const char *dns)
 {
-    if (p->ov)
+    if (p->ov == 2)
+        ev_name(w, dns);
+    else if (p->ov)
         name(w, "US", "California", "San Francisco", "Example Corporation Inc.", dns);
     else
         name(w, NULL, NULL, NULL, NULL, dns);
@@ -356,7 +383,10 @@ static void leaf_exts(mtc_der_writer *w, const mtc_chain_profile *p, mtc_chain_a
         ext_aia(w, p->ocsp ? p->ocsp_url : NULL, p->aia_url);
     }
     ext_san(w, dns, p->sans);
-    ext_policies(w, p->ov ? OID_OV : OID_DV, 6, p);
+    if (p->ov == 2)
+        ext_policies(w, OID_EV, sizeof OID_EV, p);
+    else
+        ext_policies(w, p->ov ? OID_OV : OID_DV, 6, p);
     ext_crldp(w, p->crl_url);
     if (!mtc && sct_list) {
         size_t e, o;

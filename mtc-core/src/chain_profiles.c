@@ -141,6 +141,17 @@ static const mtc_chain_profile profiles[] = {
      "DigiCert, organisation-validated, as digicert-rsa-ov, with a 4,096-bit "
      "subscriber key",
         R4K, 0),
+    {"digicert-rsa-ev",
+     "DigiCert, extended validation: RSA 2,048 leaf, the digicert-rsa-ov leaf's names and "
+     "extensions with an EV subject and policy, from DigiCert EV RSA CA G2 (RSA 2,048) "
+     "under DigiCert Global Root G2 (RSA 2,048) (not in the default mix)",
+     R2K, R2K, R2K, NO, NO, 10, 3, 2, 1,
+     "DigiCert Inc", "DigiCert EV RSA CA G2", "DigiCert Inc", "DigiCert Global Root G2",
+     NULL, NULL, NULL, NULL, "", "http://www.digicert.com/CPS",
+     "http://cacerts.digicert.com/DigiCertEVRSACAG2.crt", "http://ocsp.digicert.com",
+     "http://crl3.digicert.com/DigiCertEVRSACAG2.crl",
+     "http://cacerts.digicert.com/DigiCertGlobalRootG2.crt",
+     "http://crl3.digicert.com/DigiCertGlobalRootG2.crl", 0},
     {"digicert-ecdsa-ov",
      "DigiCert, organisation-validated, ECDSA: P-256 leaf from DigiCert Global G3 TLS ECC "
      "SHA384 2020 CA1 (P-384) under DigiCert Global Root G3 (P-384)",

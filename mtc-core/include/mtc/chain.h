@@ -86,7 +86,11 @@ typedef struct mtc_chain_profile {
     unsigned sans;              /* dNSNames in the leaf (>= 1) */
     unsigned scts;              /* embedded SCTs (public profiles 2 or 3; 0:
                                    none, and no SCT list extension) */
-    int ov;                     /* organisation-validated subject (C, ST, L, O) */
+    int ov;                     /* 0 domain-validated (CN); 1 organisation-
+                                   validated (C, ST, L, O, CN); 2 extended
+                                   validation: that, after the EV Guidelines'
+                                   businessCategory, jurisdiction and
+                                   registration number, and the EV policy */
     int ocsp;                   /* leaf AIA has an OCSP URL besides caIssuers */
     /* names and URLs of the CA family (lengths as served) */
     const char *org, *inter_cn, *root_org, *root_cn, *cross_org, *cross_cn;
