@@ -88,8 +88,8 @@ void sim__calq_remove(sim__calq *q, sim_event *ev);
  * was a cache miss). Removal is by key: an entry in a small bucket or the
  * heap is taken out at once; one in a large bucket or the top is recorded
  * as stale and dropped when it surfaces (seq is unique per scheduling, so
- * the key never names another entry). See
- * queue_ladder.c. */
+ * the key never names another entry). Bucket arrays come from a slab
+ * on huge pages (queue_slab.c). See queue_ladder.c. */
 typedef struct sim__nvec {
     sim__hnode *v;
     uint32_t n, cap;
@@ -103,6 +103,27 @@ typedef struct sim__rung {
     sim_time start, w, end;
 } sim__rung;
 
+/* Bucket arrays of 8 << c nodes, c < SIM__SLAB_CLASSES (up to 4096
+ * nodes), carved from chunks backed by huge pages where the kernel allows
+ * (queue_slab.c); larger arrays are malloc'd. */
+#define SIM__SLAB_MIN 8
+#define SIM__SLAB_CLASSES 10
+
+typedef struct sim__slab {
+    sim__hnode *free[SIM__SLAB_CLASSES]; /* linked through the first word */
+    char *cur, *end;    /* the newest chunk's unused rest */
+    void *chunks;       /* every chunk, linked through its header */
+    size_t next_bytes;  /* size of the next chunk */
+} sim__slab;
+
+void sim__slab_init(sim__slab *s);
+void sim__slab_free(sim__slab *s);
+/* The class of a block of cap nodes, or -1 when cap is not a class's. */
+int sim__slab_class(uint32_t cap);
+/* A block of class cls (uninitialised), or NULL without memory. */
+sim__hnode *sim__slab_alloc(sim__slab *s, int cls);
+void sim__slab_release(sim__slab *s, sim__hnode *b, int cls);
+
 #define SIM__LADDER_DEPTH 8
 
 typedef struct sim__ladder {
@@ -113,6 +134,7 @@ typedef struct sim__ladder {
     sim__nvec top;      /* entries at or after the end of rung 0 */
     size_t n;           /* entries held, stale ones included */
     sim__heap4 stale;   /* keys of removed entries still held */
+    sim__slab slab;     /* the buckets' arrays */
 } sim__ladder;
 
 int sim__ladder_init(sim__ladder *q);

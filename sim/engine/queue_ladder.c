@@ -54,27 +54,54 @@
 #define LADDER_SCAN_MAX 64  /* remove by search from vectors up to this size */
 #endif
 
-static int vec_reserve(sim__nvec *v, size_t need)
+/* Releases v's array (to the slab when it came from there). */
+static void vec_drop(sim__ladder *q, sim__nvec *v)
 {
-    if (need <= v->cap)
-        return SIM_OK;
-    if (need > UINT32_MAX / 2)
-        return SIM_ERR_LIMIT;
-    uint32_t cap = v->cap ? v->cap : 8;
-    while (cap < need)
-        cap *= 2;
-    sim__hnode *nv = realloc(v->v, cap * sizeof *nv);
+    if (v->v) {
+        int cls = sim__slab_class(v->cap);
+        if (cls >= 0)
+            sim__slab_release(&q->slab, v->v, cls);
+        else
+            free(v->v);
+    }
+    v->v = NULL;
+    v->cap = 0;
+}
+
+/* Moves v's entries into a new array of cap (>= v->n) nodes: a slab block
+ * when cap is a slab class (bucket arrays: on huge pages), else malloc'd.
+ * On failure v is unchanged. */
+static int vec_setcap(sim__ladder *q, sim__nvec *v, uint32_t cap)
+{
+    int cls = sim__slab_class(cap);
+    sim__hnode *nv = cls >= 0 ? sim__slab_alloc(&q->slab, cls)
+                              : malloc((size_t)cap * sizeof *nv);
     if (!nv)
         return SIM_ERR_NOMEM;
+    if (v->n)
+        memcpy(nv, v->v, (size_t)v->n * sizeof *nv);
+    vec_drop(q, v);
     v->v = nv;
     v->cap = cap;
     return SIM_OK;
 }
 
-static inline int vec_push(sim__nvec *v, sim__hnode x)
+static int vec_reserve(sim__ladder *q, sim__nvec *v, size_t need)
+{
+    if (need <= v->cap)
+        return SIM_OK;
+    if (need > UINT32_MAX / 2)
+        return SIM_ERR_LIMIT;
+    uint32_t cap = v->cap ? v->cap : SIM__SLAB_MIN;
+    while (cap < need)
+        cap *= 2;
+    return vec_setcap(q, v, cap);
+}
+
+static inline int vec_push(sim__ladder *q, sim__nvec *v, sim__hnode x)
 {
     if (v->n == v->cap) {
-        int rc = vec_reserve(v, (size_t)v->n + 1);
+        int rc = vec_reserve(q, v, (size_t)v->n + 1);
         if (rc)
             return rc;
     }
@@ -86,31 +113,25 @@ static inline int vec_push(sim__nvec *v, sim__hnode x)
  * allocation left much larger by an earlier, denser use of this bucket:
  * bucket arrays are reused from cut to cut, and without this their
  * capacities ratchet up to the densest cut ever seen. */
-static int vec_fit(sim__nvec *v, size_t need)
+static int vec_fit(sim__ladder *q, sim__nvec *v, size_t need)
 {
     if (v->n == 0 && v->cap > 64 && v->cap / 4 > need) {
-        uint32_t cap = 8;
+        uint32_t cap = SIM__SLAB_MIN;
         while (cap < need)
             cap *= 2;
-        sim__hnode *nv = realloc(v->v, cap * sizeof *nv);
-        if (nv) { /* else keep the larger block: still correct */
-            v->v = nv;
-            v->cap = cap;
-        }
+        /* on failure keep the larger block: still correct */
+        (void)vec_setcap(q, v, cap);
     }
-    return vec_reserve(v, need);
+    return vec_reserve(q, v, need);
 }
 
 /* Frees the array of a consumed (empty) bucket that grew big: rung 0's
  * buckets fill with near-term pushes, and keeping each one's peak
  * capacity until the next cut held ~20x the pending events in memory. */
-static void release_big(sim__nvec *v)
+static void release_big(sim__ladder *q, sim__nvec *v)
 {
-    if (v->n == 0 && v->cap > LADDER_KEEP_CAP) {
-        free(v->v);
-        v->v = NULL;
-        v->cap = 0;
-    }
+    if (v->n == 0 && v->cap > LADDER_KEEP_CAP)
+        vec_drop(q, v);
 }
 
 /* Removes the entry with this seq (order within a vector is free). */
@@ -148,6 +169,7 @@ int sim__ladder_init(sim__ladder *q)
     /* no rung yet: every event (times are >= 0) goes to the top, and the
      * first pop cuts rung 0 */
     q->bot_end = 0;
+    sim__slab_init(&q->slab);
     sim__heap4_init(&q->stale, 0);
     return sim__heap4_init(&q->heap, 0);
 }
@@ -157,11 +179,12 @@ void sim__ladder_free(sim__ladder *q)
     sim__heap4_free(&q->heap);
     for (int d = 0; d < SIM__LADDER_DEPTH; d++) {
         for (size_t i = 0; i < q->rung[d].cap; i++)
-            free(q->rung[d].bk[i].v);
+            vec_drop(q, &q->rung[d].bk[i]);
         free(q->rung[d].bk);
     }
-    free(q->top.v);
+    vec_drop(q, &q->top);
     sim__heap4_free(&q->stale);
+    sim__slab_free(&q->slab);
     memset(q, 0, sizeof *q);
 }
 
@@ -213,7 +236,7 @@ int sim__ladder_push(sim__ladder *q, sim_event *ev)
 {
     sim__hnode x = {ev->time, ev->seq, ev};
     sim__nvec *v = home_of(q, x.time);
-    int rc = v ? vec_push(v, x) : sim__heap4_push_node(&q->heap, x);
+    int rc = v ? vec_push(q, v, x) : sim__heap4_push_node(&q->heap, x);
     if (rc == SIM_OK)
         q->n++;
     return rc;
@@ -283,7 +306,7 @@ static int cut_rung0(sim__ladder *q)
         size_t c = r->bk[b].n;
         r->bk[b].n = 0;
         if (rc == SIM_OK)
-            rc = vec_fit(&r->bk[b], c);
+            rc = vec_fit(q, &r->bk[b], c);
     }
     if (rc)
         return rc;
@@ -341,7 +364,7 @@ static int split(sim__ladder *q, sim__nvec *b, sim_time bstart, sim_time bend)
         size_t c = r->bk[k].n;
         r->bk[k].n = 0;
         if (rc == SIM_OK)
-            rc = vec_fit(&r->bk[k], c);
+            rc = vec_fit(q, &r->bk[k], c);
     }
     if (rc)
         return rc;
@@ -353,7 +376,7 @@ static int split(sim__ladder *q, sim__nvec *b, sim_time bstart, sim_time bend)
         __builtin_prefetch(b->v[i].ev);
     }
     b->n = 0;
-    release_big(b);
+    release_big(q, b);
     q->depth = d + 1;
     q->bot_end = bstart;
     return SIM_OK;
@@ -415,7 +438,7 @@ static int refill(sim__ladder *q)
             }
         }
         b->n = 0;
-        release_big(b);
+        release_big(q, b);
     }
     return 1;
 }
