@@ -38,10 +38,11 @@
 #ifndef LADDER_K
 /* Target events per rung-0 bucket at the front; rung 0 has at most
  * 4n/LADDER_K buckets. Every insert appends to the one its time falls
- * in, so their tails and descriptors should stay in L2: at 10^6 pending,
- * 1024 makes ~3,900 buckets (~310 KB of tails and descriptors) where 256
- * made ~15,600 (~1.2 MB); the bigger buckets cost a wider split each. */
-#define LADDER_K 1024
+ * in, so their tails and descriptors should stay in cache: at 10^6
+ * pending, 4096 makes ~980 buckets (~78 KB of tails and descriptors)
+ * where 256 made ~15,600 (~1.2 MB); the bigger buckets cost a wider
+ * split each (at most LADDER_FANOUT children, the big ones split again). */
+#define LADDER_K 4096
 #endif
 #ifndef LADDER_SPLIT
 #define LADDER_SPLIT 16     /* buckets larger than this become a rung... */
