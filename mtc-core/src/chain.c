@@ -44,7 +44,8 @@ mtc_chain_alg mtc_chain_alg_of_sig(mtc_sig_alg a)
 /* The effective algorithms of a build. */
 struct algs {
     mtc_chain_alg leaf, issuer, root, cross, cross2, log;
-    mtc_chain_alg sent; /* the key of the top CA whose root is sent; NONE: none */
+    int sent; /* party slot of the top CA whose root is sent (2 the root, 3
+                 its cross-signer, 4 that one's); 0: none */
 };
 
 static void effective(const mtc_chain_profile *p, const mtc_chain_opts *o, struct algs *a)
@@ -60,10 +61,7 @@ static void effective(const mtc_chain_profile *p, const mtc_chain_opts *o, struc
      * Chrome trusts use it) */
     a->log = ca ? ca : MTC_CHAIN_ALG_ECDSA_P256;
     /* a new hierarchy (drop_cross) is served as leaf and intermediate */
-    a->sent = drop || !p->send_root ? MTC_CHAIN_ALG_NONE
-              : a->cross2            ? a->cross2
-              : a->cross             ? a->cross
-                                     : a->root;
+    a->sent = drop || !p->send_root ? 0 : a->cross2 ? 4 : a->cross ? 3 : 2;
 }
 
 size_t mtc_chain_verifications(const mtc_chain_profile *p, const mtc_chain_opts *o,
@@ -128,11 +126,10 @@ static void rdn(mtc_der_writer *w, const uint8_t *oid, size_t oid_len, unsigned 
     mtc_der_close(w, a);
 }
 
-/* Name: C, [ST, L], O, CN as CAs order them (omitted parts NULL). */
-static void name(mtc_der_writer *w, const char *c, const char *st, const char *l,
-                 const char *o, const char *cn)
+/* The RDNs C, [ST, L], O, CN as CAs order them (omitted parts NULL). */
+static void name_rdns(mtc_der_writer *w, const char *c, const char *st, const char *l,
+                      const char *o, const char *cn)
 {
-    size_t m = mtc_der_open(w, MTC_DER_SEQUENCE);
     if (c)
         rdn(w, OID_C, sizeof OID_C, MTC_DER_PRINTABLE_STRING, c);
     if (st)
@@ -143,6 +140,14 @@ static void name(mtc_der_writer *w, const char *c, const char *st, const char *l
         rdn(w, OID_O, sizeof OID_O, MTC_DER_UTF8_STRING, o);
     if (cn)
         rdn(w, OID_CN, sizeof OID_CN, MTC_DER_UTF8_STRING, cn);
+}
+
+/* Name: those RDNs as a SEQUENCE. */
+static void name(mtc_der_writer *w, const char *c, const char *st, const char *l,
+                 const char *o, const char *cn)
+{
+    size_t m = mtc_der_open(w, MTC_DER_SEQUENCE);
+    name_rdns(w, c, st, l, o, cn);
     mtc_der_close(w, m);
 }
 
@@ -335,39 +340,29 @@ static const uint8_t *leaf_ku(mtc_chain_alg a)
     return a == MTC_CHAIN_ALG_RSA2048 || a == MTC_CHAIN_ALG_RSA4096 ? sig_enc : sig_only;
 }
 
-/* An extended-validation subject, in the order EV certificates carry it:
- * businessCategory, jurisdiction (country, state), the registration
- * number, then the organisation's C, ST, L, O and the CN. */
-static void ev_name(mtc_der_writer *w, const char *dns)
+/* The leaf's subject: DV the CN; OV the organisation too; EV first what
+ * the EV Guidelines add (businessCategory, the jurisdiction's country and
+ * state, the registration number), in the order EV certificates carry
+ * them, then the OV subject. */
+static void leaf_subject(mtc_der_writer *w, const mtc_chain_profile *p, const char *dns)
 {
+    if (!p->ov) {
+        name(w, NULL, NULL, NULL, NULL, dns);
+        return;
+    }
     size_t m = mtc_der_open(w, MTC_DER_SEQUENCE);
-    rdn(w, OID_BUSINESS_CATEGORY, sizeof OID_BUSINESS_CATEGORY, MTC_DER_UTF8_STRING,
-        "Private Organization");
-    rdn(w, OID_JUR_C, sizeof OID_JUR_C, MTC_DER_PRINTABLE_STRING, "US");
-    rdn(w, OID_JUR_ST, sizeof OID_JUR_ST, MTC_DER_UTF8_STRING, "Delaware");
-    rdn(w, OID_SERIAL_NUMBER, sizeof OID_SERIAL_NUMBER, MTC_DER_PRINTABLE_STRING, "4023514");
-    rdn(w, OID_C, sizeof OID_C, MTC_DER_PRINTABLE_STRING, "US");
-    rdn(w, OID_ST, sizeof OID_ST, MTC_DER_UTF8_STRING, "California");
-    rdn(w, OID_L, sizeof OID_L, MTC_DER_UTF8_STRING, "San Francisco");
-    rdn(w, OID_O, sizeof OID_O, MTC_DER_UTF8_STRING, "Example Corporation Inc.");
-    rdn(w, OID_CN, sizeof OID_CN, MTC_DER_UTF8_STRING, dns);
+    if (p->ov == 2) {
+        rdn(w, OID_BUSINESS_CATEGORY, sizeof OID_BUSINESS_CATEGORY, MTC_DER_UTF8_STRING,
+            "Private Organization");
+        rdn(w, OID_JUR_C, sizeof OID_JUR_C, MTC_DER_PRINTABLE_STRING, "US");
+        rdn(w, OID_JUR_ST, sizeof OID_JUR_ST, MTC_DER_UTF8_STRING, "Delaware");
+        rdn(w, OID_SERIAL_NUMBER, sizeof OID_SERIAL_NUMBER, MTC_DER_PRINTABLE_STRING,
+            "4023514");
+    }
+    name_rdns(w, "US", "California", "San Francisco", "Example Corporation Inc.", dns);
     mtc_der_close(w, m);
 }
 
-static void leaf_subject(mtc_der_writer *w, const mtc_chain_profile *p, const char *dns)
-{
-    if (p->ov == 2)
-        ev_name(w, dns);
-    else if (p->ov)
-        name(w, "US", "California", "San Francisco", "Example Corporation Inc.", dns);
-    else
-        name(w, NULL, NULL, NULL, NULL, dns);
-}
-
-/*
- * The leaf's extensions (the [3] element). mtc: the subset an MTC carries
- * (mtc_chain_mtc_leaf_fields). sct_list NULL: the precertificate's.
- */
 static void leaf_exts(mtc_der_writer *w, const mtc_chain_profile *p, mtc_chain_alg leaf_alg,
                       const char *dns, const uint8_t *leaf_kid, const uint8_t *issuer_kid,
                       const uint8_t *sct_list, size_t sct_len, int mtc)
@@ -383,10 +378,8 @@ static void leaf_exts(mtc_der_writer *w, const mtc_chain_profile *p, mtc_chain_a
         ext_aia(w, p->ocsp ? p->ocsp_url : NULL, p->aia_url);
     }
     ext_san(w, dns, p->sans);
-    if (p->ov == 2)
-        ext_policies(w, OID_EV, sizeof OID_EV, p);
-    else
-        ext_policies(w, p->ov ? OID_OV : OID_DV, 6, p);
+    ext_policies(w, p->ov == 2 ? OID_EV : p->ov ? OID_OV : OID_DV,
+                 p->ov == 2 ? sizeof OID_EV : sizeof OID_DV, p);
     ext_crldp(w, p->crl_url);
     if (!mtc && sct_list) {
         size_t e, o;
@@ -527,14 +520,14 @@ static int ca_cert(struct scratch *sc, const mtc_chain_profile *p, const mtc__ch
     return sign_cert(sc, iss, sc->tbs, w.len, out);
 }
 
-/* The self-signed certificate of the path's top CA (k[2] the root, k[3]
- * its cross-signer, k[4] that one's), which a server configured with the
- * whole bundle sends last. A root's own certificate names no issuer
- * certificate or CRL to fetch. */
+/* The self-signed certificate of the path's top CA (party a->sent: k[2]
+ * the root, k[3] its cross-signer, k[4] that one's), which a server
+ * configured with the whole bundle sends last. A root's own certificate
+ * names no issuer certificate or CRL to fetch. */
 static int sent_root(struct scratch *sc, const mtc_chain_profile *p, const struct algs *a,
                      mtc__chain_key *const k[5], int64_t nb, mtc_chain *out)
 {
-    int t = a->cross2 ? 4 : a->cross ? 3 : 2;
+    int t = a->sent;
     const char *org = t == 4 ? p->cross2_org : t == 3 ? p->cross_org : p->root_org;
     const char *cn = t == 4 ? p->cross2_cn : t == 3 ? p->cross_cn : p->root_cn;
     return ca_cert(sc, p, k[t], org, cn, k[t], org, cn, 1, NULL, NULL, nb, 'S', out);
