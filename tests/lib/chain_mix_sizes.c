@@ -101,14 +101,18 @@ int mix_sizes(const sim_param_list *mix, const char *name, mix_size *out, size_t
     return rc;
 }
 
-int mix_rsa4096_base(const char *profile, char *base, size_t cap)
+int mix_profile_base(const char *profile, const char *suffix, char *base, size_t cap)
 {
-    static const char suffix[] = "-4096";
-    size_t len = strlen(profile), sl = sizeof suffix - 1;
+    size_t len = strlen(profile), sl = strlen(suffix);
     if (len <= sl || strcmp(profile + len - sl, suffix) != 0)
         return 0;
     snprintf(base, cap, "%.*s", (int)(len - sl), profile);
     return 1;
+}
+
+int mix_rsa4096_base(const char *profile, char *base, size_t cap)
+{
+    return mix_profile_base(profile, "-4096", base, cap);
 }
 
 void mix_rsa2048_only(const sim_param_list *mix, sim_param_list *out)

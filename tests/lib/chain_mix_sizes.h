@@ -44,10 +44,14 @@ typedef struct mix_size {
 int mix_sizes(const sim_param_list *mix, const char *name, mix_size *out, size_t cap,
               size_t *n);
 
-/* The naming convention of the split RSA families (docs/model.md "Web
- * side: today's chains"): a profile named "X-4096" is profile X with a
- * 4,096-bit subscriber key. When `profile` is such a name, writes X into
+/* The naming convention of profile variants (docs/model.md "Web side:
+ * today's chains"): "X<suffix>" is profile X with one thing changed.
+ * When `profile` is X followed by `suffix` (X not empty), writes X into
  * base (cap bytes) and returns 1; else returns 0 and leaves base alone. */
+int mix_profile_base(const char *profile, const char *suffix, char *base, size_t cap);
+
+/* The split RSA families' variant: "X-4096" is X with a 4,096-bit
+ * subscriber key (mix_profile_base with that suffix). */
 int mix_rsa4096_base(const char *profile, char *base, size_t cap);
 
 /* `mix` with each "-4096" profile replaced by its 2,048-bit base, weights
