@@ -10,19 +10,24 @@
  *
  *   build/bench_web [--clients N] [--sites N] [--days D] [--hosts H]
  *                   [--queue 0..3] [--hold-events N] [--in-step 1]
- *                   [--latency 0|1]
+ *                   [--latency 0|1|2] [--hourly 1]
  *
  * With sites, the same population also runs with a network path per
  * client (rtt lognormal, median 50 ms, jitter, 20 Mbit/s, 1 % loss: every
  * handshake and its three baselines priced in ms), reported as web_lat_*
  * lines and latency_vs_off_handshake_ratio, its full handshakes per CPU
- * second over the world without latency (--latency 0: skip it). The two
+ * second over the world without latency (--latency 0: skip it; --latency
+ * 2: only the world with latency, e.g. to profile it alone). The two
  * worlds are built first and then run in alternation, a simulated hour
  * at a time, each hour's CPU time charged to the world that ran it: a
  * change of the shared machine's load falls on both alike, so the ratio
  * holds under load even when the rates do not. Both worlds are the same
  * events and handshakes as when run alone (wrun_step resumes where the
  * last step stopped).
+ *
+ * --hourly 1: each simulated hour's CPU seconds and full handshakes per
+ * world on stderr (`hour H tag cpu_s full`), to see where in the day a
+ * world's cost lies.
  *
  * --in-step 1: update_phase "start", update_on_start "always" - the client
  * behaviour before the update model (docs/model.md), event for event, so
@@ -221,7 +226,7 @@ int main(int argc, char **argv)
 {
     size_t clients = 1000000, sites = 10000;
     double days = 1, hosts = 1;
-    int queue = 0, in_step = 0, latency = 1;
+    int queue = 0, in_step = 0, latency = 1, hourly = 0;
     uint64_t hold_events = 20000000;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--clients"))
@@ -240,6 +245,8 @@ int main(int argc, char **argv)
             in_step = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--latency"))
             latency = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--hourly"))
+            hourly = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_web: unknown option %s\n", argv[i]);
             return 2;
@@ -251,6 +258,10 @@ int main(int argc, char **argv)
      * ratio is the latency model's own cost. */
     arm arms[2] = {{.tag = "web", .latency = 0}, {.tag = "web_lat", .latency = 1}};
     size_t narms = latency && sites ? 2 : 1;
+    if (latency == 2 && sites) { /* the world with latency alone */
+        arms[0] = arms[1];
+        narms = 1;
+    }
     int rc = 0;
     for (size_t i = 0; i < narms && !rc; i++)
         rc = arm_create(&arms[i], clients, sites, hosts, queue, in_step);
@@ -258,8 +269,18 @@ int main(int argc, char **argv)
     for (sim_time t = 0; !rc && t < end;) {
         t = end - t > SIM_HOUR ? t + SIM_HOUR : end;
         int first = (int)((t / SIM_HOUR) & 1) % (int)narms;
-        for (size_t i = 0; i < narms; i++)
-            arm_step(&arms[((size_t)first + i) % narms], t);
+        for (size_t i = 0; i < narms; i++) {
+            arm *a = &arms[((size_t)first + i) % narms];
+            double c0 = a->cpu;
+            web_stats s0, s1;
+            web_get_stats(a->r.wb, &s0);
+            arm_step(a, t);
+            web_get_stats(a->r.wb, &s1);
+            if (hourly)
+                fprintf(stderr, "hour %llu %s %.3f %llu\n",
+                        (unsigned long long)((t - 1) / SIM_HOUR), a->tag, a->cpu - c0,
+                        (unsigned long long)(s1.full - s0.full));
+        }
     }
     double rate[2] = {0, 0};
     for (size_t i = 0; i < narms && !rc; i++) {

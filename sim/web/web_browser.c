@@ -254,8 +254,14 @@ void *web__big_calloc(size_t n, size_t size)
     if (size && n > SIZE_MAX / size)
         return NULL;
     size_t bytes = n * size;
-    if (bytes < huge)
-        return calloc(n ? n : 1, size ? size : 1);
+    if (bytes < huge) {
+        /* cache-line aligned: records of one or two lines stay whole */
+        bytes = bytes ? (bytes + 63) & ~(size_t)63 : 64;
+        void *q = aligned_alloc(64, bytes);
+        if (q)
+            memset(q, 0, bytes);
+        return q;
+    }
     bytes = (bytes + huge - 1) & ~(huge - 1);
     void *p = aligned_alloc(huge, bytes);
     if (!p)
@@ -541,6 +547,13 @@ static size_t client_stride(const web *wb)
     return sizeof(web_client);
 }
 
+/* The bytes of a site: its record, its hot record and its certificate
+ * slots (web.sloth). */
+static size_t site_bytes(const web *wb)
+{
+    return sizeof *wb->sites + sizeof *wb->siteh + WEB_SITE_CERTS * sizeof *wb->sloth;
+}
+
 /* The memory the web model needs: its sites, this shard's clients, and a
  * Zipf table over the ranks per cohort (with, when the sites sample the
  * ranks, the site of each rank). Stated before allocating, in the message
@@ -548,7 +561,7 @@ static size_t client_stride(const web *wb)
 static double web_bytes_needed(const web *wb, uint64_t nsites, uint64_t nranks,
                                uint64_t nclients)
 {
-    return (double)nsites * (double)(sizeof *wb->sites + sizeof *wb->siteh) +
+    return (double)nsites * (double)site_bytes(wb) +
            (double)nclients * (double)client_stride(wb) +
            (double)wb->ncohorts * ((double)sim_dist_footprint(SIM_DIST_ZIPF, nranks) +
                                    (nranks > nsites ? 4.0 * (double)nranks : 0.0));
@@ -569,7 +582,7 @@ void web__nomem(const web *wb, const char *what, char *err, size_t errlen)
                           "shard the browsers over MPI ranks",
              what, (unsigned long long)nsites, (unsigned long long)nclients,
              web_bytes_needed(wb, nsites, nranks, nclients) / 1073741824.0,
-             sizeof *wb->sites + sizeof *wb->siteh, client_stride(wb),
+             site_bytes(wb), client_stride(wb),
              sim_dist_footprint(SIM_DIST_ZIPF, 1) - sim_dist_footprint(SIM_DIST_ZIPF, 0) +
                  (nranks > nsites ? 4 : 0),
              (unsigned long long)nranks);

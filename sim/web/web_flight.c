@@ -310,3 +310,18 @@ void web__baselines_destroy(web *wb)
     wb->base = NULL;
     wb->nbase = 0;
 }
+
+/* The round trips of a flight with `enc` bytes after the ServerHello, to
+ * a client whose ClientHello carried ch_ext bytes of trust_anchors. */
+void web__flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
+                     uint32_t ch_ext, uint32_t enc, uint32_t *tcp, uint32_t *quic)
+{
+    unsigned dg = web__flight_dgrams(f, name_len, ch_ext);
+    *tcp = web__flight_rtt_tcp(f, enc);
+    *quic = web__flight_rtt_quic(f, dg, enc);
+    if (wb->env.check_invariants &&
+        (dg != web__flight_dgrams_slow(f, f->ch_quic_base + name_len + ch_ext) ||
+         *tcp != web__flight_rtt_tcp_slow(f, enc) ||
+         *quic != web__flight_rtt_quic_slow(f, dg, enc)))
+        wb->st.invariant_violations++;
+}

@@ -167,6 +167,7 @@ void web__site_set_changed(web *wb, web_site *s)
     web_site_hot *h = &wb->siteh[s->id];
     memcpy(h->cert, s->cert, sizeof h->cert);
     h->ncert = (uint8_t)s->ncert;
+    web__site_slots_sync(wb, s->id);
     web__site_baselines_sync(wb, s);
 }
 
@@ -198,6 +199,7 @@ void web__cert_sync(web *wb, uint32_t id)
     h->serial = c->serial;
     h->not_before = c->not_before;
     h->not_after = c->not_after;
+    web__site_slots_sync(wb, c->site); /* when the site holds it */
 }
 
 /* ---- selection ------------------------------------------------------------------- */
@@ -232,8 +234,9 @@ static uint32_t select_cert(const web *wb, const web_site_hot *s,
                             const web_pubinfo *pi, int *matched)
 {
     uint32_t sa = WEB_NO_CERT;
+    const web_cert_hot *slot = &wb->sloth[(size_t)(s - wb->siteh) * WEB_SITE_CERTS];
     for (size_t i = 0; i < s->ncert; i++) {
-        const web_cert_hot *c = &wb->certh[s->cert[i]];
+        const web_cert_hot *c = &slot[i];
         if (c->kind == WEB_LR) {
             if (pi && lr_matches(wb, pi, c)) {
                 *matched = 1;
@@ -331,9 +334,9 @@ static int verify_direct(web *wb, const sim_ca_view *v, const web_cert *c)
 
 /* The relying-party answer for certificate id under the client's view v
  * of its CA (service us). Time validity is checked by the caller. */
-static int verify_memo(web *wb, uint32_t id, size_t us, const sim_ca_view *v)
+static int verify_memo(web *wb, uint32_t id, web_cert_hot *hc, size_t us,
+                       const sim_ca_view *v)
 {
-    web_cert_hot *hc = &wb->certh[id];
     uint16_t mode;
     uint32_t version, cus;
     sim_time since;
@@ -428,22 +431,6 @@ static int check_time(const web *wb, const web_cert_hot *c, sim_time now, int re
     return MTC_RP_OK;
 }
 
-/* The round trips of a flight with `enc` bytes after the ServerHello, to
- * a client whose ClientHello carried ch_ext bytes of trust_anchors. */
-void web__flight_rtt(web *wb, const web_flight *f, uint32_t name_len,
-                     uint32_t ch_ext, uint32_t enc, uint32_t *tcp, uint32_t *quic)
-{
-    unsigned dg = web__flight_dgrams(f, name_len, ch_ext);
-    *tcp = web__flight_rtt_tcp(f, enc);
-    *quic = web__flight_rtt_quic(f, dg, enc);
-    if (wb->env.check_invariants &&
-        (dg != web__flight_dgrams_slow(f, f->ch_quic_base + name_len + ch_ext) ||
-         *tcp != web__flight_rtt_tcp_slow(f, enc) ||
-         *quic != web__flight_rtt_quic_slow(f, dg, enc)))
-        wb->st.invariant_violations++;
-}
-
-
 /* Server auth bytes of certificate id when its Certificate message goes
  * compressed with alg (RFC 8879): the message is encoded and compressed
  * on first use, once per certificate and variant. Counts the message's
@@ -473,11 +460,10 @@ static uint32_t comp_srv_auth(web *wb, uint32_t id, int alg, int ta)
 
 /* One attempt: bytes, flight and verification of certificate id. */
 static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *co,
-                   uint32_t id, int matched, uint32_t ch_len,
+                   uint32_t id, web_cert_hot *c, int matched, uint32_t ch_len,
                    int ta_sent, uint32_t name_len, uint32_t ee_ext, sim_time now,
                    hs_result *r)
 {
-    const web_cert_hot *c = &wb->certh[id];
     /* trust_anchors sent <=> the path matched (every held path has an ID). */
     int ta = ta_sent && matched;
     /* what-if: a staple beside a standalone certificate (0: none) */
@@ -527,7 +513,7 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     r->rtt_tcp += tcp;
     r->rtt_quic += quic;
     const sim_ca_view *v = views ? views[c->ca] : NULL;
-    int reason = v ? verify_memo(wb, id, co->us, v) : MTC_RP_UNKNOWN_ISSUER;
+    int reason = v ? verify_memo(wb, id, c, co->us, v) : MTC_RP_UNKNOWN_ISSUER;
     reason = check_time(wb, c, now, reason);
     if (wb->m.verify)
         sim_counter_add(wb->m.verify, (size_t)reason, 1);
@@ -706,7 +692,7 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     uint32_t ee = wb->anc ? web__anchors_ee_bytes(wb, site) : 0;
     uint32_t ch_len = r->ch_ta + web__staple_signal(wb, co) + web__ldp_signal(wb, co);
     int ta_sent = adv != NULL;
-    const web_cert_hot *c = &wb->certh[id];
+    web_cert_hot *c = web__cert_hot(wb, site, id);
     /* the publication the client holds: its views verify */
     const web_pubinfo *own = adv && apub == cl->pub
                                  ? adv
@@ -716,14 +702,15 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
     /* Did the client really hold that landmark? */
     if (c->kind == WEB_LR && own && !lr_matches(wb, own, c))
         wb->st.lr_unadvertised++;
-    int reason = attempt(wb, views, co, id, matched, ch_len, ta_sent, s->name_len, ee, now, r);
+    int reason = attempt(wb, views, co, id, c, matched, ch_len, ta_sent, s->name_len, ee, now,
+                         r);
     /* lacking the landmark: a proof set it holds or fetches now, then
      * verify again against the state it gives */
     if (reason == MTC_RP_COSIGNERS && c->kind == WEB_LR && co->cfg.ldp == WEB_LDP_FETCH &&
         views) {
         const sim_ca_view *lv = web__ldp_resolve(wb, cl, co, id, views[c->ca], now, &r->ldp);
         if (lv)
-            reason = check_time(wb, c, now, verify_memo(wb, id, co->us, lv));
+            reason = check_time(wb, c, now, verify_memo(wb, id, c, co->us, lv));
     }
     /* draft-ietf-tls-trust-anchor-ids 5.6 recovers from signalling
      * failures: the server chose from what the client said it trusts,
@@ -760,11 +747,12 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
             /* New connection: TCP handshake + TLS flight; QUIC: one. */
             r->rtt_tcp += 2;
             r->rtt_quic += 1;
-            reason = attempt(wb, views, co, sa, 1, ch1, 1, s->name_len, ee, now, r);
+            reason = attempt(wb, views, co, sa, web__cert_hot(wb, site, sa), 1, ch1, 1,
+                             s->name_len, ee, now, r);
         }
     }
     r->ok = reason == MTC_RP_OK;
-    r->sigless = r->ok && wb->certh[r->cert].kind == WEB_LR;
+    r->sigless = r->ok && web__cert_hot(wb, site, r->cert)->kind == WEB_LR;
 }
 
 void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
@@ -777,6 +765,11 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
      * misses (site, certificate), not after them */
     if (co->has_path)
         __builtin_prefetch(web__path(cl));
+    /* the site's record and its newest certificate's (both lines), at
+     * once: neither address depends on the other (web.sloth) */
+    __builtin_prefetch(&wb->siteh[site]);
+    __builtin_prefetch(&wb->sloth[(size_t)site * WEB_SITE_CERTS]);
+    __builtin_prefetch(&wb->sloth[(size_t)site * WEB_SITE_CERTS].front);
     if (co->cfg.ticket_lifetime > 0) {
         for (size_t i = 0; i < WEB_TICKETS; i++)
             if (cl->ticket_rank[i] == rank + 1 && cl->ticket_exp[i] > now_s) {
@@ -801,7 +794,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
         sim_counter_add(wb->m.no_cert, k, 1);
         return;
     }
-    const web_cert_hot *c = &wb->certh[r.cert];
+    const web_cert_hot *c = web__cert_hot(wb, site, r.cert);
     wb->st.full++;
     sim_prof_work(sim_engine_prof(wb->env.engine), SIM_WORK_HANDSHAKES, 1);
     wb->st.auth_bytes_sum += r.auth;

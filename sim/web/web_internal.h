@@ -75,7 +75,11 @@ typedef struct web_cert {
  * version), each the key and answer of an earlier memo lookup of this
  * certificate. Memo entries are never removed, so a front hit is a memo
  * hit on the same key with the same answer: it only skips the probe of
- * the big table, and is counted as a memo hit. */
+ * the big table, and is counted as a memo hit. A certificate a site
+ * holds has a second copy, its slot (web.sloth), whose entries fill apart
+ * from certh's: each copy's entries are still keys and answers of memo
+ * entries, so which copy a lookup uses changes nothing it answers or
+ * counts. */
 #define WEB_MEMO_FRONT 8
 
 typedef struct web_memo_front {
@@ -420,6 +424,13 @@ struct web {
     web_cert *certs;
     web_cert_hot *certh;    /* parallel to certs (same capacity) */
     web_site_hot *siteh;    /* parallel to sites */
+    /* certh of each site's certificates by their place in its list:
+     * slot i of site s, sloth[s * WEB_SITE_CERTS + i], is certh[cert[i]]
+     * (web__site_slots_sync keeps it so). Why: a handshake found its
+     * certificate's record through the site's record, two dependent cache
+     * misses; a slot's address needs only the site's index, so both are
+     * fetched at once (web__connect). */
+    web_cert_hot *sloth;
     size_t ncerts, certs_cap;
     uint32_t *cert_free;
     size_t ncert_free, cert_free_cap;
@@ -489,7 +500,8 @@ struct web {
  * 2 MiB aligned and, where the kernel allows (THP "madvise" mode), backed
  * by huge pages, so that a random access costs a cache miss but not also
  * a page walk (10^6 clients are 100+ MB: 4 KiB pages miss the TLB on
- * nearly every access). Free with free(). NULL when out of memory. */
+ * nearly every access); under 2 MiB, 64-byte aligned (records of whole
+ * cache lines stay whole). Free with free(). NULL when out of memory. */
 void *web__big_calloc(size_t n, size_t size);
 /* Browsers declared over all cohorts (every shard's). */
 uint64_t web__clients_total(const web *wb);
@@ -582,6 +594,19 @@ void web__connect(web *wb, web_client *c, uint32_t site, uint32_t rank,
 /* Recomputes the site's EncryptedExtensions length after its set changed
  * (and the hot copies of the site and its certificates). */
 void web__site_set_changed(web *wb, web_site *s);
+/* The hot record of certificate id of site `site`: its slot (sloth) when
+ * the site holds it, else certh[id]; the same fields either way. */
+static inline web_cert_hot *web__cert_hot(const struct web *wb, uint32_t site, uint32_t id)
+{
+    const web_site_hot *s = &wb->siteh[site];
+    for (size_t i = 0; i < WEB_SITE_CERTS; i++)
+        if (i < s->ncert && s->cert[i] == id)
+            return &wb->sloth[(size_t)site * WEB_SITE_CERTS + i];
+    return &wb->certh[id];
+}
+/* Copies the hot records of the site's certificates into its slots
+ * (after its list or one of its certificates changed). web_site.c. */
+void web__site_slots_sync(struct web *wb, uint32_t site);
 /* Refreshes certh[id] from certs[id] (keeps the memo front entry). */
 void web__cert_sync(web *wb, uint32_t id);
 /* The round trips of a server flight with `enc` bytes after the

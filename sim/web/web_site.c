@@ -398,6 +398,16 @@ static uint32_t cert_install(web *wb, web_site *s, const sim_cert_event *ev)
 
 /* ---- the site's certificate set ------------------------------------------- */
 
+void web__site_slots_sync(web *wb, uint32_t site)
+{
+    const web_site_hot *h = &wb->siteh[site];
+    /* whole records, the memo front entries too: each is the key and
+     * answer of a memo entry of that certificate, so any of them is good
+     * in whichever copy (web_handshake.c) */
+    for (size_t i = 0; i < h->ncert; i++)
+        wb->sloth[(size_t)site * WEB_SITE_CERTS + i] = wb->certh[h->cert[i]];
+}
+
 static void site_add_cert(web *wb, web_site *s, uint32_t id)
 {
     if (s->ncert == WEB_SITE_CERTS) {
@@ -704,7 +714,10 @@ int web__sites_create(web *wb, char *err, size_t errlen)
     wb->siteh = wb->sites ? aligned_alloc(64, hbytes) : NULL;
     if (wb->siteh)
         memset(wb->siteh, 0, hbytes);
-    wb->ca_share = wb->siteh ? calloc(wb->nsite_groups * wb->nca + 1, sizeof(double))
+    wb->sloth = wb->siteh ? web__big_calloc((total ? total : 1) * WEB_SITE_CERTS,
+                                            sizeof *wb->sloth)
+                          : NULL;
+    wb->ca_share = wb->sloth ? calloc(wb->nsite_groups * wb->nca + 1, sizeof(double))
                              : NULL;
     if (wb->sites && web__comp_negotiate(wb) != MTC_OK) {
         web__nomem(wb, "sites", err, errlen);
@@ -713,7 +726,7 @@ int web__sites_create(web *wb, char *err, size_t errlen)
     mtc_chain_profiles(&wb->nprof);
     wb->chain_w = wb->ca_share ? calloc(wb->nsite_groups * wb->nprof + 1, sizeof(double))
                                : NULL;
-    if (!wb->sites || !wb->siteh || !wb->ca_share || !wb->chain_w) {
+    if (!wb->sites || !wb->siteh || !wb->sloth || !wb->ca_share || !wb->chain_w) {
         web__nomem(wb, "sites", err, errlen);
         return MTC_ERR_NOMEM;
     }
@@ -856,6 +869,7 @@ void web__sites_destroy(web *wb)
     free(wb->cert_free);
     free(wb->sites);
     free(wb->siteh);
+    free(wb->sloth);
     free(wb->ca_share);
     free(wb->chain_w);
 }
