@@ -1,5 +1,6 @@
 # Web side (sites, browsers, TLS): the throughput benchmark.
 #   make bench-web        build/bench_web, 10^6 clients for 1 simulated day
+#   make bench-web-pair   it against another build's, in the same run
 BENCH_WEB := $(BUILD)/bench_web
 
 $(BENCH_WEB): $(BUILD)/obj/tests/bench_web.o $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(LIBMTC)
@@ -13,6 +14,17 @@ all: $(BENCH_WEB)
 .PHONY: bench-web
 bench-web: $(BENCH_WEB)
 	$(BENCH_WEB)
+
+# This build's bench_web against another's in the same run, alternating
+# on one core (sim/bench/bench_pair.py): the ratio a change is worth,
+# which the shared machine's drift cannot bias, and a check that the two
+# count the same events and handshakes.
+#   make bench-web-pair BASE=OTHER/bench_web [PAIR_ARGS="--rounds 5"]
+#                       [BENCH_ARGS="--days 0.5"]
+.PHONY: bench-web-pair
+bench-web-pair: $(BENCH_WEB)
+	@test -n "$(BASE)" || { echo "usage: make bench-web-pair BASE=OTHER/bench_web [PAIR_ARGS=...] [BENCH_ARGS=...]"; exit 2; }
+	python3 sim/bench/bench_pair.py $(PAIR_ARGS) $(BASE) $(BENCH_WEB) -- $(BENCH_ARGS)
 
 # The scale goal through the whole product: 10^6 browsers, 30 days, one
 # core (CLIENTS=, DAYS= to change; about 20 minutes at the defaults).
