@@ -27,6 +27,7 @@ part of the time.
 import argparse
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -106,7 +107,7 @@ def main(argv):
         ap.error("--rounds must be at least 1 and --slice above 0")
     extra = a.args[1:] if a.args[:1] == ["--"] else a.args
     core = a.core if a.core is not None else (os.cpu_count() or 1) - 1
-    pin = ["taskset", "-c", str(core)] if _have("taskset") else []
+    pin = ["taskset", "-c", str(core)] if shutil.which("taskset") else []
     cmds = [pin + [a.base] + extra, pin + [a.new] + extra]
     results = [[], []]
     for r in range(a.rounds):
@@ -139,11 +140,6 @@ def main(argv):
                statistics.median(y for _, y in pairs),
                statistics.median(y / x for x, y in pairs)))
     return bad
-
-
-def _have(prog):
-    return any(os.access(os.path.join(d, prog), os.X_OK)
-               for d in os.environ.get("PATH", "").split(os.pathsep))
 
 
 if __name__ == "__main__":
