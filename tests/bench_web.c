@@ -271,15 +271,18 @@ int main(int argc, char **argv)
         int first = (int)((t / SIM_HOUR) & 1) % (int)narms;
         for (size_t i = 0; i < narms; i++) {
             arm *a = &arms[((size_t)first + i) % narms];
+            if (!hourly) {
+                arm_step(a, t);
+                continue;
+            }
             double c0 = a->cpu;
             web_stats s0, s1;
             web_get_stats(a->r.wb, &s0);
             arm_step(a, t);
             web_get_stats(a->r.wb, &s1);
-            if (hourly)
-                fprintf(stderr, "hour %llu %s %.3f %llu\n",
-                        (unsigned long long)((t - 1) / SIM_HOUR), a->tag, a->cpu - c0,
-                        (unsigned long long)(s1.full - s0.full));
+            fprintf(stderr, "hour %llu %s %.3f %llu\n",
+                    (unsigned long long)((t - 1) / SIM_HOUR), a->tag, a->cpu - c0,
+                    (unsigned long long)(s1.full - s0.full));
         }
     }
     double rate[2] = {0, 0};
