@@ -199,7 +199,10 @@ void web__cert_sync(web *wb, uint32_t id)
     h->serial = c->serial;
     h->not_before = c->not_before;
     h->not_after = c->not_after;
-    web__site_slots_sync(wb, c->site); /* when the site holds it */
+    /* its slot, when its site holds it (the other slots are unchanged) */
+    web_cert_hot *slot = web__cert_hot(wb, c->site, id);
+    if (slot != h)
+        *slot = *h;
 }
 
 /* ---- selection ------------------------------------------------------------------- */
