@@ -426,8 +426,8 @@ struct web {
     web_site_hot *siteh;    /* parallel to sites */
     /* certh of each site's certificates by their place in its list:
      * slot i of site s, sloth[s * WEB_SITE_CERTS + i], is certh[cert[i]]
-     * (web__site_slots_sync keeps it so). Why: a handshake found its
-     * certificate's record through the site's record, two dependent cache
+     * (web__site_slots_sync and web__cert_sync keep it so). Why: a
+     * handshake found its certificate's record through the site's record, two dependent cache
      * misses; a slot's address needs only the site's index, so both are
      * fetched at once (web__connect). */
     web_cert_hot *sloth;
@@ -605,9 +605,10 @@ static inline web_cert_hot *web__cert_hot(const struct web *wb, uint32_t site, u
     return &wb->certh[id];
 }
 /* Copies the hot records of the site's certificates into its slots
- * (after its list or one of its certificates changed). web_site.c. */
+ * (after its list changed; web__cert_sync refreshes one certificate's
+ * slot). web_site.c. */
 void web__site_slots_sync(struct web *wb, uint32_t site);
-/* Refreshes certh[id] from certs[id] (keeps the memo front entry). */
+/* Refreshes certh[id] and its site's slot of it from certs[id] (memo front kept). */
 void web__cert_sync(web *wb, uint32_t id);
 /* The round trips of a server flight with `enc` bytes after the
  * ServerHello, over TCP and QUIC, to a client whose ClientHello carried
