@@ -411,6 +411,7 @@ typedef struct hs_result {
     int retried;
     int ok;
     uint32_t cert;          /* the certificate finally accepted (or tried) */
+    const web_cert_hot *hot; /* its hot record (its slot when the site holds it) */
     uint32_t stp_copy, stp_bytes; /* a staple beside it (web_staple.c) */
     web_ldp_fetch ldp;      /* a proof set fetched on demand (web_ldp.c) */
     uint32_t ch_ta;         /* first ClientHello's trust_anchors bytes */
@@ -521,6 +522,7 @@ static int attempt(web *wb, const sim_ca_view *const *views, const web_cohort *c
     if (wb->m.verify)
         sim_counter_add(wb->m.verify, (size_t)reason, 1);
     r->cert = id;
+    r->hot = c;
     return reason;
 }
 
@@ -755,7 +757,7 @@ static void full_handshake(web *wb, web_client *cl, uint32_t site, sim_time now,
         }
     }
     r->ok = reason == MTC_RP_OK;
-    r->sigless = r->ok && web__cert_hot(wb, site, r->cert)->kind == WEB_LR;
+    r->sigless = r->ok && r->hot->kind == WEB_LR;
 }
 
 void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
@@ -797,7 +799,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
         sim_counter_add(wb->m.no_cert, k, 1);
         return;
     }
-    const web_cert_hot *c = web__cert_hot(wb, site, r.cert);
+    const web_cert_hot *c = r.hot;
     wb->st.full++;
     sim_prof_work(sim_engine_prof(wb->env.engine), SIM_WORK_HANDSHAKES, 1);
     wb->st.auth_bytes_sum += r.auth;
@@ -836,7 +838,7 @@ void web__connect(web *wb, web_client *cl, uint32_t site, uint32_t rank,
                 wb->st.base_auth_sum[i] += web__base_auth(wb, site, k, i);
     }
     if (co->has_path)
-        web__path_full(wb, cl, co, site, rank, r.cert, now, r.n, r.ch_ext, r.enc, &r.ldp);
+        web__path_full(wb, cl, co, site, rank, r.hot, now, r.n, r.ch_ext, r.enc, &r.ldp);
     /* the certificate the connection ended with (a retry's standalone
      * sibling shares the serial) */
     sim_time since;

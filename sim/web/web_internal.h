@@ -862,11 +862,11 @@ void web__path_init(web *wb, web_path *p, const web_cohort *co, uint64_t cid);
  * the full-size world's `rank` (the verification cache's key), at `now`: `n`
  * attempts (2: a retry) with ch_ext bytes of trust_anchors in the
  * ClientHello and `enc` bytes after the ServerHello, and the client's
- * verification of certificate `cert` (the one finally accepted or
- * refused); then the same handshake with each baseline chain; records
+ * verification of the certificate whose hot record is `ch` (the one
+ * finally accepted or refused); then the same handshake with each baseline chain; records
  * handshake_ms, its baselines and their verification parts. */
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
-                    uint32_t site, uint32_t rank, uint32_t cert, sim_time now,
+                    uint32_t site, uint32_t rank, const web_cert_hot *ch, sim_time now,
                     unsigned n, const uint32_t *ch_ext, const uint32_t *enc,
                     const web_ldp_fetch *fetch);
 /* Prices a resumed handshake (no Certificate, no signature). */

@@ -337,7 +337,7 @@ static void latbuf_add(web *wb, size_t k, const double *ms, double fetch_ms,
 }
 
 void web__path_full(web *wb, const web_client *c, const web_cohort *co,
-                    uint32_t site, uint32_t rank, uint32_t cert, sim_time now,
+                    uint32_t site, uint32_t rank, const web_cert_hot *ch, sim_time now,
                     unsigned n, const uint32_t *ch_ext, const uint32_t *enc,
                     const web_ldp_fetch *fetch)
 {
@@ -364,7 +364,6 @@ void web__path_full(web *wb, const web_client *c, const web_cohort *co,
         flights(co, sh->name_len, 0, web__base_auth(wb, site, k, i) + wb->enc_fixed,
                 i == WEB_BASE_TODAY ? vp->today_sign_ms[prof] : sign, &b[i]);
     /* the client's verification: cached, only its CertificateVerify */
-    const web_cert_hot *ch = web__cert_hot(wb, site, cert);
     uint32_t now_s = (uint32_t)(now / SIM_SEC);
     int slot = vcache_find(p, rank, now_s);
     int mtc_hit = slot >= 0 && p->vc_obj[slot] == (uint32_t)ch->obj;
