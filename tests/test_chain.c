@@ -338,7 +338,8 @@ TEST(argument_errors)
 /* A "-root" profile is its sibling (the name without the suffix) served
  * with the whole bundle: the same certificates, byte for byte, then the
  * top CA's self-signed root; the same verifications (a client verifies
- * nothing more); a new hierarchy (drop_cross) sends no root. */
+ * nothing more); a new hierarchy (drop_cross) sends no root. Its
+ * "-root-4096" twin is the sibling's "-4096" profile plus that root. */
 TEST(root_sent_is_the_chain_plus_its_root)
 {
     size_t n, found = 0;
@@ -348,8 +349,13 @@ TEST(root_sent_is_the_chain_plus_its_root)
     for (size_t i = 0; i < n; i++) {
         if (!p[i].send_root)
             continue;
-        char base[64];
-        ASSERT_TRUE(mix_profile_base(p[i].name, "-root", base, sizeof base));
+        char base[64], plain[64];
+        int rsa4096 = mix_profile_base(p[i].name, "-4096", plain, sizeof plain);
+        if (!rsa4096)
+            snprintf(plain, sizeof plain, "%s", p[i].name);
+        ASSERT_TRUE(mix_profile_base(plain, "-root", base, sizeof base));
+        if (rsa4096)
+            snprintf(base + strlen(base), sizeof base - strlen(base), "-4096");
         const mtc_chain_profile *sib = mtc_chain_profile_by_name(base);
         ASSERT_TRUE(sib != NULL && !sib->send_root);
         mtc_chain_opts o = {"s1.example.com", NB, 86400, 0, 0, 0};
@@ -369,7 +375,7 @@ TEST(root_sent_is_the_chain_plus_its_root)
         ASSERT_EQ(a->ncerts, 2);
         found++;
     }
-    ASSERT_TRUE(found >= 2);
+    ASSERT_TRUE(found >= 6);
     free(a);
     free(b);
 }
@@ -419,7 +425,50 @@ TEST(ev_profile_carries_ev_subject_and_policy)
     free(a);
 }
 
+/* Every party of a chain has a key of its own: no two certificates sent
+ * carry the same public key, and a certificate's authority key
+ * identifier names its issuer alone (the next certificate's subject key
+ * identifier, or its own when self-signed), never another certificate of
+ * the chain. A key shared between two parties would put the same bytes
+ * in the chain twice, which compression finds and real chains do not
+ * offer: the five 2,048-bit parties of amazon-rsa-cross2 once shared a
+ * key, and its root-sent chain compressed 270 bytes better than a real
+ * one would. */
+TEST(every_party_has_its_own_key)
+{
+    size_t n;
+    const mtc_chain_profile *p = mtc_chain_profiles(&n);
+    mtc_chain *c = malloc(sizeof *c);
+    ASSERT_TRUE(c != NULL);
+    for (size_t i = 0; i < n; i++) {
+        mtc_chain_opts o = {"www.example.org", NB, 7 * 86400, 0, 0, 0};
+        ASSERT_OK(mtc_chain_build(&p[i], &o, c));
+        X509 *x[MTC_CHAIN_CERTS_MAX] = {0};
+        for (size_t k = 0; k < c->ncerts; k++)
+            ASSERT_TRUE((x[k] = cert_at(c, k)) != NULL);
+        for (size_t a = 0; a < c->ncerts; a++) {
+            const ASN1_OCTET_STRING *aki = X509_get0_authority_key_id(x[a]);
+            ASSERT_TRUE(aki != NULL);
+            for (size_t b = 0; b < c->ncerts; b++) {
+                const ASN1_OCTET_STRING *ski = X509_get0_subject_key_id(x[b]);
+                ASSERT_TRUE(ski != NULL);
+                int issuer = b == a + 1 || (b == a && X509_check_issued(x[a], x[a]) == X509_V_OK);
+                if (!issuer && !ASN1_OCTET_STRING_cmp(aki, ski))
+                    TEST_FAIL_("%s: certificate %zu's issuer key is certificate %zu's", p[i].name,
+                               a, b);
+                /* 1: equal; 0 differ; below 0: of different types */
+                if (b > a && EVP_PKEY_eq(X509_get0_pubkey(x[a]), X509_get0_pubkey(x[b])) == 1)
+                    TEST_FAIL_("%s: certificates %zu and %zu carry one key", p[i].name, a, b);
+            }
+        }
+        for (size_t k = 0; k < c->ncerts; k++)
+            X509_free(x[k]);
+    }
+    free(c);
+}
+
 static const test_case tests[] = {
+    {"every_party_has_its_own_key", every_party_has_its_own_key},
     {"ev_profile_carries_ev_subject_and_policy", ev_profile_carries_ev_subject_and_policy},
     {"root_sent_is_the_chain_plus_its_root", root_sent_is_the_chain_plus_its_root},
     {"every_profile_checks_out_in_openssl", every_profile_checks_out_in_openssl},

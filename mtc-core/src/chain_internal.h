@@ -11,7 +11,7 @@
 #include "mtc/chain.h"
 #include "mtc/sig.h"
 
-#define MTC__CHAIN_RSA_KEYS 7   /* four 2,048-bit, then three 4,096-bit */
+#define MTC__CHAIN_RSA_KEYS 8   /* five 2,048-bit, then three 4,096-bit */
 
 typedef struct mtc__chain_rsa_primes {
     unsigned bits;

@@ -5,7 +5,7 @@
  * Why fixed keys: RSA key generation is slow (seconds for 4,096 bits) and
  * draws from OpenSSL's random generator, so keys made per run would make
  * runs slow and their bytes irreproducible. These primes were made once by
- * `openssl genrsa` (four 2,048-bit and three 4,096-bit keys) and are test
+ * `openssl genrsa` (five 2,048-bit and three 4,096-bit keys) and are test
  * keys of a simulator: they protect nothing. Only their sizes and the fact
  * that every signature made with them verifies matter.
  */
@@ -56,6 +56,17 @@ const mtc__chain_rsa_primes mtc__chain_rsa_keys[MTC__CHAIN_RSA_KEYS] = {
      "daf1158ef97021624e59995e79e345ca1a090819a23a19f459238feace2e47a4"
      "bfdb31b8fb3e6b427a5cbb5145b9f87531077ec4bcf29b29f0b437ad160ec7ea"
      "4d"},
+    {2048,
+     "00d4d631581088edf284ff66fe11ada65825a345a47410064370cd40929b2ebd"
+     "731c1a585846eb7c931d16db660a76d20b5f53f6cca55a4eedeca413ea3730be"
+     "6bb5dbfc31f36a00602fad1a014cfc26e6f626022a2e1da293dc660321703885"
+     "b91a0276f8a1570f5faa7f02e098bafad78693a63ddbb29047d9f6fedea45e6b"
+     "55",
+     "00ba1e0ba0a9da635894dc9bafc64f5b6d5d089ca820da54e69b84b0aa6f8fc4"
+     "bd927e3e07808412ef5fc525db5d6fadb20664c33d88f010d13dba6d374042c9"
+     "e643af74e7ca20a1433aad09499a6aaf14ee6596f02ee3a924dc20930cb6b268"
+     "6579fe720107ad50a26ac1d1660c3229d6bb8efc374c5ce555c78d5dc6708130"
+     "93"},
     {4096,
      "00f7be8d92923a17a44702b4aa0cbcb63feaba387ff23fef8b04e5c837cf6ff0"
      "1b65fbc4d2b7787583d759b9642bbb7580005f2376f484762dde9028334ea795"

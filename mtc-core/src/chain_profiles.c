@@ -141,6 +141,13 @@ static const mtc_chain_profile profiles[] = {
      "DigiCert, organisation-validated, as digicert-rsa-ov, with a 4,096-bit "
      "subscriber key",
         R4K, 0),
+    DIGICERT_RSA_OV("digicert-rsa-ov-root",
+     "DigiCert, as digicert-rsa-ov, served with the whole bundle: DigiCert Global Root "
+     "G2's self-signed certificate sent last",
+        R2K, 1),
+    DIGICERT_RSA_OV("digicert-rsa-ov-root-4096",
+     "DigiCert, as digicert-rsa-ov-root, with a 4,096-bit subscriber key",
+        R4K, 1),
     {"digicert-rsa-ev",
      "DigiCert, extended validation: RSA 2,048 leaf, the digicert-rsa-ov leaf's names and "
      "extensions with an EV subject and policy, from DigiCert EV RSA CA G2 (RSA 2,048) "
@@ -184,8 +191,11 @@ static const mtc_chain_profile profiles[] = {
         R4K, 0),
     SECTIGO_RSA_CROSS("sectigo-rsa-cross-root",
      "Sectigo, as sectigo-rsa-cross, served with the whole bundle: AAA Certificate "
-     "Services' self-signed root sent last (not in the default mix)",
+     "Services' self-signed root sent last",
         R2K, 1),
+    SECTIGO_RSA_CROSS("sectigo-rsa-cross-root-4096",
+     "Sectigo, as sectigo-rsa-cross-root, with a 4,096-bit subscriber key",
+        R4K, 1),
     AMAZON_RSA_CROSS2("amazon-rsa-cross2",
      "Amazon: RSA 2,048 leaf from Amazon RSA 2048 M02 under Amazon Root CA 1 (RSA 2,048), "
      "cross-signed by Starfield Services Root G2, itself cross-signed by Starfield Class 2 CA",
@@ -195,8 +205,11 @@ static const mtc_chain_profile profiles[] = {
         R4K, 0),
     AMAZON_RSA_CROSS2("amazon-rsa-cross2-root",
      "Amazon, as amazon-rsa-cross2, served with the whole bundle: Starfield Class 2's "
-     "self-signed root sent last (not in the default mix)",
+     "self-signed root sent last",
         R2K, 1),
+    AMAZON_RSA_CROSS2("amazon-rsa-cross2-root-4096",
+     "Amazon, as amazon-rsa-cross2-root, with a 4,096-bit subscriber key",
+        R4K, 1),
     /* Not a public CA: an organisation's own hierarchy (docs/model.md
      * "Enterprise standalone deployments"). Its root is installed in the
      * organisation's clients and never sent; no SCTs (CT is a public-PKI

@@ -286,11 +286,14 @@ int mtc__chain_key_init(mtc__chain_key *k, mtc_chain_alg alg, unsigned slot, uin
     k->alg = alg;
     int rc;
     if (alg == MTC_CHAIN_ALG_RSA2048 || alg == MTC_CHAIN_ALG_RSA4096) {
-        /* four 2,048-bit keys (slots 0-3), three 4,096-bit ones (0-2); a
+        /* five 2,048-bit keys (slots 0-4), three 4,096-bit ones (0-2); a
          * slot beyond them reuses key 0: only parties whose key is never
-         * in the chain (signers of the last certificate) get there */
-        unsigned first = alg == MTC_CHAIN_ALG_RSA4096 ? 4 : 0;
-        unsigned count = alg == MTC_CHAIN_ALG_RSA4096 ? 3 : 4;
+         * in the chain get there. A root sent carries its signer's key,
+         * so the longest chain sent (amazon-rsa-cross2-root: five
+         * 2,048-bit parties, each key in it once) needs the fifth: with
+         * one key twice, compression would find the copy */
+        unsigned first = alg == MTC_CHAIN_ALG_RSA4096 ? 5 : 0;
+        unsigned count = alg == MTC_CHAIN_ALG_RSA4096 ? 3 : 5;
         rc = rsa_init(k, first + (slot < count ? slot : 0));
     } else if (alg == MTC_CHAIN_ALG_ECDSA_P384) {
         rc = p384_init(k, slot, tag);
