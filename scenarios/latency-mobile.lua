@@ -42,7 +42,7 @@
 -- cross-signs as served) around the same Ed25519 key; ML-DSA-44: that
 -- chain with every CA and log key ML-DSA-44 and no cross-sign, the same
 -- key; today's: the chain with its own leaf key (RSA, 2,048 or 4,096
--- bits 85 to 15, for most of the mix, ECDSA P-256 for the rest) and that
+-- bits 93 to 7, for most of the mix, ECDSA P-256 for the rest) and that
 -- key's signing and verification. Every side: no certificate compression, the X25519MLKEM768
 -- key share, the transport named. Measured with `build/mtcsim run
 -- scenarios/latency-mobile.lua --set scale=0.05 --set days=0.25 --set
@@ -50,17 +50,17 @@
 -- half-width over the replications, a change being each replication's
 -- ratio of the same connections' percentiles), TCP: desktop p50 71.7
 -- +-4.8 ms, -28.3 % +-2.6 against the ML-DSA-44 chain (p90 -30.2 %
--- +-1.8), -1.4 % +-0.1 against the classical one (p90 -0.9 % +-0.1) and
--- -2.5 % +-0.3 against today's (p90 -1.6 % +-0.3); mobile p50 313.9
+-- +-1.8), -1.4 % +-0.1 against the classical one (p90 -1.0 % +-0.1) and
+-- -2.2 % +-0.3 against today's (p90 -1.5 % +-0.2); mobile p50 313.9
 -- +-10.5 ms, -37.8 % +-1.9 against ML-DSA-44 (p90 -34.6 % +-2.2: its
 -- larger flights lose more packets, each repaired after one
--- loss-detection delay), -5.1 % +-0.2 against the classical chain (p90
--- -3.8 % +-0.9) and -5.9 % +-0.2 against today's (p90 -4.5 % +-1.0).
+-- loss-detection delay), -5.2 % +-0.2 against the classical chain (p90
+-- -3.9 % +-0.9) and -5.9 % +-0.2 against today's (p90 -4.5 % +-1.0).
 -- QUIC (`--set transport=quic`): desktop p50 36.6 +-2.4 ms, -51.1 % +-0.1
--- / -3.4 % +-0.4 / -5.4 % +-0.8 against ML-DSA-44 / classical / today's
--- (p90 -50.9 % +-0.1 / -3.6 % +-1.3 / -4.7 % +-1.4); mobile p50 169.4
--- +-5.2 ms, -57.6 % +-0.3 / -9.5 % +-0.6 / -10.7 % +-0.6 (p90 -54.9 %
--- +-0.9 / -9.5 % +-2.6 / -10.4 % +-2.6). Verification is 0.53 ms of a
+-- / -3.4 % +-0.4 / -5.7 % +-0.8 against ML-DSA-44 / classical / today's
+-- (p90 -50.9 % +-0.1 / -3.6 % +-1.3 / -6.4 % +-1.4); mobile p50 169.4
+-- +-5.2 ms, -57.6 % +-0.3 / -9.6 % +-0.6 / -11.3 % +-0.7 (p90 -54.9 %
+-- +-0.9 / -9.7 % +-2.6 / -11.9 % +-3.0). Verification is 0.53 ms of a
 -- desktop handshake and 1.58 ms of a mobile one (today's chains: 0.96 and
 -- 2.9 ms). So the gain is mostly the post-quantum chain avoided, and it
 -- is the slow link's. With the earlier, smaller baseline chains,
@@ -68,8 +68,8 @@
 -- from -61.0 % (a flight lost whole, resent after max(1 s, 3 RTT)) to
 -- -22.8 %. With `--set compression=brotli` (the what-if that every site
 -- answers Chrome's brotli offer; MTC and every chain compressed alike;
--- same seeds): auth bytes MTC 932 -> 801, today's 4,077 -> 3,100; mobile
--- p50 against today's -4.6 % +-0.2 (TCP) and -8.0 % +-0.3 (QUIC), against
+-- same seeds): auth bytes MTC 932 -> 801, today's 4,103 -> 3,109; mobile
+-- p50 against today's -4.5 % +-0.2 (TCP) and -7.9 % +-0.3 (QUIC), against
 -- ML-DSA-44 unchanged (docs/scenarios.md).
 local report = require "lib.report"
 local platform = require "lib.platform"

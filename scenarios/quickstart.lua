@@ -60,18 +60,19 @@
 -- arm with its own key's signing and verification time; no side uses
 -- certificate compression. Measured (--set scale=0.05
 -- --set days=1 --replications 3, seed 1; mean +-95 % half-width):
--- signatureless 0.99997 +-0.00008; auth bytes 1,187 +-82, ratio 0.328
--- +-0.030 against today's chain around the same key (saves 2,435 +-248
--- B), 0.0835 +-0.0042 against its ML-DSA-44 form, 0.297 +-0.024 against
+-- signatureless 0.99997 +-0.00008; auth bytes 1,187 +-82, ratio 0.323
+-- +-0.026 against today's chain around the same key (saves 2,485 +-179
+-- B), 0.0835 +-0.0042 against its ML-DSA-44 form, 0.294 +-0.022 against
 -- today's deployment; QUIC extra round trips 0 against 1 with the
 -- ML-DSA-44 chain; resumed share of connections 7.43 % +-0.18; handshake
 -- p50 / p90 166.9 +-4.0 / 329 +-30 ms over all cohorts (desktop TCP 147,
 -- desktop QUIC 71, mobile TCP 229, mobile QUIC 115 ms at p50), -1.2 %
--- +-0.3 / -1.0 % +-0.2 against today's chain around the same key, -1.5 %
--- +-0.7 / -1.1 % +-0.1 against today's deployment (the chains' own RSA or
--- ECDSA keys; 15 % of the RSA leaves 4,096 bits) and -32 % +-8 / -30 % +-3 against the ML-DSA-44 chain;
+-- +-0.3 / -1.0 % +-0.2 against today's chain around the same key, -1.7 %
+-- +-0.7 / -1.3 % +-0.5 against today's deployment (the chains' own RSA or
+-- ECDSA keys; 7.2 % of the RSA leaves 4,096 bits; 8.7 % of sites send
+-- their root too) and -32 % +-8 / -30 % +-3 against the ML-DSA-44 chain;
 -- verification 0.54 ms of a desktop handshake and 1.61 ms of a mobile one
--- (today's deployment: 1.07 and 3.20 ms);
+-- (today's deployment: 1.06 and 3.19 ms);
 -- issuance delay standalone p99 62.6 s,
 -- landmark mean 1,803 s; relying-party state 10,848 B (169 landmarks x
 -- 2 hashes x 32 B + 32 of framing, the draft's plateau); log storage

@@ -26,6 +26,6 @@ bad=$("$build/mtcsim" params --markdown | awk '
 cut=$("$build/mtcsim" params --markdown | awk -F' \\| ' '
   $2 == "list" && ($5 !~ /^`\[/ || $5 !~ /\]`$/) { print }')
 [ -z "$cut" ] || fail "list defaults not printed whole: $cut"
-"$build/mtcsim" params --markdown | grep -q 'amazon-rsa-cross2-4096:2.25\]`' ||
+"$build/mtcsim" params --markdown | grep -q 'amazon-rsa-cross2-root-4096:0.139232\]`' ||
     fail "the sites' chain_mix default does not end with its last item"
 echo "ok: parameter reference generated, no parameter twice, list defaults whole"

@@ -23,6 +23,7 @@
 #include "mtc/error.h"
 #include "mtc/hash.h"
 #include "sim/certcomp.h"
+#include "web_chain_mix.h"
 #include "web_internal.h"
 
 const char *const web_key_alg_names[] = {"ed25519", "ecdsa-p256", "ml-dsa-44",
@@ -62,39 +63,6 @@ static const sim_param_desc site_params[] = {
     {"chain_mix", SIM_PARAM_LIST, SO(chain_mix), 0, 0, 0, NULL, "", "\"profile:weight\" items: the X.509 chains (mtc/chain.h profiles) these sites serve today, one drawn per site; default: the top-sites mix of docs/model.md \"Today's chains\"", 0, 0, 0, NULL},
 };
 
-/*
- * The default chain_mix: the chains popular sites served when the chain
- * sizes of docs/sources.md [web-chains] were measured (about 75,000
- * chains of sites of the Tranco list, 2023), by CA family and key type.
- * Derived from the CA and key shares and the chains each CA served then,
- * not fitted to the sizes: docs/model.md "Today's chains" gives the
- * reasoning, the assumptions and how far the result is from the measured
- * percentiles. Each family's RSA weight is split 85 / 15 between 2,048-
- * and 4,096-bit subscriber keys, the 12 of every 80 served RSA keys that
- * had 4,096 bits (docs/sources.md [key-types]).
- */
-#define RSA4096_SHARE 0.15
-static const struct {
-    const char *profile;
-    double weight;
-} today_mix[] = {
-    {"le-ecdsa-cross", 6},
-    {"le-rsa-cross", 12 * (1 - RSA4096_SHARE)},
-    {"le-rsa-cross-4096", 12 * RSA4096_SHARE},
-    {"gts-ecdsa-cross", 6},
-    {"gts-rsa-cross", 10 * (1 - RSA4096_SHARE)},
-    {"gts-rsa-cross-4096", 10 * RSA4096_SHARE},
-    {"google-multi", 3},
-    {"digicert-rsa-ov", 18 * (1 - RSA4096_SHARE)},
-    {"digicert-rsa-ov-4096", 18 * RSA4096_SHARE},
-    {"digicert-ecdsa-ov", 4},
-    {"ecdsa-int-rsa-root", 3},
-    {"sectigo-rsa-cross", 18 * (1 - RSA4096_SHARE)},
-    {"sectigo-rsa-cross-4096", 18 * RSA4096_SHARE},
-    {"amazon-rsa-cross2", 15 * (1 - RSA4096_SHARE)},
-    {"amazon-rsa-cross2-4096", 15 * RSA4096_SHARE},
-};
-#undef RSA4096_SHARE
 
 static int site_defaults(void *p)
 {
@@ -116,10 +84,7 @@ static int site_defaults(void *p)
     snprintf(c->dns_suffix, sizeof c->dns_suffix, "example.com");
     c->https_record_ttl = 300 * SIM_SEC;
     c->https_record_delay = 0;
-    c->chain_mix.count = sizeof today_mix / sizeof today_mix[0];
-    for (size_t i = 0; i < c->chain_mix.count; i++)
-        snprintf(c->chain_mix.item[i], sizeof c->chain_mix.item[i], "%s:%g",
-                 today_mix[i].profile, today_mix[i].weight);
+    web_chain_mix_default(&c->chain_mix);
     return MTC_OK;
 }
 

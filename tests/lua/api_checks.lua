@@ -74,7 +74,7 @@ local mix
 for _, p in ipairs(mtcsim.schemas().sites.params) do
   if p.name == "chain_mix" then mix = p.default end
 end
-check(mix and mix:match("^%[le%-ecdsa%-cross:6,") and mix:match(",amazon%-rsa%-cross2%-4096:2%.25%]$"),
+check(mix and mix:match("^%[le%-ecdsa%-cross:6,") and mix:match(",amazon%-rsa%-cross2%-root%-4096:0%.139232%]$"),
       "chain_mix default whole")
 
 -- deterministic scenario randomness
