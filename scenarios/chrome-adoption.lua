@@ -58,9 +58,10 @@
 -- for it until then. Handshake time over all cohorts, TCP, no loss, the
 -- phones verifying 3 times slower than desktops: p50 181-196 ms; against
 -- today's deployment (each site's chain with its own RSA or ECDSA leaf
--- key, 15 % of the RSA keys 4,096 bits; the MTC side with the sites'
--- Ed25519 keys; no compression on either side) -1.2 % at p50 and -0.7 to
--- -0.9 % at p90 (each +-0.14 to 0.44, paired per replication), against the ML-DSA-44 chain -26 to -27 %
+-- key, 7.2 % of the RSA keys 4,096 bits, 8.7 % of sites sending their
+-- root too; the MTC side with the sites' Ed25519 keys; no compression on
+-- either side) -1.1 to -1.2 % at p50 and -0.7 to -0.8 % at p90 (each
+-- +-0.10 to 0.45), against the ML-DSA-44 chain -26 to -27 %
 -- at p50 (before the phones' speed: -0.7 % and -0.3 to -0.5 %). MSER-5
 -- flags the signatureless fraction at every point (truncation 35 h,
 -- MSER's boundary): the enterprise share
