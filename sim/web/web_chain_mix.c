@@ -61,6 +61,8 @@ static const struct {
     {"amazon-rsa-cross2-root", STARFIELD_ROOT * (1 - RSA4096_SHARE)},
     {"amazon-rsa-cross2-root-4096", STARFIELD_ROOT * RSA4096_SHARE},
 };
+_Static_assert(sizeof today_mix / sizeof today_mix[0] <= SIM_PARAM_LIST_MAX,
+               "the default mix must fit a parameter list");
 #undef RSA4096_SHARE
 #undef MIX_TOTAL
 #undef ROOT_SENT
