@@ -363,6 +363,10 @@ static void leaf_subject(mtc_der_writer *w, const mtc_chain_profile *p, const ch
     mtc_der_close(w, m);
 }
 
+/*
+ * The leaf's extensions (the [3] element). mtc: the subset an MTC carries
+ * (mtc_chain_mtc_leaf_fields). sct_list NULL: the precertificate's.
+ */
 static void leaf_exts(mtc_der_writer *w, const mtc_chain_profile *p, mtc_chain_alg leaf_alg,
                       const char *dns, const uint8_t *leaf_kid, const uint8_t *issuer_kid,
                       const uint8_t *sct_list, size_t sct_len, int mtc)
