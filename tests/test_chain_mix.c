@@ -29,6 +29,16 @@ static int within(double v, double target, double tol)
     return v >= target * (1 - tol) && v <= target * (1 + tol);
 }
 
+/* The index of the mix's item of profile `name` among s[0..n), n when
+ * the mix has none. */
+static size_t item_of(const mix_size *s, size_t n, const char *name)
+{
+    size_t i = 0;
+    while (i < n && strcmp(s[i].profile, name))
+        i++;
+    return i;
+}
+
 TEST(default_mix_reproduces_web_chain_sizes)
 {
     web_sites_config *c = NULL;
@@ -121,9 +131,7 @@ TEST(rsa4096_leaves_are_the_sourced_share)
         if (!mix_rsa4096_base(s[i].profile, base, sizeof base))
             continue;
         const mtc_chain_profile *b = mtc_chain_profile_by_name(base);
-        size_t j = 0;
-        while (j < n && strcmp(s[j].profile, base))
-            j++;
+        size_t j = item_of(s, n, base);
         ASSERT_TRUE(b != NULL && j < n);
         ASSERT_EQ(p->leaf_key, MTC_CHAIN_ALG_RSA4096);
         ASSERT_EQ(b->leaf_key, MTC_CHAIN_ALG_RSA2048);
@@ -199,11 +207,7 @@ TEST(roots_sent_are_the_scanned_share)
             char root[48], plain[48];
             snprintf(root, sizeof root, "%s-root%s", fam[f].base, k ? "-4096" : "");
             snprintf(plain, sizeof plain, "%s%s", fam[f].base, k ? "-4096" : "");
-            size_t r = 0, p = 0;
-            while (r < n && strcmp(s[r].profile, root))
-                r++;
-            while (p < n && strcmp(s[p].profile, plain))
-                p++;
+            size_t r = item_of(s, n, root), p = item_of(s, n, plain);
             ASSERT_TRUE(r < n && p < n);
             const mtc_chain_profile *pr = mtc_chain_profile_by_name(root);
             const mtc_chain_profile *pp = mtc_chain_profile_by_name(plain);
