@@ -1,19 +1,27 @@
 # Web side (sites, browsers, TLS): the throughput benchmark.
-#   make bench-web        build/bench_web, 10^6 clients for 1 simulated day
+#   make bench-web        build/bench_web, 10^6 clients for 1 simulated day, on
+#                         one core [BENCH_CORE=N] [BENCH_ARGS=...]
 #   make bench-web-pair   it against another build's, in the same run
 BENCH_WEB := $(BUILD)/bench_web
 
 $(BENCH_WEB): $(BUILD)/obj/tests/bench_web.o $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(LIBMTC)
 	$(say) LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(LDFLAGS_LTO) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/tests/bench_web.o: CPPFLAGS += -Itests
 
 all: $(BENCH_WEB)
 
+# Pinned to one core (BENCH_CORE, the last by default, as bench-web-pair
+# does) where taskset exists: a process the scheduler moves between cores
+# refills their caches each time, and its rate varies the more for it
+# (docs/model.md, "Link-time optimization and a pinned core").
+BENCH_CORE ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n - 1)))
+BENCH_PIN  := $(if $(shell command -v taskset 2>/dev/null),taskset -c $(BENCH_CORE))
+
 .PHONY: bench-web
 bench-web: $(BENCH_WEB)
-	$(BENCH_WEB)
+	$(BENCH_PIN) $(BENCH_WEB) $(BENCH_ARGS)
 
 # This build's bench_web against another's in the same run, alternating
 # on one core (sim/bench/bench_pair.py): the ratio a change is worth,
