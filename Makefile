@@ -62,7 +62,8 @@ endif
 # they carry ordinary code too, which every other link uses (-fno-lto),
 # so the tests link as fast as before. LTO changes no floating-point
 # rule (-ffp-contract=off holds at the link): results stay bit-identical
-# (docs/model.md, "Link-time optimization"). The sanitized build has none.
+# (docs/model.md, "Link-time optimization and a pinned core"). The
+# sanitized build has none.
 ifeq ($(SAN),1)
 LTO_CFLAGS  :=
 LTO_LDFLAGS :=
