@@ -17,7 +17,7 @@ all: $(BENCH_WEB)
 # refills their caches each time, and its rate varies the more for it
 # (docs/model.md, "Link-time optimization and a pinned core").
 BENCH_CORE ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n - 1)))
-BENCH_PIN  := $(if $(shell command -v taskset 2>/dev/null),taskset -c $(BENCH_CORE))
+BENCH_PIN   = $(if $(shell command -v taskset 2>/dev/null),taskset -c $(BENCH_CORE))
 
 .PHONY: bench-web
 bench-web: $(BENCH_WEB)
