@@ -113,7 +113,7 @@ TESTS  := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 # their drivers to the tiers that run them; `all` is everything.
 check-progs: $(PROGS) $(TESTS)
 san-progs: check-progs
-all: check-progs san-progs
+all: check-progs san-progs $(BUILD)/mtcsim-nolto
 
 deps:
 	@sh mk/deps.sh
@@ -137,9 +137,12 @@ $(BUILD)/mtc: $(call obj,$(CLI_SRC)) $(LIBMTC)
 	$(say) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/mtcsim: $(call obj,$(HOST_SRC)) $(LIBSIM) $(LIBMTC) $(HOST_EXTRA_OBJS)
+# mtcsim-nolto: the same objects' ordinary code, linked without
+# link-time optimization, for the test that the two give the same results
+# (tests/sh_lto_identity.sh; the full tier builds it).
+$(BUILD)/mtcsim $(BUILD)/mtcsim-nolto: $(call obj,$(HOST_SRC)) $(LIBSIM) $(LIBMTC) $(HOST_EXTRA_OBJS)
 	$(say) LD $@
-	$(Q)$(CC) $(LDFLAGS_LTO) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS) $(HOST_EXTRA_LIBS)
+	$(Q)$(CC) $(if $(filter %-nolto,$@),$(LDFLAGS),$(LDFLAGS_LTO)) -o $@ $(filter-out %.a,$^) $(filter %.a,$^) $(LDLIBS) $(HOST_EXTRA_LIBS)
 
 # Objects first, archives last: extra prerequisites that mk/*.mk fragments
 # add (host modules for tests/test_lua_*) may need symbols from libsim.

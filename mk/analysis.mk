@@ -16,7 +16,7 @@ $(ANALYSIS_GEN): $(ANALYSIS_GP) mk/embed.sh
 	$(say) GEN $@
 	$(Q)sh mk/embed.sh $(ANALYSIS_GP) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/mtcsim: $(call obj,$(ANALYSIS_GEN))
+$(BUILD)/mtcsim $(BUILD)/mtcsim-nolto: $(call obj,$(ANALYSIS_GEN))
 
 $(BUILD)/tests/results_driver: $(BUILD)/obj/tests/results_driver.o \
         $(call obj,$(TESTLIB_SRC)) $(LIBSIM) $(LIBMTC)

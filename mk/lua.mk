@@ -36,6 +36,6 @@ $(LUA_EMBED_OBJ): $(LUA_EMBED_C)
 	$(say) CC $<
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/mtcsim: $(LUA_EMBED_OBJ)
+$(BUILD)/mtcsim $(BUILD)/mtcsim-nolto: $(LUA_EMBED_OBJ)
 
 $(filter $(BUILD)/tests/test_lua_%,$(TESTS)): $(LUA_HOST_OBJS)
