@@ -57,13 +57,14 @@ OPT     := -O3 -g
 LDSAN   :=
 endif
 # Link-time optimization for the programs whose speed is measured: mtcsim
-# and build/bench_web inline across modules (the engine's queue into its
-# run loop, the histograms into the web side's buffers). Objects are fat:
-# they carry ordinary code too, which every other link uses (-fno-lto),
-# so the tests link as fast as before. LTO changes no floating-point
-# rule (-ffp-contract=off holds at the link): results stay bit-identical
-# (docs/model.md, "Link-time optimization and a pinned core"). The
-# sanitized build has none.
+# and build/bench_web inline across the engine's and the web side's
+# modules (the queue into the run loop, the histograms into the web
+# side's buffers), whose objects carry LTO_CFLAGS (mk/sim.mk). Those
+# objects are fat: they carry ordinary code too, which every other link
+# uses (-fno-lto), so the tests link as fast as before. LTO changes no
+# floating-point rule (-ffp-contract=off holds at the link): results stay
+# bit-identical (docs/model.md, "Link-time optimization and a pinned
+# core"). The sanitized build has none.
 ifeq ($(SAN),1)
 LTO_CFLAGS  :=
 LTO_LDFLAGS :=
@@ -81,7 +82,7 @@ BASE_CPPFLAGS := -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 CPPFLAGS := $(BASE_CPPFLAGS) -Imtc-core/include \
             $(foreach l,$(SIM_LAYERS),-Isim/$(l)/include) \
             $(foreach p,$(LUA_PARTS),-Ilua/$(p)) -Ianalysis $(MPI_DEF)
-BASE_CFLAGS := -std=c11 $(WARN) $(OPT) -ffp-contract=off $(LTO_CFLAGS)
+BASE_CFLAGS := -std=c11 $(WARN) $(OPT) -ffp-contract=off
 CFLAGS  := $(BASE_CFLAGS) $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDLIBS  := $(PKG_LIBS) -lm -lpthread
 LDFLAGS := $(LDSAN) $(NO_LTO)

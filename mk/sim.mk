@@ -16,3 +16,10 @@ $(ENGINE_OBJS): CPPFLAGS := $(BASE_CPPFLAGS) -Isim/engine/include
 $(ENGINE_OBJS): CFLAGS := $(BASE_CFLAGS) $(GSL_CFLAGS) $(EXTRA_CFLAGS)
 $(SCALEOUT_OBJS): CPPFLAGS := $(BASE_CPPFLAGS) -Isim/engine/include -Isim/scaleout/include $(MPI_DEF)
 $(SCALEOUT_OBJS): CFLAGS := $(BASE_CFLAGS) $(GSL_CFLAGS) $(MPI_CFLAGS) $(EXTRA_CFLAGS)
+
+# Link-time optimization (Makefile): the engine's and the web side's
+# objects carry their intermediate code too, so that mtcsim's and
+# bench_web's links can inline across them (the queue into the run loop,
+# the histograms into the web side's buffers); the other modules are not
+# on the hot path, and leaving them out keeps those links short.
+$(ENGINE_OBJS) $(call obj,$(wildcard sim/web/*.c)): CFLAGS += $(LTO_CFLAGS)
