@@ -23,7 +23,7 @@ run() { # run NAME SCENARIO [--set ...]: both programs, then their databases
       --replications 2 --quiet --out "$tmp/$name-$p.db" "$@" >"$tmp/$name-$p.log" 2>&1 ||
       { echo "$p $name failed:"; cat "$tmp/$name-$p.log"; fail=1; return; }
   done
-  n=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from histogram_bin').fetchone()[0])" "$tmp/$name-mtcsim.db")
+  n=$(sqlite3 "$tmp/$name-mtcsim.db" "select count(*) from histogram_bin")
   [ "$n" -gt 0 ] || { echo "$name: no histogram rows to compare"; fail=1; }
   python3 tests/lib/dbdiff.py "$tmp/$name-mtcsim.db" "$tmp/$name-mtcsim-nolto.db" ||
     { echo "$name: mtcsim and mtcsim-nolto differ"; fail=1; }
