@@ -213,8 +213,8 @@ int lworld__set_value(lua_State *L, const sim_param_desc *d, void *cfg,
         "", "a number", "a number", "a duration in seconds (e.g. hours(2))",
         "a boolean", "a string", "a string (one of its names)",
         "a distribution (e.g. exponential{mean=60}) or a number",
-        "a list of 24 hourly weights", "a list of names ({a, b, ...}, no "
-        "other keys)"};
+        "a list of 24 hourly weights",
+        "a list of names ({a, b, ...}, no other keys)"};
     snprintf(err, errlen, "%s: expected %s, got %s", d->name,
              d->type >= 1 && d->type <= SIM_PARAM_LIST ? expect[d->type] : "?",
              luaL_typename(L, idx));

@@ -107,7 +107,8 @@ int main(int argc, char **argv)
         return 1;
     /* eager history: every checkpoint signed when made (this bench
      * measures the signers' load: sign_cpu_us over every signature) */
-    sim_world_env env = {eng, m, rng, 0, 1, 1, NULL};
+    sim_world_env env = {.engine = eng, .metrics = m, .rng = rng, .shard = 0,
+                         .nshards = 1, .eager_history = 1};
     if (sim_world_create(&w, &env, wc, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;

@@ -58,7 +58,7 @@ static int sig_rates(mtc_sig_alg alg, double min_cpu, double *sign,
     int rc = mtc_sig_key_from_seed(alg, seed, &key);
     if (rc == MTC_OK)
         rc = mtc_sig_key_public(key, pk, &pk_len);
-    mtc_taid id, log;
+    mtc_taid id = {0}, log = {0};
     if (rc == MTC_OK)
         rc = mtc_taid_from_text("32473.1", 7, &id);
     if (rc == MTC_OK)

@@ -67,17 +67,21 @@
 
 /* The HTTP texts around the request path and the proof set: a request as
  * Chrome sends its certificate fetches (AIA) over HTTP/1.1, and the
- * answers. The media type is this model's (the draft's was not read). */
-static const char REQ_TAIL[] =
-    "User-Agent: Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "
-    "(KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36\r\n"
-    "Accept: application/mtc-proof-set\r\nAccept-Encoding: gzip, deflate\r\n"
-    "Connection: keep-alive\r\n\r\n";
+ * answers. The media type is this model's (the draft's was not read).
+ * The request's tail and the refusal are fixed texts whose lengths alone
+ * enter the bytes; the success's header is formatted with the length. */
+enum {
+    REQ_TAIL_LEN =
+        sizeof("User-Agent: Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "
+               "(KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36\r\n"
+               "Accept: application/mtc-proof-set\r\nAccept-Encoding: gzip, deflate\r\n"
+               "Connection: keep-alive\r\n\r\n") - 1,
+    RESP_ERR_LEN =
+        sizeof("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n") - 1
+};
 static const char RESP_OK[] =
     "HTTP/1.1 200 OK\r\nContent-Type: application/mtc-proof-set\r\n"
     "Cache-Control: public, max-age=3600\r\nContent-Length: %u\r\n\r\n";
-static const char RESP_ERR[] =
-    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n";
 
 typedef struct ldp_client {
     uint32_t n;              /* draws taken from its stream */
@@ -230,7 +234,7 @@ static uint32_t request_len(const mtc_ldp *d, const sim_ca_info *ci, uint64_t lo
     size_t hl = path ? (size_t)(path - h) : strlen(h);
     size_t pl = path ? strlen(path) : 1;
     /* "GET " path " HTTP/1.1\r\n" "Host: " host "\r\n" tail */
-    return (uint32_t)(4 + pl + 11 + 6 + hl + 2 + (sizeof REQ_TAIL - 1));
+    return (uint32_t)(4 + pl + 11 + 6 + hl + 2 + REQ_TAIL_LEN);
 }
 
 const sim_ca_view *web__ldp_resolve(web *wb, web_client *c, const web_cohort *co,
@@ -291,7 +295,7 @@ const sim_ca_view *web__ldp_resolve(web *wb, web_client *c, const web_cohort *co
         int hl = snprintf(head, sizeof head, RESP_OK, (unsigned)t->copies[copy].len);
         f->resp = (uint32_t)(hl > 0 ? hl : 0) + (uint32_t)t->copies[copy].len;
     } else {
-        f->resp = (uint32_t)(sizeof RESP_ERR - 1);
+        f->resp = (uint32_t)RESP_ERR_LEN;
     }
     sim_counter_add(t->bytes_ca, ch->ca, (int64_t)f->req + f->resp);
     sim_hist_observe_u32(t->resp_bytes, k, f->resp);
