@@ -7,9 +7,10 @@
 #
 # Why: gcc builds the tree, but clang builds the fuzz targets from the
 # same sources, and its warnings are not gcc's (a static text only used
-# in sizeof, a missing field in a positional initializer, a copy of a
-# struct no branch may have set). Syntax only: no objects, nothing in
-# $(BUILD) changes, and no LTO or optimization flag is involved.
+# in sizeof, a missing field in a positional initializer, a struct
+# copied on a path where nothing set it). Syntax only: no objects,
+# nothing in $(BUILD) changes, and no LTO or optimization flag is
+# involved.
 CLANG_CHECK_SRC := $(MTC_SRC) $(SIM_SRC) $(CLI_SRC) $(HOST_SRC) \
                    $(wildcard sim/bench/*.c)
 CLANG_CHECK_JOBS ?= 1
