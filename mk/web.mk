@@ -16,7 +16,7 @@ all: $(BENCH_WEB)
 # does) where taskset exists: a process the scheduler moves between cores
 # refills their caches each time, and its rate varies the more for it
 # (docs/model.md, "Link-time optimization and a pinned core").
-BENCH_CORE ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$((n - 1)))
+BENCH_CORE ?= $(shell expr $(NPROC) - 1)
 BENCH_PIN   = $(if $(shell command -v taskset 2>/dev/null),taskset -c $(BENCH_CORE))
 
 .PHONY: bench-web
